@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import { envSchema, SENSITIVE_ENV_KEYS, type Env } from './env.schema';
+
+export type RunMode = 'embedded' | 'server';
+
+/** Typed, grouped configuration. Built once at boot; nothing else reads process.env. */
+export interface AppConfig {
+  readonly mode: RunMode;
+  readonly env: Env['NODE_ENV'];
+  readonly http: {
+    readonly host: string;
+    readonly port: number;
+    readonly bodyLimitBytes: number;
+    readonly requestTimeoutMs: number;
+    readonly trustProxy: boolean;
+    readonly rateLimitPerMinute: number;
+  };
+  readonly log: { readonly level: Env['LOG_LEVEL'] };
+  readonly database: {
+    /** Absent in embedded mode until the embedded server has started. */
+    readonly url: string | undefined;
+    readonly poolSize: number;
+    readonly appRole: string;
+    readonly statementTimeoutMs: number;
+    readonly runMigrations: boolean;
+  };
+  readonly redis: { readonly url: string | undefined; readonly queuePrefix: string };
+  readonly embedded: { readonly dataDir: string };
+  readonly auth: {
+    readonly defaultTenant: string;
+    readonly apiKeys: Readonly<Record<string, string>>;
+    readonly apiKey: string | undefined;
+    readonly adminApiKey: string | undefined;
+  };
+  readonly limits: {
+    readonly maxContentBytes: number;
+    readonly maxImportBatch: number;
+    readonly maxListLimit: number;
+  };
+  readonly outbox: { readonly pollIntervalMs: number; readonly batchSize: number };
+  readonly worker: {
+    readonly concurrency: number;
+    readonly healthPort: number;
+    readonly healthHost: string;
+    readonly shutdownGraceMs: number;
+  };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates the whole environment at once and reports every problem together. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
+  const result = envSchema.safeParse(source);
+  if (!result.success) throw new ConfigError(describeIssues(result.error));
+  return toAppConfig(result.data);
+}
+
+function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const variable = issue.path.join('.') || '(environment)';
+    // Never echo a sensitive value back; zod messages do not include input values.
+    const sensitive = (SENSITIVE_ENV_KEYS as readonly string[]).includes(variable);
+    return `${variable}: ${issue.message}${sensitive ? ' (value hidden)' : ''}`;
+  });
+}
+
+function toAppConfig(env: Env): AppConfig {
+  return {
+    mode: env.DATABASE_URL ? 'server' : 'embedded',
+    env: env.NODE_ENV,
+    http: {
+      host: env.HOST,
+      port: env.PORT,
+      bodyLimitBytes: env.BODY_LIMIT_BYTES,
+      requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      trustProxy: env.TRUST_PROXY,
+      rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    },
+    log: { level: env.LOG_LEVEL },
+    database: {
+      url: env.DATABASE_URL,
+      poolSize: env.DATABASE_POOL_SIZE,
+      appRole: env.DATABASE_APP_ROLE,
+      statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+      runMigrations: env.RUN_MIGRATIONS,
+    },
+    redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },
+    embedded: { dataDir: env.DATA_DIR },
+    auth: {
+      defaultTenant: env.DEFAULT_TENANT,
+      apiKeys: env.API_KEYS,
+      apiKey: env.API_KEY,
+      adminApiKey: env.ADMIN_API_KEY,
+    },
+    limits: {
+      maxContentBytes: env.MAX_CONTENT_BYTES,
+      maxImportBatch: env.MAX_IMPORT_BATCH,
+      maxListLimit: env.MAX_LIST_LIMIT,
+    },
+    outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, batchSize: env.OUTBOX_BATCH_SIZE },
+    worker: {
+      concurrency: env.WORKER_CONCURRENCY,
+      healthPort: env.WORKER_HEALTH_PORT,
+      healthHost: env.WORKER_HEALTH_HOST,
+      shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    },
+  };
+}
+
+/** Returns a copy of a config with the database URL set (embedded mode fills it in after start). */
+export function withDatabaseUrl(config: AppConfig, url: string, poolSize?: number): AppConfig {
+  return { ...config, database: { ...config.database, url, poolSize: poolSize ?? config.database.poolSize } };
+}

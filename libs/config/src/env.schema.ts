@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** Variables whose values must never appear in logs or error messages. */
+export const SENSITIVE_ENV_KEYS = ['DATABASE_URL', 'REDIS_URL', 'API_KEYS', 'API_KEY', 'ADMIN_API_KEY'] as const;
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+
+const bool = (def: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .default(def ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const apiKeysJson = z
+  .string()
+  .optional()
+  .transform((raw, ctx) => {
+    if (raw === undefined || raw.trim() === '') return {} as Record<string, string>;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object such as {"alice":"key-a","bob":"key-b"}' });
+      return z.NEVER;
+    }
+    const shape = z.record(
+      z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'user names are 1-64 letters, digits, . _ @ -'),
+      z.string().min(8, 'each key needs at least 8 characters').max(512),
+    );
+    const result = shape.safeParse(parsed);
+    if (!result.success) {
+      ctx.addIssue({ code: 'custom', message: result.error.issues.map((i) => i.message).join('; ') });
+      return z.NEVER;
+    }
+    return result.data;
+  });
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+  PORT: int(8080, 0, 65535),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
+    message: 'must start with postgres:// or postgresql://',
+  }),
+  DATABASE_POOL_SIZE: int(10, 1, 200),
+  DATABASE_APP_ROLE: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
+    .default('memory_app'),
+  DATABASE_STATEMENT_TIMEOUT_MS: int(15_000, 100, 600_000),
+  RUN_MIGRATIONS: bool(true),
+  REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
+    message: 'must start with redis:// or rediss://',
+  }),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('memsvc'),
+  DATA_DIR: z.string().default('./data'),
+  API_KEYS: apiKeysJson,
+  API_KEY: optionalString.refine((v) => v === undefined || v.length >= 8, { message: 'needs at least 8 characters' }),
+  ADMIN_API_KEY: optionalString.refine((v) => v === undefined || v.length >= 8, {
+    message: 'needs at least 8 characters',
+  }),
+  DEFAULT_TENANT: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/).default('default'),
+  BODY_LIMIT_BYTES: int(1_048_576, 1024, 64 * 1_048_576),
+  REQUEST_TIMEOUT_MS: int(30_000, 1000, 600_000),
+  MAX_CONTENT_BYTES: int(16_384, 256, 1_048_576),
+  MAX_IMPORT_BATCH: int(500, 1, 10_000),
+  MAX_LIST_LIMIT: int(10_000, 1, 100_000),
+  RATE_LIMIT_PER_MINUTE: int(600, 0, 1_000_000),
+  TRUST_PROXY: bool(false),
+  OUTBOX_POLL_INTERVAL_MS: int(1000, 10, 60_000),
+  OUTBOX_BATCH_SIZE: int(100, 1, 1000),
+  WORKER_CONCURRENCY: int(4, 1, 64),
+  WORKER_HEALTH_PORT: int(9464, 0, 65535),
+  WORKER_HEALTH_HOST: z.string().default('0.0.0.0'),
+  SHUTDOWN_GRACE_MS: int(10_000, 0, 300_000),
+});
+
+export type Env = z.output<typeof envSchema>;

@@ -1,0 +1,3 @@
+export * from './app-config';
+export * from './config.module';
+export { envSchema, SENSITIVE_ENV_KEYS } from './env.schema';

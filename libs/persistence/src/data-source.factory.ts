@@ -1,0 +1,34 @@
+import { DataSource } from 'typeorm';
+import { MIGRATIONS } from '@app/migrations';
+
+export const MIGRATIONS_TABLE = 'schema_migrations';
+
+export interface DataSourceOptions {
+  readonly url: string;
+  readonly poolSize: number;
+  readonly statementTimeoutMs: number;
+  readonly applicationName: string;
+}
+
+/** One TypeORM DataSource over `pg`; SQL lives in repositories and migrations, so no entities are mapped. */
+export function createDataSource(options: DataSourceOptions): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    applicationName: options.applicationName,
+    migrations: MIGRATIONS,
+    migrationsTableName: MIGRATIONS_TABLE,
+    migrationsTransactionMode: 'each',
+    entities: [],
+    synchronize: false,
+    logging: false,
+    extra: {
+      max: options.poolSize,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+      statement_timeout: options.statementTimeoutMs,
+      // A broken TCP connection must fail queries instead of hanging them.
+      keepAlive: true,
+    },
+  });
+}

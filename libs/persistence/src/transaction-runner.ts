@@ -1,0 +1,70 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { QueryResult, TenantScope, Tx } from './tx';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class InvalidTenantScopeError extends Error {
+  constructor() {
+    super('tenant scope must carry UUID tenant and user ids');
+  }
+}
+
+/**
+ * Opens transactions with the row-level security context applied.
+ *
+ * - `inTenant`: switches to the application role (neither owner nor BYPASSRLS) and sets
+ *   `app.tenant_id` / `app.user_id` with `set_config(..., true)`, so the settings vanish at
+ *   commit and a pooled connection never carries them into another request.
+ * - `asSystem`: for trusted system paths (key lookup, outbox relay, bootstrap); sets
+ *   `app.system` for the transaction, which only the schema owner's policy honours.
+ */
+export class TransactionRunner {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly appRole: string,
+  ) {}
+
+  async inTenant<T>(scope: TenantScope, work: (tx: Tx) => Promise<T>): Promise<T> {
+    if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
+    return this.run(work, async (runner) => {
+      await runner.query(
+        `SELECT set_config('role', $1, true), set_config('app.tenant_id', $2, true), set_config('app.user_id', $3, true)`,
+        [this.appRole, scope.tenantId, scope.userId],
+      );
+    });
+  }
+
+  async asSystem<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.run(work, async (runner) => {
+      await runner.query(`SELECT set_config('app.system', 'on', true)`);
+    });
+  }
+
+  private async run<T>(work: (tx: Tx) => Promise<T>, setup: (runner: QueryRunner) => Promise<void>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('BEGIN');
+      try {
+        await setup(runner);
+        const result = await work(wrap(runner));
+        await runner.query('COMMIT');
+        return result;
+      } catch (error) {
+        await runner.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+function wrap(runner: QueryRunner): Tx {
+  return {
+    async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+      const result = await runner.query(sql, params ? [...params] : undefined, true);
+      return { rows: (result.records ?? []) as Row[], rowCount: result.affected ?? result.records?.length ?? 0 };
+    },
+  };
+}

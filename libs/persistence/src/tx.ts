@@ -1,0 +1,18 @@
+/** Who a tenant transaction acts for; row-level security policies read these two ids. */
+export interface TenantScope {
+  readonly tenantId: string;
+  readonly userId: string;
+}
+
+export interface QueryResult<Row> {
+  readonly rows: Row[];
+  readonly rowCount: number;
+}
+
+/**
+ * An open transaction. Repositories receive it from the use case so that several writes
+ * (row, outbox, audit) commit together; nothing outside libs/persistence sees TypeORM.
+ */
+export interface Tx {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+}

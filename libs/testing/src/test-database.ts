@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createDataSource, TransactionRunner } from '@app/persistence';
+
+export interface TestDatabase {
+  readonly dataSource: DataSource;
+  readonly tx: TransactionRunner;
+  close(): Promise<void>;
+}
+
+export async function openTestDatabase(url: string, poolSize = 4): Promise<TestDatabase> {
+  const dataSource = createDataSource({ url, poolSize, statementTimeoutMs: 30_000, applicationName: 'test' });
+  await dataSource.initialize();
+  return { dataSource, tx: new TransactionRunner(dataSource, 'memory_app'), close: () => dataSource.destroy() };
+}
+
+export interface TestTenant {
+  readonly tenantId: string;
+  readonly slug: string;
+  /** Creates a user in this tenant and returns its tenant scope. */
+  addUser(username?: string): Promise<{ tenantId: string; userId: string; username: string }>;
+}
+
+/** Each test makes its own tenant instead of truncating shared tables. */
+export async function createTestTenant(db: TestDatabase, prefix = 't'): Promise<TestTenant> {
+  const slug = `${prefix}-${randomUUID().slice(0, 12)}`;
+  const tenantId = await db.tx.asSystem(async (tx) => {
+    const { rows } = await tx.query<{ id: string }>(`INSERT INTO tenants (slug, name) VALUES ($1, $1) RETURNING id`, [
+      slug,
+    ]);
+    return rows[0].id;
+  });
+  return {
+    tenantId,
+    slug,
+    addUser: async (username = `u-${randomUUID().slice(0, 8)}`) => {
+      const userId = await db.tx.asSystem(async (tx) => {
+        const { rows } = await tx.query<{ id: string }>(
+          `INSERT INTO users (tenant_id, username) VALUES ($1, $2) RETURNING id`,
+          [tenantId, username],
+        );
+        return rows[0].id;
+      });
+      return { tenantId, userId, username };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { resolve } from 'node:path';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+const root = __dirname;
+const alias = {
+  '@app/config': resolve(root, 'libs/config/src'),
+  '@app/persistence': resolve(root, 'libs/persistence/src'),
+  '@app/tenancy': resolve(root, 'libs/tenancy/src'),
+  '@app/memories': resolve(root, 'libs/memories/src'),
+  '@app/jobs': resolve(root, 'libs/jobs/src'),
+  '@app/observability': resolve(root, 'libs/observability/src'),
+  '@app/sessions': resolve(root, 'libs/sessions/src'),
+  '@app/secrets': resolve(root, 'libs/secrets/src'),
+  '@app/testing': resolve(root, 'libs/testing/src'),
+  '@app/migrations': resolve(root, 'migrations'),
+};
+
+// swc keeps decorator metadata, which Nest's dependency injection needs.
+const plugins = [swc.vite({ module: { type: 'es6' } })];
+
+export default defineConfig({
+  plugins,
+  resolve: { alias },
+  test: {
+    reporters: ['default'],
+    projects: [
+      {
+        plugins,
+        resolve: { alias },
+        test: { name: 'unit', include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts'], environment: 'node' },
+      },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
