@@ -24,6 +24,8 @@ export default defineConfig({
   resolve: { alias },
   test: {
     reporters: ['default'],
+    // Integration and e2e files share one database and start real processes; run files one at a time.
+    fileParallelism: false,
     projects: [
       {
         plugins,
@@ -39,7 +41,6 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          fileParallelism: false,
         },
       },
       {
@@ -51,7 +52,6 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
         },
       },
     ],

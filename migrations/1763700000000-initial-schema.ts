@@ -82,7 +82,7 @@ export class InitialSchema1763700000000 implements MigrationInterface {
         category          text NOT NULL DEFAULT 'facts',
         tags              text[] NOT NULL DEFAULT '{}',
         expanded_keywords text NOT NULL DEFAULT '',
-        importance        real NOT NULL DEFAULT 0.5 CHECK (importance >= 0 AND importance <= 1),
+        importance        double precision NOT NULL DEFAULT 0.5 CHECK (importance >= 0 AND importance <= 1),
         project           text,
         visibility        text NOT NULL DEFAULT 'private' CHECK (visibility IN ('private', 'team')),
         is_sensitive      boolean NOT NULL DEFAULT false,

@@ -1,4 +1,10 @@
 import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
+import { OutboxNotify1763700000001 } from './1763700000001-outbox-notify';
+import { ApiKeyRevocationReason1763700000002 } from './1763700000002-api-key-revocation-reason';
 
 /** Every migration, oldest first. Add new ones at the end. */
-export const MIGRATIONS = [InitialSchema1763700000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  OutboxNotify1763700000001,
+  ApiKeyRevocationReason1763700000002,
+];

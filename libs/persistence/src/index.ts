@@ -2,3 +2,6 @@ export * from './tx';
 export * from './data-source.factory';
 export * from './migration-runner';
 export * from './transaction-runner';
+export * from './persistence.module';
+export * from './embedded/embedded-postgres';
+export { DataDirLockedError } from './embedded/data-dir-lock';

@@ -1,0 +1,35 @@
+import { DynamicModule, Module, type Type } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { ConfigModule, type AppConfig } from '@app/config';
+import { JobsModule } from '@app/jobs';
+import { ObservabilityModule } from '@app/observability';
+import { PersistenceModule } from '@app/persistence';
+import { ProcessorsModule } from '../../worker/src/processors/processors.module';
+import { AdminModule } from './admin/admin.module';
+import { AuthModule } from './auth/auth.module';
+import { HealthModule } from './health/health.module';
+import { HttpExceptionFilter } from './http/http-exception.filter';
+import { MemoriesHttpModule } from './memories/memories-http.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    // Embedded mode has no separate worker: the API process runs the same job handlers in-process.
+    const embeddedWorker: Type[] = config.mode === 'embedded' ? [ProcessorsModule] : [];
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        ObservabilityModule.forRoot(config),
+        PersistenceModule.forRoot({ applicationName: 'memory-api', migrate: true }),
+        JobsModule.forRoot({ role: 'api' }),
+        ...embeddedWorker,
+        AuthModule,
+        AdminModule,
+        HealthModule,
+        MemoriesHttpModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import { RequestMethod } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { SwaggerModule } from '@nestjs/swagger';
+import rateLimit from '@fastify/rate-limit';
+import type { AppConfig } from '@app/config';
+import { buildOpenApiDocument } from '../openapi/openapi-document';
+import { toErrorResponse } from './error-mapping';
+import { registerInputGuards } from './input-guards';
+
+/** Paths served outside the `/api` prefix and without authentication. */
+export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metrics'];
+
+/** Everything about the HTTP surface that is not a controller: parsing, limits, errors, docs. */
+export async function configureHttp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  const fastify = app.getHttpAdapter().getInstance();
+  registerInputGuards(fastify);
+
+  // Errors raised by Fastify itself (body parsing, size limit) never reach Nest's filters.
+  fastify.setErrorHandler((error, request, reply) => {
+    const mapped = toErrorResponse(error);
+    if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (mapped.headers) void reply.headers(mapped.headers);
+    void reply.status(mapped.status).send(mapped.body);
+  });
+
+  if (config.http.rateLimitPerMinute > 0) {
+    await app.register(rateLimit, {
+      max: config.http.rateLimitPerMinute,
+      timeWindow: '1 minute',
+      // Per key when one is sent (team members share office IPs), else per address.
+      keyGenerator: (request) => request.headers.authorization ?? request.ip,
+      allowList: (request) => UNPREFIXED_PATHS.some((p) => request.url === `/${p}`),
+      errorResponseBuilder: (_request, context) => ({
+        statusCode: 429,
+        detail: `Rate limit exceeded: ${context.max} requests per ${context.after}`,
+        code: 'rate_limited',
+      }),
+    });
+  }
+
+  app.setGlobalPrefix('api', { exclude: UNPREFIXED_PATHS.map((path) => ({ path, method: RequestMethod.ALL })) });
+  SwaggerModule.setup('docs', app, buildOpenApiDocument() as never, { jsonDocumentUrl: 'docs/json' });
+}

@@ -1,0 +1,21 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toErrorResponse } from './error-mapping';
+
+/** Writes every error as `{"detail","code"}`; 5xx are logged with the request id, never their internals sent. */
+@Catch()
+export class HttpExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HttpError');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest>();
+    const mapped = toErrorResponse(exception);
+    if (mapped.status >= 500) {
+      this.logger.error({ err: exception, reqId: request.id }, 'request failed');
+    }
+    if (mapped.headers) void reply.headers(mapped.headers);
+    void reply.status(mapped.status).send(mapped.body);
+  }
+}

@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+
+/** A request that failed its contract. 422 for a well-formed but invalid body, 400 for malformed input. */
+export class RequestValidationError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 422,
+    readonly code = 'validation_failed',
+  ) {
+    super(message);
+    this.name = 'RequestValidationError';
+  }
+}
+
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+      return `${where}${issue.message}`;
+    })
+    .join('; ');
+}
+
+/** Parses input with a zod contract or throws a readable RequestValidationError. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, status: 400 | 422 = 422): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new RequestValidationError(describeZodError(result.error), status);
+  return result.data;
+}

@@ -1,0 +1,110 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { ConfigError, loadConfig, withDatabaseUrl, type AppConfig } from '@app/config';
+import { genReqId, registerHttpMetrics, METRICS_REGISTRY } from '@app/observability';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '@app/persistence';
+import { AppModule } from './app.module';
+import { BootstrapResultHolder } from './auth/auth.module';
+import { ShutdownState } from './health/shutdown-state';
+import { configureHttp } from './http/configure-http';
+
+export interface StartedApi {
+  readonly app: NestFastifyApplication;
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Builds and starts the API (used by main and by in-process tests). */
+export async function startApi(config: AppConfig): Promise<StartedApi> {
+  let embedded: EmbeddedPostgres | undefined;
+  let effective = config;
+  if (config.mode === 'embedded') {
+    embedded = await startEmbeddedPostgres({ dataDir: config.embedded.dataDir });
+    effective = withDatabaseUrl(config, embedded.url, embedded.poolSize);
+  }
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.http.bodyLimitBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionTimeout: config.http.requestTimeoutMs + 5_000,
+    keepAliveTimeout: 65_000,
+    trustProxy: config.http.trustProxy,
+    genReqId,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+  });
+  let app: NestFastifyApplication;
+  try {
+    app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(effective), adapter, {
+      bufferLogs: true,
+      // JSON parsing is ours (configureHttp): safe parser, empty body allowed, NUL/surrogates refused.
+      bodyParser: false,
+    });
+    app.useLogger(app.get(Logger));
+    registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
+    await configureHttp(app, config);
+    await app.listen(config.http.port, config.http.host);
+  } catch (error) {
+    // Release the embedded data directory's lock; otherwise only process exit clears it.
+    await embedded?.close().catch(() => undefined);
+    throw error;
+  }
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.http.port;
+  const url = `http://${config.http.host === '0.0.0.0' ? '127.0.0.1' : config.http.host}:${port}`;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      app.get(ShutdownState).beginShutdown();
+      await app.close();
+      await embedded?.close();
+    })());
+  return { app, url, stop };
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const api = await startApi(config);
+  const logger = api.app.get(Logger);
+  logger.log(`memory service listening on ${api.url} (${config.mode} mode)`, 'Bootstrap');
+  const generated = api.app.get(BootstrapResultHolder).result?.generatedAdminKey;
+  if (generated) {
+    // Printed once, to the terminal only: the database keeps just its hash.
+    process.stdout.write(
+      `\nNo API key was configured, so an admin key was created. Save it now; it is not shown again:\n\n  ${generated}\n\n` +
+        `Try: curl -H "Authorization: Bearer ${generated}" ${api.url}/api/memories\n\n`,
+    );
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.log(`${signal} received; draining`, 'Bootstrap');
+      const timer = setTimeout(() => process.exit(1), config.worker.shutdownGraceMs).unref();
+      void api.stop().then(
+        () => {
+          clearTimeout(timer);
+          process.exit(0);
+        },
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+if (require.main === module) {
+  void main().catch((error: unknown) => {
+    process.stderr.write(`failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

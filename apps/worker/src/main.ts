@@ -1,0 +1,84 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { Logger } from 'nestjs-pino';
+import { ConfigError, loadConfig, type AppConfig } from '@app/config';
+import { WorkerHealthServer } from './health/worker-health.server';
+import { WorkerModule } from './worker.module';
+
+export interface StartedWorker {
+  readonly app: INestApplicationContext;
+  /** Base URL of the internal health/metrics server. */
+  readonly healthUrl: string;
+  stop(): Promise<void>;
+}
+
+/** The worker only runs against the real services; embedded mode runs jobs inside the API. */
+export function missingWorkerSettings(config: AppConfig): string[] {
+  const missing: string[] = [];
+  if (!config.database.url) missing.push('DATABASE_URL');
+  if (!config.redis.url) missing.push('REDIS_URL');
+  return missing;
+}
+
+/** Builds and starts the worker (used by main and by in-process tests). */
+export async function startWorker(
+  config: AppConfig,
+  options: { shutdownHooks?: boolean } = {},
+): Promise<StartedWorker> {
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
+  app.useLogger(app.get(Logger));
+  // On SIGTERM/SIGINT Nest runs the destroy hooks: the relay stops, BullMQ workers stop taking
+  // jobs and active ones get SHUTDOWN_GRACE_MS to finish (then their locks lapse and another
+  // worker picks them up), and connections close.
+  if (options.shutdownHooks) app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  await app.init();
+  const health = app.get(WorkerHealthServer);
+  const host = config.worker.healthHost === '0.0.0.0' ? '127.0.0.1' : config.worker.healthHost;
+  let stopping: Promise<void> | undefined;
+  return {
+    app,
+    healthUrl: `http://${host}:${health.port()}`,
+    stop: () => (stopping ??= app.close()),
+  };
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const missing = missingWorkerSettings(config);
+  if (missing.length > 0) {
+    process.stderr.write(
+      `The worker needs ${missing.join(' and ')}: it processes jobs from Redis against PostgreSQL.\n` +
+        `For a single process with no external services, run \`npm start\` (embedded mode runs jobs in the API).\n`,
+    );
+    process.exit(1);
+  }
+  const worker = await startWorker(config, { shutdownHooks: true });
+  const logger = worker.app.get(Logger);
+  logger.log(`worker started; health and metrics on ${worker.healthUrl}`, 'Bootstrap');
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    // Backstop if draining hangs (e.g. a stuck database call): exit rather than linger.
+    process.once(signal, () => {
+      logger.log(`${signal} received; draining`, 'Bootstrap');
+      setTimeout(() => process.exit(1), config.worker.shutdownGraceMs + 10_000).unref();
+    });
+  }
+}
+
+if (require.main === module) {
+  void main().catch((error: unknown) => {
+    process.stderr.write(
+      `worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  });
+}

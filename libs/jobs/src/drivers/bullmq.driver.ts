@@ -1,0 +1,184 @@
+import { Logger } from '@nestjs/common';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type IORedis from 'ioredis';
+import type { JobName } from '../job-definitions';
+import type { JobExecutor } from '../job-executor';
+import { defaultJobPolicy, type JobPolicyResolver } from '../job-policies';
+import { requestIdOf, type JobConsumer, type JobQueue, type QueuedJob } from '../job-queue.port';
+import { errorMessage, isRetryableJobError, JobsError, JobsErrorCode } from '../jobs.errors';
+import { bullMqConnection, closeRedisClient, createMonitorClient, withTimeout } from './redis-connection';
+
+export interface BullMqQueueOptions {
+  readonly url: string;
+  /** Redis key prefix for every queue (`<prefix>:<job name>:…`), so deployments can share a Redis. */
+  readonly prefix: string;
+  readonly policy?: JobPolicyResolver;
+  /** An add that has not finished by then counts as failed; the relay retries it later. */
+  readonly addTimeoutMs?: number;
+  readonly connectionName?: string;
+}
+
+/** Producer: one BullMQ queue per job name, named after the job. */
+export class BullMqJobQueue implements JobQueue {
+  readonly driver = 'bullmq' as const;
+  private readonly logger = new Logger('BullMqJobQueue');
+  private readonly monitor: IORedis;
+  private readonly queues = new Map<JobName, Queue>();
+  private readonly policy: JobPolicyResolver;
+  private readonly addTimeoutMs: number;
+  private lastErrorLog = 0;
+
+  constructor(private readonly options: BullMqQueueOptions) {
+    this.policy = options.policy ?? defaultJobPolicy;
+    this.addTimeoutMs = options.addTimeoutMs ?? 5_000;
+    this.monitor = createMonitorClient(
+      { url: options.url, connectionName: `${this.connectionName()}-monitor`, failFast: true },
+      (error) => this.logThrottled(error),
+    );
+  }
+
+  async add(jobs: readonly QueuedJob[]): Promise<void> {
+    const byName = new Map<JobName, QueuedJob[]>();
+    for (const job of jobs) byName.set(job.name, [...(byName.get(job.name) ?? []), job]);
+    const adds = [...byName].map(([name, group]) => {
+      const policy = this.policy(name);
+      return this.queue(name).addBulk(
+        group.map((job) => ({
+          name,
+          data: job.payload,
+          opts: {
+            jobId: job.jobId,
+            attempts: policy.attempts,
+            backoff: { type: 'exponential', delay: policy.backoffMs },
+            removeOnComplete: { age: policy.keepCompletedSeconds },
+            removeOnFail: { age: policy.keepFailedSeconds },
+          },
+        })),
+      );
+    });
+    try {
+      await withTimeout(Promise.all(adds), this.addTimeoutMs, 'adding jobs to Redis');
+    } catch (error) {
+      throw new JobsError(JobsErrorCode.QueueUnavailable, `queue unavailable: ${errorMessage(error)}`);
+    }
+  }
+
+  async ping(): Promise<void> {
+    await withTimeout(this.monitor.ping(), 2_000, 'Redis PING');
+  }
+
+  onAvailable(listener: () => void): void {
+    this.monitor.on('ready', listener);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    await closeRedisClient(this.monitor);
+  }
+
+  private connectionName(): string {
+    return this.options.connectionName ?? `${this.options.prefix}-producer`;
+  }
+
+  private queue(name: JobName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      const connection = bullMqConnection({
+        url: this.options.url,
+        connectionName: this.connectionName(),
+        failFast: true,
+      });
+      queue = new Queue(name, { connection, prefix: this.options.prefix });
+      queue.on('error', (error) => this.logThrottled(error));
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private logThrottled(error: Error): void {
+    // During an outage ioredis reports every reconnect attempt; one line per 10 s is enough.
+    if (Date.now() - this.lastErrorLog < 10_000) return;
+    this.lastErrorLog = Date.now();
+    this.logger.warn(`Redis: ${error.message}`);
+  }
+}
+
+export interface BullMqConsumerOptions {
+  readonly url: string;
+  readonly prefix: string;
+  readonly concurrency: number;
+  readonly jobNames: readonly JobName[];
+  readonly executor: JobExecutor;
+  readonly connectionName?: string;
+  /** How long a job's lock lives without renewal; a dead worker's jobs are re-run after it. */
+  readonly lockDurationMs?: number;
+}
+
+/** Consumer: one BullMQ worker per job name, each running jobs through the shared executor. */
+export class BullMqJobConsumer implements JobConsumer {
+  private readonly logger = new Logger('BullMqJobConsumer');
+  private workers: Worker[] = [];
+  private started = false;
+  private lastErrorLog = 0;
+
+  constructor(private readonly options: BullMqConsumerOptions) {}
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    const connection = bullMqConnection({
+      url: this.options.url,
+      connectionName: this.options.connectionName ?? `${this.options.prefix}-worker`,
+      failFast: false,
+    });
+    this.workers = this.options.jobNames.map((name) => {
+      const worker = new Worker(name, (job: Job) => this.process(job), {
+        connection,
+        prefix: this.options.prefix,
+        concurrency: this.options.concurrency,
+        lockDuration: this.options.lockDurationMs ?? 30_000,
+        autorun: true,
+      });
+      worker.on('error', (error) => this.logThrottled(error));
+      return worker;
+    });
+  }
+
+  async close(graceMs: number): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    const workers = this.workers;
+    this.workers = [];
+    const closing = Promise.allSettled(workers.map((w) => w.close()));
+    try {
+      await withTimeout(closing, Math.max(graceMs, 1), 'draining active jobs');
+    } catch {
+      // Still-running jobs lose their lock when it expires; BullMQ then hands them to another worker.
+      this.logger.warn(`active jobs did not finish within ${graceMs} ms; releasing them to other workers`);
+      await Promise.allSettled(workers.map((w) => w.disconnect()));
+    }
+  }
+
+  private async process(job: Job): Promise<void> {
+    const data: unknown = job.data;
+    const requestId = requestIdOf(data);
+    try {
+      await this.options.executor.run(job.name, data, {
+        jobId: job.id ?? 'unknown',
+        attempt: job.attemptsMade + 1,
+        maxAttempts: job.opts.attempts ?? 1,
+        requestId,
+      });
+    } catch (error) {
+      // BullMQ only skips the remaining attempts for its own error class.
+      if (!isRetryableJobError(error)) throw new UnrecoverableError(errorMessage(error));
+      throw error;
+    }
+  }
+
+  private logThrottled(error: Error): void {
+    if (Date.now() - this.lastErrorLog < 10_000) return;
+    this.lastErrorLog = Date.now();
+    this.logger.warn(`Redis: ${error.message}`);
+  }
+}

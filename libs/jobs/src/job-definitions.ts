@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+const uuid = z.string().uuid();
+
+/** Every job the worker runs: name → payload schema. Each name has exactly one handler. */
+export const JOB_DEFINITIONS = {
+  'memory.index': z.object({
+    tenantId: uuid,
+    userId: uuid,
+    /** bigint id as a decimal string, so JSON never rounds it. */
+    memoryId: z.string().regex(/^\d+$/),
+    contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+    requestId: z.string().max(200).optional(),
+  }),
+} as const;
+
+export type JobName = keyof typeof JOB_DEFINITIONS;
+export type JobPayload<N extends JobName> = z.output<(typeof JOB_DEFINITIONS)[N]>;
+export const JOB_NAMES = Object.keys(JOB_DEFINITIONS) as JobName[];

@@ -1,0 +1,34 @@
+import type { JobName } from './job-definitions';
+
+/** How a job is retried and how long finished jobs are kept (their ids dedupe re-adds meanwhile). */
+export interface JobPolicy {
+  /** Total tries, the first run included. */
+  readonly attempts: number;
+  /** Exponential backoff base: retry n waits backoffMs * 2^(n-1). */
+  readonly backoffMs: number;
+  /** Completed jobs stay this long, so a relay re-adding the same outbox row is a no-op. */
+  readonly keepCompletedSeconds: number;
+  readonly keepFailedSeconds: number;
+}
+
+const DAY = 24 * 60 * 60;
+
+export const DEFAULT_JOB_POLICY: JobPolicy = {
+  attempts: 5,
+  backoffMs: 2_000,
+  keepCompletedSeconds: DAY,
+  keepFailedSeconds: 7 * DAY,
+};
+
+export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
+  'memory.index': DEFAULT_JOB_POLICY,
+};
+
+export type JobPolicyResolver = (name: JobName) => JobPolicy;
+
+export const defaultJobPolicy: JobPolicyResolver = (name) => JOB_POLICIES[name] ?? DEFAULT_JOB_POLICY;
+
+/** Delay before retry number `retry` (1 = the first retry), as BullMQ's exponential backoff. */
+export function backoffDelayMs(policy: JobPolicy, retry: number): number {
+  return Math.round(policy.backoffMs * 2 ** Math.max(0, retry - 1));
+}

@@ -1,0 +1,166 @@
+import {
+  DynamicModule,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  Optional,
+} from '@nestjs/common';
+import type { Registry } from 'prom-client';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { METRICS_REGISTRY } from '@app/observability';
+import { TransactionRunner } from '@app/persistence';
+import { BullMqJobConsumer, BullMqJobQueue } from './drivers/bullmq.driver';
+import { InProcessJobQueue } from './drivers/in-process.driver';
+import { JobExecutor } from './job-executor';
+import { JobHandlerRegistry } from './job-handler.registry';
+import { registerJobMetrics } from './job-metrics';
+import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from './job-queue.port';
+import { OutboxRelay } from './outbox/outbox-relay';
+import { OutboxWriter } from './outbox-writer';
+
+export type JobsRole = 'api' | 'worker';
+
+export interface JobsModuleOptions {
+  /** `worker` consumes jobs; `api` only produces, except with the in-process driver (embedded). */
+  readonly role: JobsRole;
+}
+
+export const JOBS_MODULE_OPTIONS = Symbol('JOBS_MODULE_OPTIONS');
+
+function createQueue(config: AppConfig, executor: JobExecutor, role: JobsRole): JobQueue {
+  if (config.redis.url) {
+    return new BullMqJobQueue({
+      url: config.redis.url,
+      prefix: config.redis.queuePrefix,
+      connectionName: `${config.redis.queuePrefix}-${role}-producer`,
+    });
+  }
+  return new InProcessJobQueue(executor, { concurrency: config.worker.concurrency });
+}
+
+function createConsumer(
+  config: AppConfig,
+  queue: JobQueue,
+  executor: JobExecutor,
+  registry: JobHandlerRegistry,
+  role: JobsRole,
+): JobConsumer | null {
+  if (queue instanceof InProcessJobQueue) return queue;
+  if (role !== 'worker' || !config.redis.url) return null;
+  return new BullMqJobConsumer({
+    url: config.redis.url,
+    prefix: config.redis.queuePrefix,
+    concurrency: config.worker.concurrency,
+    jobNames: registry.jobNames(),
+    executor,
+    connectionName: `${config.redis.queuePrefix}-worker`,
+  });
+}
+
+function createRelay(
+  config: AppConfig,
+  transactions: TransactionRunner,
+  queue: JobQueue,
+  role: JobsRole,
+): OutboxRelay {
+  // LISTEN needs its own connection; the embedded PGlite socket allows too few, so it polls only.
+  const listen =
+    config.mode === 'server' && config.database.url
+      ? { connectionString: config.database.url, applicationName: `memsvc-${role}-outbox-listener` }
+      : undefined;
+  return new OutboxRelay(transactions, queue, {
+    batchSize: config.outbox.batchSize,
+    pollIntervalMs: config.outbox.pollIntervalMs,
+    listen,
+  });
+}
+
+/**
+ * Starts the consumer and the relay once every module is initialised; drains them on shutdown.
+ * Registers job and outbox metrics when the app has a metrics registry (ObservabilityModule).
+ */
+@Injectable()
+export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Jobs');
+  private unregisterMetrics: (() => void) | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    @Inject(JOB_CONSUMER) private readonly consumer: JobConsumer | null,
+    @Inject(JobHandlerRegistry) private readonly registry: JobHandlerRegistry,
+    @Inject(OutboxRelay) private readonly relay: OutboxRelay,
+    @Inject(JobExecutor) private readonly executor: JobExecutor,
+    @Optional() @Inject(METRICS_REGISTRY) private readonly metrics?: Registry,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.metrics) {
+      this.unregisterMetrics = registerJobMetrics(this.metrics, {
+        executor: this.executor,
+        backlog: () => this.relay.backlog(),
+      });
+    }
+    if (this.consumer) {
+      // Processors register in onModuleInit, which has run for every module by now.
+      this.registry.assertComplete();
+      await this.consumer.start();
+    }
+    await this.relay.start();
+    this.logger.log(`jobs: ${this.queue.driver} queue, ${this.consumer ? 'consuming' : 'producing only'}`);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.relay.stop();
+    if (this.consumer) await this.consumer.close(this.config.worker.shutdownGraceMs);
+    await this.queue.close();
+    this.unregisterMetrics?.();
+  }
+}
+
+@Module({})
+export class JobsModule {
+  static forRoot(options: JobsModuleOptions): DynamicModule {
+    const { role } = options;
+    return {
+      module: JobsModule,
+      global: true,
+      providers: [
+        { provide: JOBS_MODULE_OPTIONS, useValue: options },
+        { provide: OutboxWriter, useValue: new OutboxWriter() },
+        { provide: JobHandlerRegistry, useFactory: () => new JobHandlerRegistry() },
+        {
+          provide: JobExecutor,
+          inject: [JobHandlerRegistry],
+          useFactory: (r: JobHandlerRegistry) => new JobExecutor(r),
+        },
+        {
+          provide: JOB_QUEUE,
+          inject: [APP_CONFIG, JobExecutor],
+          useFactory: (config: AppConfig, executor: JobExecutor) => createQueue(config, executor, role),
+        },
+        {
+          provide: JOB_CONSUMER,
+          inject: [APP_CONFIG, JOB_QUEUE, JobExecutor, JobHandlerRegistry],
+          useFactory: (
+            config: AppConfig,
+            queue: JobQueue,
+            executor: JobExecutor,
+            registry: JobHandlerRegistry,
+          ) => createConsumer(config, queue, executor, registry, role),
+        },
+        {
+          provide: OutboxRelay,
+          inject: [APP_CONFIG, TransactionRunner, JOB_QUEUE],
+          useFactory: (config: AppConfig, transactions: TransactionRunner, queue: JobQueue) =>
+            createRelay(config, transactions, queue, role),
+        },
+        JobsLifecycle,
+      ],
+      exports: [OutboxWriter, JOB_QUEUE, JOB_CONSUMER, JobHandlerRegistry, JobExecutor, OutboxRelay],
+    };
+  }
+}

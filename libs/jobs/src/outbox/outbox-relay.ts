@@ -1,0 +1,207 @@
+import { Logger } from '@nestjs/common';
+import type { TransactionRunner } from '@app/persistence';
+import { JOB_DEFINITIONS, type JobName } from '../job-definitions';
+import { outboxJobId, requestIdOf, type JobQueue, type QueuedJob } from '../job-queue.port';
+import { errorMessage } from '../jobs.errors';
+import { OutboxListener } from './outbox-listener';
+import { OutboxRepository, type OutboxBacklog, type OutboxRow } from './outbox.repository';
+
+export interface OutboxRelayOptions {
+  readonly batchSize: number;
+  /** Fallback cadence; with LISTEN/NOTIFY most rows go out right after commit. */
+  readonly pollIntervalMs: number;
+  /** Dedicated LISTEN connection; omit where only polling works (embedded PGlite). */
+  readonly listen?: { readonly connectionString: string; readonly applicationName: string };
+  /** Longest pause after failed passes (queue down), unless the queue reports it is back. */
+  readonly maxBackoffMs?: number;
+  /** Rows whose job this build does not know wait this long before another replica may try. */
+  readonly invalidRowDelayMs?: number;
+}
+
+export interface RelayPassResult {
+  readonly dispatched: number;
+  readonly invalid: number;
+  /** Rows whose add failed (queue unavailable); they stay undispatched. */
+  readonly failed: number;
+}
+
+/**
+ * Moves committed outbox rows to the job queue. Each pass runs in one system transaction:
+ * lock a batch (SKIP LOCKED), add the jobs with ids derived from the row ids, mark the rows
+ * dispatched, commit. If the add fails the attempt is recorded and the rows wait for the next pass;
+ * if the process dies after the add but before the commit, the next pass re-adds the same ids,
+ * which the queue ignores. Several relays (api and worker replicas) can run at once.
+ */
+export class OutboxRelay {
+  private readonly logger = new Logger('OutboxRelay');
+  private readonly repository = new OutboxRepository();
+  private readonly listener: OutboxListener | undefined;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private nudged = false;
+  private running = false;
+  private stopping = false;
+  private consecutiveFailures = 0;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly queue: JobQueue,
+    private readonly options: OutboxRelayOptions,
+  ) {
+    if (options.listen) {
+      this.listener = new OutboxListener({ ...options.listen, onNotify: () => this.nudge() });
+    }
+    queue.onAvailable(() => {
+      this.consecutiveFailures = 0;
+      this.nudged = true;
+      this.wake?.();
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.stopping = false;
+    await this.listener?.start();
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.stopping = true;
+    this.wake?.();
+    await this.listener?.stop();
+    await this.loop;
+    this.loop = undefined;
+    this.running = false;
+  }
+
+  /**
+   * Asks for a pass as soon as the current one (if any) ends. While the queue is failing the relay
+   * keeps its backoff instead: a burst of commits must not turn into a burst of doomed passes.
+   */
+  nudge(): void {
+    this.nudged = true;
+    if (this.consecutiveFailures === 0) this.wake?.();
+  }
+
+  /** One batch. Exposed for tests and for callers that want to flush synchronously. */
+  async relayOnce(): Promise<RelayPassResult> {
+    return this.transactions.asSystem(async (tx) => {
+      const rows = await this.repository.claimBatch(tx, this.options.batchSize);
+      if (rows.length === 0) return { dispatched: 0, invalid: 0, failed: 0 };
+      const { jobs, invalid } = toJobs(rows);
+      if (invalid.length > 0) {
+        for (const { row, reason } of invalid) {
+          await this.repository.recordFailure(tx, [row.id], reason, this.options.invalidRowDelayMs ?? 60_000);
+        }
+        this.logger.error(`${invalid.length} outbox rows cannot be queued: ${invalid[0].reason}`);
+      }
+      const ids = jobs.map((j) => j.row.id);
+      try {
+        await this.queue.add(jobs.map((j) => j.job));
+      } catch (error) {
+        await this.repository.recordFailure(tx, ids, errorMessage(error));
+        return { dispatched: 0, invalid: invalid.length, failed: ids.length };
+      }
+      await this.repository.markDispatched(tx, ids);
+      return { dispatched: ids.length, invalid: invalid.length, failed: 0 };
+    });
+  }
+
+  /** Relays until the backlog is empty or a pass fails. */
+  async drain(): Promise<RelayPassResult> {
+    let dispatched = 0;
+    let invalid = 0;
+    for (;;) {
+      const pass = await this.relayOnce();
+      dispatched += pass.dispatched;
+      invalid += pass.invalid;
+      if (pass.failed > 0) return { dispatched, invalid, failed: pass.failed };
+      if (pass.dispatched + pass.invalid < this.options.batchSize || this.stopping) {
+        return { dispatched, invalid, failed: 0 };
+      }
+    }
+  }
+
+  backlog(): Promise<OutboxBacklog> {
+    return this.transactions.asSystem((tx) => this.repository.backlog(tx));
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      this.nudged = false;
+      try {
+        const result = await this.drain();
+        this.consecutiveFailures = result.failed > 0 ? this.consecutiveFailures + 1 : 0;
+      } catch (error) {
+        // Database trouble: keep the loop alive and try again after a pause.
+        this.consecutiveFailures += 1;
+        this.logger.warn(`outbox pass failed: ${errorMessage(error)}`);
+      }
+      if (this.stopping) break;
+      if (this.nudged && this.consecutiveFailures === 0) continue;
+      await this.sleep(this.delay());
+    }
+  }
+
+  private delay(): number {
+    const { pollIntervalMs } = this.options;
+    if (this.consecutiveFailures === 0) return pollIntervalMs;
+    const max = this.options.maxBackoffMs ?? Math.max(pollIntervalMs, 10_000);
+    return Math.min(max, pollIntervalMs * 2 ** Math.min(this.consecutiveFailures, 16));
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+}
+
+interface InvalidRow {
+  readonly row: OutboxRow;
+  readonly reason: string;
+}
+
+/** Rows from a newer release may name jobs this build does not know; those are left for it. */
+function toJobs(rows: readonly OutboxRow[]): {
+  jobs: { row: OutboxRow; job: QueuedJob }[];
+  invalid: InvalidRow[];
+} {
+  const jobs: { row: OutboxRow; job: QueuedJob }[] = [];
+  const invalid: InvalidRow[] = [];
+  for (const row of rows) {
+    if (!Object.hasOwn(JOB_DEFINITIONS, row.jobName)) {
+      invalid.push({ row, reason: `unknown job "${row.jobName}" (outbox row ${row.id})` });
+      continue;
+    }
+    const name = row.jobName as JobName;
+    const parsed = JOB_DEFINITIONS[name].safeParse(row.payload);
+    if (!parsed.success) {
+      invalid.push({
+        row,
+        reason: `invalid payload for "${name}" (outbox row ${row.id}): ${parsed.error.message}`,
+      });
+      continue;
+    }
+    jobs.push({
+      row,
+      job: {
+        name,
+        jobId: outboxJobId(row.id),
+        payload: parsed.data,
+        requestId: requestIdOf(parsed.data) ?? row.requestId ?? undefined,
+      },
+    });
+  }
+  return { jobs, invalid };
+}

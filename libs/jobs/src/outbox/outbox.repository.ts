@@ -1,0 +1,82 @@
+import type { Tx } from '@app/persistence';
+
+export interface OutboxRow {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly jobName: string;
+  readonly payload: unknown;
+  readonly requestId: string | null;
+  readonly attempts: number;
+}
+
+export interface OutboxBacklog {
+  readonly pending: number;
+  /** Age of the oldest undispatched row, 0 when there is none. */
+  readonly oldestAgeSeconds: number;
+}
+
+/** Channel the outbox insert trigger notifies (migration 1763700000001). */
+export const OUTBOX_CHANNEL = 'outbox_inserted';
+
+/** The relay's SQL. Runs inside system transactions (the relay serves every tenant). */
+export class OutboxRepository {
+  /**
+   * Locks the oldest ready rows. SKIP LOCKED lets several relays work side by side: each row is
+   * held by exactly one transaction until it is marked dispatched or the transaction ends.
+   */
+  async claimBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
+    const { rows } = await tx.query<{
+      id: string;
+      tenant_id: string;
+      job_name: string;
+      payload: unknown;
+      request_id: string | null;
+      attempts: number;
+    }>(
+      `SELECT id::text AS id, tenant_id, job_name, payload, request_id, attempts
+         FROM outbox
+        WHERE dispatched_at IS NULL AND available_at <= now()
+        ORDER BY id
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      tenantId: r.tenant_id,
+      jobName: r.job_name,
+      payload: r.payload,
+      requestId: r.request_id,
+      attempts: r.attempts,
+    }));
+  }
+
+  async markDispatched(tx: Tx, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.query(
+      `UPDATE outbox SET dispatched_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`,
+      [ids],
+    );
+  }
+
+  /** Counts a failed attempt; `retryAfterMs` > 0 also keeps the rows out of the next batches for a while. */
+  async recordFailure(tx: Tx, ids: readonly string[], error: string, retryAfterMs = 0): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.query(
+      `UPDATE outbox
+          SET attempts = attempts + 1,
+              last_error = left($2, 2000),
+              available_at = now() + make_interval(secs => $3::double precision / 1000)
+        WHERE id = ANY($1::bigint[])`,
+      [ids, error, retryAfterMs],
+    );
+  }
+
+  async backlog(tx: Tx): Promise<OutboxBacklog> {
+    const { rows } = await tx.query<{ pending: string; oldest: number | null }>(
+      `SELECT count(*)::text AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest
+         FROM outbox WHERE dispatched_at IS NULL`,
+    );
+    return { pending: Number(rows[0]?.pending ?? 0), oldestAgeSeconds: Math.max(0, rows[0]?.oldest ?? 0) };
+  }
+}

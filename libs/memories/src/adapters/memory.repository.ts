@@ -1,0 +1,233 @@
+import type { TenantScope, Tx } from '@app/persistence';
+import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
+
+const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+
+const MEMORY_COLUMNS = `
+  m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
+  u.username AS owner, ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at,
+  ${iso('m.deleted_at')} AS deleted_at`;
+
+interface MemoryRow {
+  id: string;
+  content: string;
+  category: string;
+  tags: string[];
+  expanded_keywords: string;
+  importance: number;
+  project: string | null;
+  is_sensitive: boolean;
+  owner: string;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+interface StoredRow {
+  id: string;
+  category: string;
+  importance: number;
+}
+
+function toMemory(row: MemoryRow): Memory {
+  return {
+    id: Number(row.id),
+    content: row.content,
+    category: row.category,
+    tags: row.tags,
+    expandedKeywords: row.expanded_keywords,
+    importance: row.importance,
+    project: row.project,
+    isSensitive: row.is_sensitive,
+    owner: row.owner,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+  };
+}
+
+const toStored = (row: StoredRow): StoredMemory => ({
+  id: Number(row.id),
+  category: row.category,
+  importance: row.importance,
+});
+
+/**
+ * SQL for memories. Every statement filters by the caller's tenant and owner explicitly; row-level
+ * security enforces the same rule again underneath, so a missed filter still returns nothing.
+ */
+export class MemoryRepository {
+  /** Inserts unless the owner already has live content with the same hash; `created` tells which. */
+  async insertOrGetDuplicate(
+    scope: TenantScope,
+    tx: Tx,
+    memory: NewMemory & { contentHash: Buffer },
+  ): Promise<StoredMemory & { created: boolean }> {
+    const inserted = await tx.query<StoredRow>(
+      `INSERT INTO memories (tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project, content_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL DO NOTHING
+       RETURNING id, category, importance`,
+      [
+        scope.tenantId,
+        scope.userId,
+        memory.content,
+        memory.category,
+        memory.tags,
+        memory.expandedKeywords,
+        memory.importance,
+        memory.project,
+        memory.contentHash,
+      ],
+    );
+    if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };
+    const existing = await tx.query<StoredRow>(
+      `SELECT id, category, importance FROM memories
+        WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL`,
+      [scope.tenantId, scope.userId, memory.contentHash],
+    );
+    return { ...toStored(existing.rows[0]), created: false };
+  }
+
+  async findLive(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
+    const { rows } = await tx.query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+        WHERE m.id = $1 AND m.tenant_id = $2 AND m.owner_id = $3 AND m.deleted_at IS NULL`,
+      [id, scope.tenantId, scope.userId],
+    );
+    return rows[0] ? toMemory(rows[0]) : null;
+  }
+
+  /** The owner's row whether live or soft-deleted, locked for a state change. */
+  async lockOwned(
+    scope: TenantScope,
+    tx: Tx,
+    id: number,
+  ): Promise<{ content: string; deleted: boolean; contentHash: Buffer } | null> {
+    const { rows } = await tx.query<{ content: string; deleted: boolean; content_hash: Buffer }>(
+      `SELECT content, deleted_at IS NOT NULL AS deleted, content_hash FROM memories
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 FOR UPDATE`,
+      [id, scope.tenantId, scope.userId],
+    );
+    const row = rows[0];
+    return row ? { content: row.content, deleted: row.deleted, contentHash: row.content_hash } : null;
+  }
+
+  async list(
+    scope: TenantScope,
+    tx: Tx,
+    query: MemoryFilter & { limit: number; offset: number },
+  ): Promise<{ memories: Memory[]; total: number }> {
+    const { where, params } = this.filterClause(scope, query);
+    const total = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories m WHERE ${where}`, params);
+    const { rows } = await tx.query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+        WHERE ${where}
+        ORDER BY m.importance DESC, m.created_at DESC, m.id DESC
+        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, query.limit, query.offset],
+    );
+    return { memories: rows.map(toMemory), total: total.rows[0].n };
+  }
+
+  async update(
+    scope: TenantScope,
+    tx: Tx,
+    id: number,
+    patch: MemoryPatch & { contentHash?: Buffer },
+  ): Promise<boolean> {
+    const sets: string[] = [];
+    const params: unknown[] = [id, scope.tenantId, scope.userId];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (patch.content !== undefined) set('content', patch.content);
+    if (patch.contentHash !== undefined) set('content_hash', patch.contentHash);
+    if (patch.category !== undefined) set('category', patch.category);
+    if (patch.tags !== undefined) set('tags', patch.tags);
+    if (patch.expandedKeywords !== undefined) set('expanded_keywords', patch.expandedKeywords);
+    if (patch.importance !== undefined) set('importance', patch.importance);
+    const result = await tx.query(
+      `UPDATE memories SET ${sets.join(', ')}, updated_at = now()
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL`,
+      params,
+    );
+    return result.rowCount > 0;
+  }
+
+  async softDelete(scope: TenantScope, tx: Tx, id: number): Promise<void> {
+    await tx.query(
+      `UPDATE memories SET deleted_at = now(), updated_at = now()
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL`,
+      [id, scope.tenantId, scope.userId],
+    );
+  }
+
+  async restore(scope: TenantScope, tx: Tx, id: number): Promise<void> {
+    await tx.query(
+      `UPDATE memories SET deleted_at = NULL, updated_at = now()
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NOT NULL`,
+      [id, scope.tenantId, scope.userId],
+    );
+  }
+
+  async hasLiveDuplicate(scope: TenantScope, tx: Tx, id: number, contentHash: Buffer): Promise<number | null> {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT id FROM memories
+        WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL AND id <> $4`,
+      [scope.tenantId, scope.userId, contentHash, id],
+    );
+    return rows[0] ? Number(rows[0].id) : null;
+  }
+
+  async purge(scope: TenantScope, tx: Tx, id: number): Promise<void> {
+    await tx.query(
+      `DELETE FROM memories WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NOT NULL`,
+      [id, scope.tenantId, scope.userId],
+    );
+  }
+
+  async countMatching(scope: TenantScope, tx: Tx, filter: MemoryFilter): Promise<number> {
+    const { where, params } = this.filterClause(scope, filter);
+    const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories m WHERE ${where}`, params);
+    return rows[0].n;
+  }
+
+  async softDeleteMatching(scope: TenantScope, tx: Tx, filter: MemoryFilter): Promise<number[]> {
+    const { where, params } = this.filterClause(scope, filter);
+    const { rows } = await tx.query<{ id: string }>(
+      `UPDATE memories m SET deleted_at = now(), updated_at = now() WHERE ${where} RETURNING m.id`,
+      params,
+    );
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** Records that the memory's index input changed; the memory.index job brings it up to date. */
+  async markIndexPending(scope: TenantScope, tx: Tx, memoryId: number, wantedHashHex: string): Promise<void> {
+    await tx.query(
+      `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
+       VALUES ($1, $2, $3, 'pending', decode($4, 'hex'))
+       ON CONFLICT (memory_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
+      [memoryId, scope.tenantId, scope.userId, wantedHashHex],
+    );
+  }
+
+  private filterClause(scope: TenantScope, filter: MemoryFilter): { where: string; params: unknown[] } {
+    const params: unknown[] = [scope.tenantId, scope.userId];
+    const clauses = ['m.tenant_id = $1', 'm.owner_id = $2', 'm.deleted_at IS NULL'];
+    if (filter.category !== undefined) {
+      params.push(filter.category.toLowerCase());
+      clauses.push(`m.category = $${params.length}`);
+    }
+    if (filter.tag !== undefined) {
+      params.push([filter.tag]);
+      clauses.push(`m.tags @> $${params.length}::text[]`);
+    }
+    if (filter.project !== undefined) {
+      params.push(filter.project);
+      clauses.push(`m.project = $${params.length}`);
+    }
+    return { where: clauses.join(' AND '), params };
+  }
+}

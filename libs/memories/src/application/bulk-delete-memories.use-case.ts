@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import { AuditWriter, type Principal } from '@app/tenancy';
+import { MemoryRepository } from '../adapters/memory.repository';
+import type { MemoryFilter } from '../domain/memory';
+
+export interface BulkDeleteInput extends MemoryFilter {
+  readonly dryRun: boolean;
+}
+
+export interface BulkDeleteResult {
+  readonly matched: number;
+  readonly deleted: number;
+  readonly dry_run: boolean;
+}
+
+/** Soft-deletes the caller's memories matching a filter; a dry run (the default) only counts. */
+@Injectable()
+export class BulkDeleteMemoriesUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly memories: MemoryRepository,
+    private readonly audit: AuditWriter,
+  ) {}
+
+  async execute(principal: Principal, input: BulkDeleteInput): Promise<BulkDeleteResult> {
+    const filter: MemoryFilter = { category: input.category, tag: input.tag, project: input.project };
+    return this.tx.inTenant(principal, async (tx) => {
+      if (input.dryRun) {
+        const matched = await this.memories.countMatching(principal, tx, filter);
+        return { matched, deleted: 0, dry_run: true };
+      }
+      const ids = await this.memories.softDeleteMatching(principal, tx, filter);
+      await this.audit.record(principal, tx, {
+        action: 'memory.bulk_delete',
+        targetType: 'memory',
+        details: { filter, ids },
+      });
+      return { matched: ids.length, deleted: ids.length, dry_run: false };
+    });
+  }
+}

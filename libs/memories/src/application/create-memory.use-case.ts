@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import type { Principal } from '@app/tenancy';
+import { IdempotencyRepository } from '../adapters/idempotency.repository';
+import type { NewMemory, StoredMemory } from '../domain/memory';
+import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { MemoryWriter } from './memory-writer';
+
+export interface CreateMemoryOptions {
+  /** Client-chosen key: the same key with the same body returns the first response. */
+  readonly idempotencyKey?: string;
+}
+
+@Injectable()
+export class CreateMemoryUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly writer: MemoryWriter,
+    private readonly idempotency: IdempotencyRepository,
+  ) {}
+
+  async execute(principal: Principal, input: NewMemory, options: CreateMemoryOptions = {}): Promise<StoredMemory> {
+    this.writer.assertValid(input);
+    return this.tx.inTenant(principal, async (tx) => {
+      const key = options.idempotencyKey;
+      if (key !== undefined) {
+        const requestHash = createHash('sha256').update(JSON.stringify(input)).digest();
+        const claim = await this.idempotency.claim<StoredMemory>(principal, tx, key, requestHash);
+        if (claim.kind === 'replay') return claim.response;
+        if (claim.kind === 'mismatch') {
+          throw new MemoryError(
+            MemoryErrorCode.IdempotencyKeyReused,
+            'this Idempotency-Key was already used with a different request body',
+          );
+        }
+      }
+      const { id, category, importance } = await this.writer.store(principal, tx, input);
+      const response: StoredMemory = { id, category, importance };
+      if (key !== undefined) await this.idempotency.complete(principal, tx, key, response);
+      return response;
+    });
+  }
+}

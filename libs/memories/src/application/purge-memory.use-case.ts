@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import { AuditWriter, type Principal } from '@app/tenancy';
+import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+
+/** Permanent removal, allowed only after a soft delete so one call can never destroy live data. */
+@Injectable()
+export class PurgeMemoryUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly memories: MemoryRepository,
+    private readonly audit: AuditWriter,
+  ) {}
+
+  async execute(principal: Principal, id: number): Promise<{ purged: number }> {
+    return this.tx.inTenant(principal, async (tx) => {
+      const current = await this.memories.lockOwned(principal, tx, id);
+      if (!current) throw MemoryError.notFound(id);
+      if (!current.deleted) {
+        throw new MemoryError(MemoryErrorCode.NotDeleted, `Memory ${id} is not deleted; delete it before purging`);
+      }
+      await this.memories.purge(principal, tx, id);
+      await this.audit.record(principal, tx, { action: 'memory.purge', targetType: 'memory', targetId: id });
+      return { purged: id };
+    });
+  }
+}

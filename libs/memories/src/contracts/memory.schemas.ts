@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+/**
+ * Wire contracts shared by REST, MCP and jobs (seed-compatible: claude-memory-mcp's server).
+ * Unknown fields are stripped, never rejected, so newer clients keep working.
+ */
+
+export const MAX_TAGS = 50;
+export const MAX_TAG_LENGTH = 64;
+
+const categoryPattern = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
+
+export const categorySchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(categoryPattern, 'category must be a short slug: 1-64 of a-z, 0-9, "_", "-", "." starting with a letter or digit');
+
+/** Tags arrive as "a, b" (seed clients) or ["a","b"]; stored as a de-duplicated list. */
+export const tagsSchema = z
+  .union([z.string().max(4096), z.array(z.string().max(MAX_TAG_LENGTH)).max(MAX_TAGS)])
+  .transform((value, ctx) => {
+    const parts = (Array.isArray(value) ? value : value.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+    const tags = [...new Set(parts)];
+    if (tags.length > MAX_TAGS) {
+      ctx.addIssue({ code: 'custom', message: `at most ${MAX_TAGS} tags` });
+      return z.NEVER;
+    }
+    const tooLong = tags.find((t) => t.length > MAX_TAG_LENGTH);
+    if (tooLong) {
+      ctx.addIssue({ code: 'custom', message: `each tag is at most ${MAX_TAG_LENGTH} characters` });
+      return z.NEVER;
+    }
+    if (tags.some((t) => t.includes(','))) {
+      ctx.addIssue({ code: 'custom', message: 'tags must not contain commas' });
+      return z.NEVER;
+    }
+    return tags;
+  });
+
+/** Accepts 0.7 and "0.7" (form-like clients); rejects anything outside 0..1. */
+export const importanceSchema = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+  z.number().min(0, 'importance must be between 0 and 1').max(1, 'importance must be between 0 and 1'),
+);
+
+const contentSchema = z.string({ error: 'content is required and must be a string' }).min(1, 'content must not be empty');
+const keywordsSchema = z.string().max(4096, 'expanded_keywords is at most 4096 characters');
+const projectSchema = z.string().trim().min(1).max(200).nullable();
+
+export const storeMemorySchema = z.object({
+  content: contentSchema,
+  category: categorySchema.default('facts'),
+  tags: tagsSchema.default([]),
+  expanded_keywords: keywordsSchema.default(''),
+  importance: importanceSchema.default(0.5),
+  project: projectSchema.optional(),
+});
+export type StoreMemoryBody = z.output<typeof storeMemorySchema>;
+
+export const updateMemorySchema = z.object({
+  content: contentSchema.optional(),
+  category: categorySchema.optional(),
+  tags: tagsSchema.optional(),
+  expanded_keywords: keywordsSchema.optional(),
+  importance: importanceSchema.optional(),
+});
+export type UpdateMemoryBody = z.output<typeof updateMemorySchema>;
+
+const nonNegativeIntString = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,12}$/, `${name} must be a non-negative integer`)
+    .transform(Number);
+
+export const listMemoriesQuerySchema = z.object({
+  category: z.string().trim().min(1).max(64).optional(),
+  tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
+  project: z.string().trim().min(1).max(200).optional(),
+  limit: nonNegativeIntString('limit').optional(),
+  offset: nonNegativeIntString('offset').optional(),
+});
+export type ListMemoriesQuery = z.output<typeof listMemoriesQuerySchema>;
+
+export const bulkDeleteSchema = z
+  .object({
+    category: z.string().trim().min(1).max(64).optional(),
+    tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
+    project: z.string().trim().min(1).max(200).optional(),
+    dry_run: z.boolean().default(true),
+  })
+  .refine((b) => b.category !== undefined || b.tag !== undefined || b.project !== undefined, {
+    message: 'give at least one of category, tag or project',
+  });
+export type BulkDeleteBody = z.output<typeof bulkDeleteSchema>;
+
+export const importMemoriesSchema = z.array(storeMemorySchema, { error: 'body must be a JSON array of memories' });
+
+export const memoryIdSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,15}$/, 'memory id must be a positive integer')
+  .transform(Number);
+
+// Response shapes (documented in OpenAPI; produced by the presenters).
+export const storedMemoryResponse = z.object({ id: z.number().int(), category: z.string(), importance: z.number() });
+export const memoryListItemResponse = z.object({
+  id: z.number().int(),
+  content: z.string(),
+  category: z.string(),
+  tags: z.string().describe('comma-separated'),
+  importance: z.number(),
+  project: z.string().nullable(),
+  is_sensitive: z.boolean(),
+  owner: z.string(),
+  created_at: z.string().describe('ISO-8601 with offset'),
+  updated_at: z.string(),
+});
+export const memoryDetailResponse = memoryListItemResponse.extend({ expanded_keywords: z.string() });
+export const memoryListResponse = z.object({ memories: z.array(memoryListItemResponse), total: z.number().int() });
+export const deleteResponse = z.object({ deleted: z.number().int(), preview: z.string() });
+export const updateResponse = z.object({ updated: z.number().int() });
+export const restoreResponse = z.object({ restored: z.number().int() });
+export const purgeResponse = z.object({ purged: z.number().int() });
+export const bulkDeleteResponse = z.object({ matched: z.number().int(), deleted: z.number().int(), dry_run: z.boolean() });

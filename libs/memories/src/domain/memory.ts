@@ -1,0 +1,41 @@
+/** A memory as the domain sees it (tags as a list; the wire format joins them with commas). */
+export interface Memory {
+  readonly id: number;
+  readonly content: string;
+  readonly category: string;
+  readonly tags: readonly string[];
+  readonly expandedKeywords: string;
+  readonly importance: number;
+  readonly project: string | null;
+  readonly isSensitive: boolean;
+  readonly owner: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly deletedAt: string | null;
+}
+
+export interface NewMemory {
+  readonly content: string;
+  readonly category: string;
+  readonly tags: readonly string[];
+  readonly expandedKeywords: string;
+  readonly importance: number;
+  readonly project: string | null;
+}
+
+export type MemoryPatch = Partial<Pick<NewMemory, 'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance'>>;
+
+export interface MemoryFilter {
+  readonly category?: string;
+  readonly tag?: string;
+  readonly project?: string;
+}
+
+/** The short answer to a store: what clients of the seed API read back. */
+export interface StoredMemory {
+  readonly id: number;
+  readonly category: string;
+  readonly importance: number;
+}
+
+export const DELETE_PREVIEW_LENGTH = 50;

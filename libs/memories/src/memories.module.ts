@@ -1,0 +1,47 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { OutboxWriter } from '@app/jobs';
+import { AuditWriter } from '@app/tenancy';
+import { IdempotencyRepository } from './adapters/idempotency.repository';
+import { MemoryRepository } from './adapters/memory.repository';
+import { BulkDeleteMemoriesUseCase } from './application/bulk-delete-memories.use-case';
+import { CreateMemoryUseCase } from './application/create-memory.use-case';
+import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
+import { GetMemoryUseCase } from './application/get-memory.use-case';
+import { ImportMemoriesUseCase } from './application/import-memories.use-case';
+import { ListMemoriesUseCase } from './application/list-memories.use-case';
+import { MEMORY_LIMITS } from './application/memory-limits';
+import { MemoryWriter } from './application/memory-writer';
+import { PurgeMemoryUseCase } from './application/purge-memory.use-case';
+import { RestoreMemoryUseCase } from './application/restore-memory.use-case';
+import { UpdateMemoryUseCase } from './application/update-memory.use-case';
+
+const USE_CASES = [
+  CreateMemoryUseCase,
+  ListMemoriesUseCase,
+  GetMemoryUseCase,
+  UpdateMemoryUseCase,
+  DeleteMemoryUseCase,
+  RestoreMemoryUseCase,
+  PurgeMemoryUseCase,
+  BulkDeleteMemoriesUseCase,
+  ImportMemoriesUseCase,
+];
+
+@Module({
+  providers: [
+    MemoryRepository,
+    IdempotencyRepository,
+    MemoryWriter,
+    { provide: OutboxWriter, useClass: OutboxWriter },
+    { provide: AuditWriter, useClass: AuditWriter },
+    {
+      provide: MEMORY_LIMITS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.limits,
+    },
+    ...USE_CASES,
+  ],
+  exports: USE_CASES,
+})
+export class MemoriesModule {}

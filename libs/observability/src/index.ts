@@ -1,0 +1,5 @@
+export * from './hookable-fastify';
+export * from './request-id';
+export * from './logger-options';
+export * from './http-metrics';
+export * from './observability.module';

@@ -1,0 +1,67 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RequestMethod } from '@nestjs/common';
+import type { Params } from 'nestjs-pino';
+import type { Options } from 'pino-http';
+import type { DestinationStream, Level } from 'pino';
+import type { AppConfig } from '@app/config';
+import { genReqId } from './request-id';
+
+/**
+ * Never written to logs. Request bodies are not logged at all (pino-http's request serializer
+ * has no body), which is why memory `content` needs no redaction here.
+ */
+export const REDACT_PATHS: readonly string[] = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["proxy-authorization"]',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  'password',
+  'api_key',
+  'key',
+  'token',
+  '*.password',
+  '*.api_key',
+  '*.key',
+  '*.token',
+];
+
+export const REDACTED = '[REDACTED]';
+
+/** Probes and scrapes arrive every few seconds; logging each would drown real traffic. */
+const QUIET_PATHS = /^\/(health(\/(live|ready))?|metrics)(\?|$)/;
+
+export interface LoggerParamsOptions {
+  /** `name` on every line, e.g. "memory-api" or "memory-worker". */
+  readonly name: string;
+  /** Where lines go; stdout when absent. Tests pass a stream to read them back. */
+  readonly destination?: DestinationStream;
+}
+
+/** nestjs-pino parameters: one JSON line per request with its id, nothing secret. */
+export function buildLoggerParams(config: AppConfig, options: LoggerParamsOptions): Params {
+  const pinoHttp: Options = {
+    name: options.name,
+    level: config.log.level,
+    genReqId,
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    autoLogging: { ignore: isQuietRequest },
+    customLogLevel: requestLogLevel,
+  };
+  return {
+    pinoHttp: options.destination ? [pinoHttp, options.destination] : pinoHttp,
+    // Nest 11 path syntax for "every route" (the library's default `*` triggers a warning).
+    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
+  };
+}
+
+/** middie rewrites `req.url` while a path-scoped middleware runs; `originalUrl` keeps the real one. */
+function isQuietRequest(req: IncomingMessage & { originalUrl?: string }): boolean {
+  return QUIET_PATHS.test(req.originalUrl ?? req.url ?? '');
+}
+
+export function requestLogLevel(_req: IncomingMessage, res: ServerResponse, error?: Error): Level {
+  if (error || res.statusCode >= 500) return 'error';
+  if (res.statusCode >= 400) return 'warn';
+  return 'info';
+}

@@ -1,0 +1,115 @@
+import { resolve, join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
+import { guardWireProtocolCycles } from './wire-protocol-guard';
+
+/**
+ * Connections the application's `pg` pool may open.
+ *
+ * PGlite is one single-user Postgres backend; pglite-socket 0.2.17 accepts up to
+ * `maxConnections` sockets (default 1) and feeds their messages to that backend one at a time,
+ * serving only the connection that has a transaction (or, with our guard, a protocol cycle)
+ * open until it ends. More connections add no throughput, but the pool needs at least two:
+ * the migration runner holds one for the advisory lock while TypeORM migrates on another, and
+ * the outbox relay, the in-process queue and requests must not wait on each other's checkout.
+ */
+export const EMBEDDED_POOL_SIZE = 4;
+
+/**
+ * The socket server's limit, above the pool size: when the pool drops an idle connection and
+ * opens a new one at once, the server may not have seen the old socket close yet, and a
+ * connection over the limit is refused ("Too many connections").
+ */
+export const EMBEDDED_MAX_CONNECTIONS = EMBEDDED_POOL_SIZE * 2;
+
+/** Nest's Logger and console both fit. */
+export interface EmbeddedPostgresLogger {
+  log(message: string): void;
+  warn(message: string): void;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** DATA_DIR; the cluster lives in `<dataDir>/pgdata`, the lock in `<dataDir>/pgdata.lock`. */
+  readonly dataDir: string;
+  readonly logger?: EmbeddedPostgresLogger;
+}
+
+export interface EmbeddedPostgres {
+  /** `postgres://postgres@127.0.0.1:<port>/postgres`, for `createDataSource`. */
+  readonly url: string;
+  /** Never larger than the socket server's connection limit. */
+  readonly poolSize: number;
+  readonly dataDir: string;
+  /**
+   * Stops accepting connections, checkpoints, shuts PGlite down and releases the data dir.
+   * Destroy the DataSource first so no query is cut off. Safe to call twice.
+   */
+  close(): Promise<void>;
+}
+
+const SILENT: EmbeddedPostgresLogger = { log: () => undefined, warn: () => undefined };
+
+/**
+ * Starts PGlite (Postgres in WASM, with pgvector) on `<dataDir>/pgdata` and serves it on a free
+ * 127.0.0.1 port, so the same TypeORM/`pg` code and migrations run unchanged in embedded mode.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const logger = options.logger ?? SILENT;
+  const dataDir = resolve(options.dataDir);
+  const pgdata = join(dataDir, 'pgdata');
+  const lock = acquireDataDirLock(dataDir);
+
+  const running: Running = { db: undefined, server: undefined, lock, logger };
+  try {
+    const started = Date.now();
+    const db = await PGlite.create({ dataDir: pgdata, extensions: { vector } });
+    running.db = db;
+    const server = new PGLiteSocketServer({
+      db: guardWireProtocolCycles(db),
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: EMBEDDED_MAX_CONNECTIONS,
+    });
+    running.server = server;
+    await server.start();
+    logger.log(`embedded Postgres (PGlite) ready in ${Date.now() - started} ms, data in ${pgdata}`);
+    return {
+      url: `postgres://postgres@${server.getServerConn()}/postgres`,
+      poolSize: EMBEDDED_POOL_SIZE,
+      dataDir,
+      close: once(() => shutdown(running)),
+    };
+  } catch (error) {
+    await shutdown(running).catch(() => undefined);
+    throw error;
+  }
+}
+
+interface Running {
+  db: PGlite | undefined;
+  server: PGLiteSocketServer | undefined;
+  readonly lock: DataDirLock;
+  readonly logger: EmbeddedPostgresLogger;
+}
+
+async function shutdown({ db, server, lock, logger }: Running): Promise<void> {
+  try {
+    await server?.stop();
+    if (db && !db.closed) {
+      // Flush dirty pages now so the next start does not depend on WAL replay.
+      await db
+        .exec('CHECKPOINT')
+        .catch((error: unknown) => logger.warn(`checkpoint before close failed: ${String(error)}`));
+      await db.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}

@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import type { TenantScope, Tx } from '@app/persistence';
+import type { ApiKeySource, ApiKeySummary } from '../domain/api-key';
+import { normalizeScopes, type Scope } from '../domain/principal';
+import { isUuid } from '../domain/user';
+
+interface SummaryRow {
+  id: string;
+  user_id: string;
+  username: string;
+  name: string;
+  key_prefix: string;
+  scopes: string[];
+  source: ApiKeySource;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+}
+
+/** A key found by its hash, with what authentication decides on computed by the database clock. */
+export interface KeyForAuthentication {
+  readonly id: string;
+  readonly tenantId: string;
+  readonly tenantSlug: string;
+  readonly userId: string;
+  readonly username: string;
+  readonly scopes: readonly Scope[];
+  readonly source: ApiKeySource;
+  readonly expiresAt: Date | null;
+  readonly revoked: boolean;
+  readonly expired: boolean;
+  readonly userDisabled: boolean;
+  /** last_used_at is older than the throttle window (or unset). */
+  readonly touchDue: boolean;
+}
+
+interface AuthRow {
+  id: string;
+  tenant_id: string;
+  tenant_slug: string;
+  user_id: string;
+  username: string;
+  scopes: string[];
+  source: ApiKeySource;
+  expires_at: Date | null;
+  revoked: boolean;
+  expired: boolean;
+  user_disabled: boolean;
+  touch_due: boolean;
+}
+
+const SUMMARY_COLUMNS = `k.id, k.user_id, u.username, k.name, k.key_prefix, k.scopes, k.source,
+  k.expires_at, k.revoked_at, k.last_used_at, k.created_at`;
+
+export interface NewManagedKey {
+  readonly userId: string;
+  readonly name: string;
+  readonly hash: Buffer;
+  readonly prefix: string;
+  readonly scopes: readonly Scope[];
+  readonly expiresAt: Date | null;
+  readonly createdBy: string | null;
+}
+
+@Injectable()
+export class ApiKeyRepository {
+  /** System path: the tenant is not known until the key is. One lookup on the unique hash index. */
+  async findForAuthentication(
+    tx: Tx,
+    hash: Buffer,
+    touchAfterSeconds: number,
+  ): Promise<KeyForAuthentication | null> {
+    const { rows } = await tx.query<AuthRow>(
+      `SELECT k.id, k.tenant_id, t.slug AS tenant_slug, k.user_id, u.username, k.scopes, k.source, k.expires_at,
+              k.revoked_at IS NOT NULL AS revoked,
+              (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired,
+              u.disabled_at IS NOT NULL AS user_disabled,
+              (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => $2)) AS touch_due
+         FROM api_keys k
+         JOIN users u ON u.id = k.user_id
+         JOIN tenants t ON t.id = k.tenant_id
+        WHERE k.key_hash = $1`,
+      [hash, touchAfterSeconds],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      tenantSlug: row.tenant_slug,
+      userId: row.user_id,
+      username: row.username,
+      scopes: normalizeScopes(row.scopes),
+      source: row.source,
+      expiresAt: row.expires_at,
+      revoked: row.revoked,
+      expired: row.expired,
+      userDisabled: row.user_disabled,
+      touchDue: row.touch_due,
+    };
+  }
+
+  /** Re-checks the window in SQL so that concurrent requests and replicas write at most once. */
+  async touchLastUsed(tx: Tx, keyId: string, touchAfterSeconds: number): Promise<void> {
+    await tx.query(
+      `UPDATE api_keys SET last_used_at = now()
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - make_interval(secs => $2))`,
+      [keyId, touchAfterSeconds],
+    );
+  }
+
+  async insert(scope: TenantScope, tx: Tx, key: NewManagedKey): Promise<ApiKeySummary> {
+    const { rows } = await tx.query<SummaryRow>(
+      `WITH k AS (
+         INSERT INTO api_keys (tenant_id, user_id, name, key_hash, key_prefix, scopes, source, expires_at, created_by)
+         VALUES ($1, $2, $3, $4, $5, $6, 'managed', $7, $8)
+         RETURNING *
+       )
+       SELECT ${SUMMARY_COLUMNS} FROM k JOIN users u ON u.id = k.user_id`,
+      [
+        scope.tenantId,
+        key.userId,
+        key.name,
+        key.hash,
+        key.prefix,
+        [...key.scopes],
+        key.expiresAt,
+        key.createdBy,
+      ],
+    );
+    return toSummary(rows[0]);
+  }
+
+  async list(scope: TenantScope, tx: Tx, filter: { userId?: string }): Promise<ApiKeySummary[]> {
+    const { rows } = await tx.query<SummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS}
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.tenant_id = $1 AND ($2::uuid IS NULL OR k.user_id = $2::uuid)
+        ORDER BY u.username, k.created_at, k.id`,
+      [scope.tenantId, filter.userId ?? null],
+    );
+    return rows.map(toSummary);
+  }
+
+  /**
+   * Revokes a key of this tenant; revoking twice keeps the first time. The reason becomes 'admin'
+   * even for a key the env bootstrap had revoked, so that re-adding it to the env cannot restore it.
+   * Returns null when no such key is visible to the tenant (another tenant's key included).
+   */
+  async revoke(scope: TenantScope, tx: Tx, keyId: string): Promise<ApiKeySummary | null> {
+    if (!isUuid(keyId)) return null;
+    const { rows } = await tx.query<SummaryRow>(
+      `WITH k AS (
+         UPDATE api_keys
+            SET revoked_at = coalesce(revoked_at, now()),
+                revoked_reason = 'admin'
+          WHERE tenant_id = $1 AND id = $2
+          RETURNING *
+       )
+       SELECT ${SUMMARY_COLUMNS} FROM k JOIN users u ON u.id = k.user_id`,
+      [scope.tenantId, keyId],
+    );
+    return rows[0] ? toSummary(rows[0]) : null;
+  }
+}
+
+function toSummary(row: SummaryRow): ApiKeySummary {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    username: row.username,
+    name: row.name,
+    prefix: row.key_prefix,
+    scopes: normalizeScopes(row.scopes),
+    source: row.source,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+    createdAt: row.created_at,
+  };
+}

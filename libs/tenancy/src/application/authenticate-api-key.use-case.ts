@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import { ApiKeyRepository, type KeyForAuthentication } from '../adapters/api-key.repository';
+import { KEY_REJECTION_MESSAGES, keyRejection } from '../domain/api-key';
+import { classifyApiKey, hashApiKey } from '../domain/api-key-format';
+import type { Principal } from '../domain/principal';
+import { TenancyError, TenancyErrorCode } from '../domain/tenancy.errors';
+import { ApiKeyCache } from './api-key-cache';
+
+/** last_used_at is a "roughly when" field: refreshing it at most once a minute avoids a write per request. */
+export const LAST_USED_RESOLUTION_SECONDS = 60;
+
+/**
+ * Turns a presented key into a Principal, or throws `unauthenticated`.
+ *
+ * Malformed `msk_` keys (bad checksum, typo, truncation) are refused before any database access.
+ * Otherwise one indexed lookup by sha256 (a system transaction: the tenant is not known yet),
+ * plus a last_used_at update at most once a minute per key. Verified keys are cached briefly;
+ * see ApiKeyCache for how quickly revocations take effect.
+ */
+@Injectable()
+export class AuthenticateApiKeyUseCase {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(ApiKeyRepository) private readonly keys: ApiKeyRepository,
+    @Inject(ApiKeyCache) private readonly cache: ApiKeyCache,
+  ) {}
+
+  async execute(rawKey: string, requestId?: string): Promise<Principal> {
+    const format = classifyApiKey(rawKey);
+    if (format === 'invalid') throw unauthenticated('Invalid API key (malformed or bad checksum)');
+
+    const hash = hashApiKey(rawKey);
+    const cacheKey = hash.toString('hex');
+    const cached = this.cache.get(cacheKey);
+    if (cached) return { ...cached, requestId };
+
+    const key = await this.tx.asSystem(async (tx) => {
+      const found = await this.keys.findForAuthentication(tx, hash, LAST_USED_RESOLUTION_SECONDS);
+      const rejection = found ? keyRejection(found, format) : 'unknown';
+      if (!found || rejection) throw unauthenticated(KEY_REJECTION_MESSAGES[rejection ?? 'unknown']);
+      if (found.touchDue) await this.keys.touchLastUsed(tx, found.id, LAST_USED_RESOLUTION_SECONDS);
+      return found;
+    });
+
+    const principal = toPrincipal(key);
+    this.cache.set(cacheKey, principal, key.expiresAt);
+    return { ...principal, requestId };
+  }
+}
+
+function toPrincipal(key: KeyForAuthentication): Omit<Principal, 'requestId'> {
+  return {
+    tenantId: key.tenantId,
+    tenantSlug: key.tenantSlug,
+    userId: key.userId,
+    username: key.username,
+    keyId: key.id,
+    scopes: key.scopes,
+  };
+}
+
+function unauthenticated(message: string): TenancyError {
+  return new TenancyError(TenancyErrorCode.Unauthenticated, message);
+}

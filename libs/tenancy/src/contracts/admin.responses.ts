@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { apiKeyStatus, type ApiKeySummary, type CreatedApiKey } from '../domain/api-key';
+import { SCOPES } from '../domain/principal';
+import type { User } from '../domain/user';
+
+/** Response shapes of the admin routes (snake_case JSON), also used by the CLI's --json output. */
+export const userResponseSchema = z.object({
+  id: z.uuid(),
+  username: z.string(),
+  display_name: z.string().nullable(),
+  is_admin: z.boolean(),
+  disabled_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export type UserResponse = z.infer<typeof userResponseSchema>;
+
+export const apiKeyResponseSchema = z.object({
+  id: z.uuid(),
+  user_id: z.uuid(),
+  username: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  source: z.enum(['managed', 'env']),
+  status: z.enum(['active', 'revoked', 'expired']),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  last_used_at: z.string().nullable(),
+  created_at: z.string(),
+});
+export type ApiKeyResponse = z.infer<typeof apiKeyResponseSchema>;
+
+export const createdApiKeyResponseSchema = apiKeyResponseSchema.extend({
+  key: z.string().describe('The API key itself. Shown only in this response; store it now.'),
+});
+export type CreatedApiKeyResponse = z.infer<typeof createdApiKeyResponseSchema>;
+
+export function toUserResponse(user: User): UserResponse {
+  return {
+    id: user.id,
+    username: user.username,
+    display_name: user.displayName,
+    is_admin: user.isAdmin,
+    disabled_at: iso(user.disabledAt),
+    created_at: user.createdAt.toISOString(),
+  };
+}
+
+export function toApiKeyResponse(key: ApiKeySummary, now: Date = new Date()): ApiKeyResponse {
+  return {
+    id: key.id,
+    user_id: key.userId,
+    username: key.username,
+    name: key.name,
+    prefix: key.prefix,
+    scopes: [...key.scopes],
+    source: key.source,
+    status: apiKeyStatus(key, now),
+    expires_at: iso(key.expiresAt),
+    revoked_at: iso(key.revokedAt),
+    last_used_at: iso(key.lastUsedAt),
+    created_at: key.createdAt.toISOString(),
+  };
+}
+
+export function toCreatedApiKeyResponse(
+  created: CreatedApiKey,
+  now: Date = new Date(),
+): CreatedApiKeyResponse {
+  return { ...toApiKeyResponse(created.key, now), key: created.plaintext };
+}
+
+function iso(value: Date | null): string | null {
+  return value === null ? null : value.toISOString();
+}

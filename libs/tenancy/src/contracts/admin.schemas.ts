@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { SCOPES } from '../domain/principal';
+import { USERNAME_PATTERN, USERNAME_RULE } from '../domain/user';
+
+const required = (what: string) => ({
+  error: (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
+});
+
+/**
+ * Request contracts of the admin routes and the CLI. Each `*Body` object is the wire shape (for
+ * OpenAPI); each `*Schema` maps it to the use case input. Unknown fields are ignored (zod strips them).
+ */
+export const createUserBody = z.object({
+  username: z.string(required('a string')).regex(USERNAME_PATTERN, USERNAME_RULE),
+  display_name: z.string('must be a string').trim().min(1).max(200).nullish(),
+  is_admin: z.boolean('must be true or false').default(false),
+});
+
+export const createUserBodySchema = createUserBody.transform((body) => ({
+  username: body.username,
+  displayName: body.display_name ?? null,
+  isAdmin: body.is_admin,
+}));
+
+export type CreateUserInput = z.output<typeof createUserBodySchema>;
+
+/** Scopes as a JSON array or a comma-separated string (the CLI's `--scopes a,b`). */
+export const scopesSchema = z
+  .union([z.array(z.string()), z.string()], 'must be a list of scopes')
+  .transform((value) =>
+    (Array.isArray(value) ? value : value.split(',')).map((s) => s.trim()).filter(Boolean),
+  )
+  .pipe(
+    z
+      .array(z.enum(SCOPES, `must be one of ${SCOPES.join(', ')}`))
+      .min(1, 'needs at least one scope')
+      .transform((scopes) => [...new Set(scopes)]),
+  );
+
+/** `POST /api/admin/users/:id/keys` and `cli keys create` (the user comes from the path or --user). */
+export const createApiKeyBody = z.object({
+  name: z.string('must be a string').trim().max(100).default(''),
+  scopes: scopesSchema
+    .optional()
+    .describe('Default: memories:read, memories:write, secrets:read, sessions:write'),
+  expires_at: z.iso
+    .datetime({ offset: true, error: 'must be an ISO-8601 date-time such as 2030-01-31T00:00:00Z' })
+    .nullish(),
+});
+
+export const createApiKeyBodySchema = createApiKeyBody.transform((body) => ({
+  name: body.name,
+  scopes: body.scopes,
+  expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+}));
+
+export type CreateApiKeyBody = z.output<typeof createApiKeyBodySchema>;
+
+export interface ListApiKeysInput {
+  /** Username or user id; all of the tenant's keys when absent. */
+  readonly user?: string;
+}
+
+/** `GET /api/admin/keys?user=` and `cli keys list --user`. */
+export const listApiKeysQuery = z.object({
+  user: z.string('must be a string').trim().min(1).max(128).optional().describe('Username or user id'),
+});
+
+export const listApiKeysQuerySchema = listApiKeysQuery.transform((query): ListApiKeysInput =>
+  query.user === undefined ? {} : { user: query.user },
+);

@@ -1,0 +1,62 @@
+import type { Scope } from './principal';
+import type { ApiKeyFormat } from './api-key-format';
+
+export type ApiKeySource = 'managed' | 'env';
+export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
+/** `admin`: revoked by an administrator (sticks); `env_removed`: no longer in the env config (re-adding restores it). */
+export type RevocationReason = 'admin' | 'env_removed';
+
+/** A key as admins see it: never the hash or the plaintext. */
+export interface ApiKeySummary {
+  readonly id: string;
+  readonly userId: string;
+  readonly username: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly scopes: readonly Scope[];
+  readonly source: ApiKeySource;
+  readonly expiresAt: Date | null;
+  readonly revokedAt: Date | null;
+  readonly lastUsedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface CreatedApiKey {
+  readonly key: ApiKeySummary;
+  /** Shown once; only its hash is stored. */
+  readonly plaintext: string;
+}
+
+export function apiKeyStatus(key: Pick<ApiKeySummary, 'revokedAt' | 'expiresAt'>, now: Date): ApiKeyStatus {
+  if (key.revokedAt !== null) return 'revoked';
+  if (key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+/** What authentication needs to know about the key a request presented. */
+export interface KeyCredentials {
+  readonly source: ApiKeySource;
+  readonly revoked: boolean;
+  readonly expired: boolean;
+  readonly userDisabled: boolean;
+}
+
+export type KeyRejection = 'revoked' | 'expired' | 'user_disabled' | 'unknown';
+
+export const KEY_REJECTION_MESSAGES: Readonly<Record<KeyRejection, string>> = {
+  unknown: 'Invalid API key',
+  revoked: 'API key has been revoked',
+  expired: 'API key has expired',
+  user_disabled: 'The user of this API key is disabled',
+};
+
+/** Why a stored key may not authenticate, or null when it may. */
+export function keyRejection(key: KeyCredentials, format: ApiKeyFormat): KeyRejection | null {
+  // Opaque (non msk_) keys exist only for env bootstrap; anything else stored that way is refused.
+  if (format !== 'managed' && key.source !== 'env') return 'unknown';
+  if (format === 'invalid') return 'unknown';
+  if (key.revoked) return 'revoked';
+  if (key.expired) return 'expired';
+  if (key.userDisabled) return 'user_disabled';
+  return null;
+}

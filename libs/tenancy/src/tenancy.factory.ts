@@ -1,0 +1,53 @@
+import type { TransactionRunner } from '@app/persistence';
+import { ApiKeyRepository } from './adapters/api-key.repository';
+import { EnvBootstrapRepository } from './adapters/env-bootstrap.repository';
+import { TenantRepository } from './adapters/tenant.repository';
+import { UserRepository } from './adapters/user.repository';
+import { ApiKeyCache, type ApiKeyCacheOptions } from './application/api-key-cache';
+import { AuditWriter } from './application/audit-writer';
+import { AuthenticateApiKeyUseCase } from './application/authenticate-api-key.use-case';
+import { BootstrapFromEnvUseCase } from './application/bootstrap-from-env.use-case';
+import { CreateApiKeyUseCase } from './application/create-api-key.use-case';
+import { CreateUserUseCase } from './application/create-user.use-case';
+import { ListApiKeysUseCase } from './application/list-api-keys.use-case';
+import { ListUsersUseCase } from './application/list-users.use-case';
+import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
+import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
+
+export interface TenancyUseCases {
+  readonly authenticateApiKey: AuthenticateApiKeyUseCase;
+  readonly bootstrapFromEnv: BootstrapFromEnvUseCase;
+  readonly createUser: CreateUserUseCase;
+  readonly listUsers: ListUsersUseCase;
+  readonly createApiKey: CreateApiKeyUseCase;
+  readonly listApiKeys: ListApiKeysUseCase;
+  readonly revokeApiKey: RevokeApiKeyUseCase;
+  readonly resolveSystemActor: ResolveSystemActorUseCase;
+  readonly cache: ApiKeyCache;
+}
+
+/**
+ * The same wiring as TenancyModule without a Nest container, for the CLI (which should start fast
+ * and without the HTTP stack) and for integration tests.
+ */
+export function createTenancyUseCases(
+  tx: TransactionRunner,
+  cacheOptions?: ApiKeyCacheOptions,
+): TenancyUseCases {
+  const tenants = new TenantRepository();
+  const users = new UserRepository();
+  const keys = new ApiKeyRepository();
+  const audit = new AuditWriter();
+  const cache = new ApiKeyCache(cacheOptions);
+  return {
+    authenticateApiKey: new AuthenticateApiKeyUseCase(tx, keys, cache),
+    bootstrapFromEnv: new BootstrapFromEnvUseCase(tx, tenants, new EnvBootstrapRepository(), keys, audit),
+    createUser: new CreateUserUseCase(tx, users, audit),
+    listUsers: new ListUsersUseCase(tx, users, audit),
+    createApiKey: new CreateApiKeyUseCase(tx, users, keys, audit),
+    listApiKeys: new ListApiKeysUseCase(tx, users, keys, audit),
+    revokeApiKey: new RevokeApiKeyUseCase(tx, keys, audit, cache),
+    resolveSystemActor: new ResolveSystemActorUseCase(tx, tenants),
+    cache,
+  };
+}

@@ -1,0 +1,44 @@
+import { Module } from '@nestjs/common';
+import { ApiKeyRepository } from './adapters/api-key.repository';
+import { EnvBootstrapRepository } from './adapters/env-bootstrap.repository';
+import { TenantRepository } from './adapters/tenant.repository';
+import { UserRepository } from './adapters/user.repository';
+import { ApiKeyCache } from './application/api-key-cache';
+import { AuditWriter } from './application/audit-writer';
+import { AuthenticateApiKeyUseCase } from './application/authenticate-api-key.use-case';
+import { BootstrapFromEnvUseCase } from './application/bootstrap-from-env.use-case';
+import { CreateApiKeyUseCase } from './application/create-api-key.use-case';
+import { CreateUserUseCase } from './application/create-user.use-case';
+import { ListApiKeysUseCase } from './application/list-api-keys.use-case';
+import { ListUsersUseCase } from './application/list-users.use-case';
+import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
+import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
+
+const USE_CASES = [
+  AuthenticateApiKeyUseCase,
+  BootstrapFromEnvUseCase,
+  CreateUserUseCase,
+  ListUsersUseCase,
+  CreateApiKeyUseCase,
+  ListApiKeysUseCase,
+  RevokeApiKeyUseCase,
+  ResolveSystemActorUseCase,
+];
+
+/**
+ * Users, keys and authentication. Needs TransactionRunner from the (global) PersistenceModule.
+ * One ApiKeyCache per process, shared by authentication and revocation.
+ */
+@Module({
+  providers: [
+    TenantRepository,
+    UserRepository,
+    ApiKeyRepository,
+    EnvBootstrapRepository,
+    AuditWriter,
+    { provide: ApiKeyCache, useFactory: () => new ApiKeyCache() },
+    ...USE_CASES,
+  ],
+  exports: [AuditWriter, ...USE_CASES],
+})
+export class TenancyModule {}

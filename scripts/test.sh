@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The one test command: installs/starts PostgreSQL + pgvector and Redis if needed, builds, runs every suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/ensure-services.sh
+if [ ! -d node_modules ]; then npm ci; fi
+npm run --silent typecheck
+npm run --silent lint
+npm run --silent build
+npx vitest run "$@"

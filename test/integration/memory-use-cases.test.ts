@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { OutboxWriter } from '@app/jobs';
+import {
+  CreateMemoryUseCase,
+  DeleteMemoryUseCase,
+  ImportMemoriesUseCase,
+  MemoryError,
+  type NewMemory,
+} from '@app/memories';
+import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
+import { MemoryRepository } from '@app/memories/adapters/memory.repository';
+import { MemoryWriter } from '@app/memories/application/memory-writer';
+import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
+import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+
+const limits = { maxContentBytes: 1024, maxImportBatch: 10, maxListLimit: 100 };
+const memory = (content: string): NewMemory => ({
+  content,
+  category: 'facts',
+  tags: ['t'],
+  expandedKeywords: '',
+  importance: 0.5,
+  project: null,
+});
+
+describe('memory use cases against real Postgres', () => {
+  let db: TestDatabase;
+  let repo: MemoryRepository;
+  let writer: MemoryWriter;
+  let create: CreateMemoryUseCase;
+  let importer: ImportMemoriesUseCase;
+  let remove: DeleteMemoryUseCase;
+  let alice: Principal;
+  let bob: Principal;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('databaseUrl'), 8);
+    repo = new MemoryRepository();
+    writer = new MemoryWriter(repo, new OutboxWriter(), new AuditWriter(), limits);
+    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
+    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), limits);
+    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
+    const tenant = await createTestTenant(db);
+    const principal = async (name: string): Promise<Principal> => ({
+      ...(await tenant.addUser(name)),
+      tenantSlug: tenant.slug,
+      keyId: randomUUID(),
+      scopes: MEMBER_SCOPES,
+    });
+    alice = await principal('alice');
+    bob = await principal('bob');
+  });
+  afterAll(async () => db.close());
+
+  it('row-level security hides alice’s row even when the repository is handed alice’s ids inside bob’s transaction', async () => {
+    const { id } = await create.execute(alice, memory('only alice may read this'));
+    // The application filter says "alice"; the transaction's RLS settings say "bob". RLS wins.
+    const leaked = await db.tx.inTenant(bob, (tx) => repo.findLive(alice, tx, id));
+    expect(leaked).toBeNull();
+    const listed = await db.tx.inTenant(bob, (tx) => repo.list(alice, tx, { limit: 100, offset: 0 }));
+    expect(listed).toEqual({ memories: [], total: 0 });
+    await db.tx.inTenant(bob, (tx) => repo.softDelete(alice, tx, id));
+    expect(await db.tx.inTenant(alice, (tx) => repo.findLive(alice, tx, id))).not.toBeNull();
+  });
+
+  it('stores one row for concurrent exact duplicates and records one index job with it', async () => {
+    const content = `concurrent duplicate ${randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 6 }, () => create.execute(alice, memory(content))));
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    const jobs = await db.tx.asSystem((tx) =>
+      tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM outbox WHERE job_name = 'memory.index' AND payload->>'memoryId' = $1`,
+        [String(results[0].id)],
+      ),
+    );
+    expect(jobs.rows[0].n).toBe(1);
+    const state = await db.tx.inTenant(alice, (tx) =>
+      tx.query<{ status: string }>(`SELECT status FROM memory_index_state WHERE memory_id = $1`, [results[0].id]),
+    );
+    expect(state.rows).toEqual([{ status: expect.stringMatching(/pending|indexed/) }]);
+  });
+
+  it('gives concurrent requests with one Idempotency-Key one row and one answer', async () => {
+    const key = randomUUID();
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => create.execute(alice, memory(`idem ${key}`), { idempotencyKey: key })),
+    );
+    expect(results.every((r) => r.id === results[0].id)).toBe(true);
+  });
+
+  it('rolls back a whole import when one item fails at the database, leaving no rows and no jobs', async () => {
+    const marker = randomUUID();
+    const before = await db.tx.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox`));
+    // importance is checked by the database too: 2 violates the CHECK constraint mid-batch.
+    await expect(
+      importer.execute(alice, [memory(`imp ${marker} a`), { ...memory(`imp ${marker} b`), importance: 2 }]),
+    ).rejects.toThrow();
+    const rows = await db.tx.inTenant(alice, (tx) =>
+      tx.query(`SELECT id FROM memories WHERE content LIKE $1`, [`imp ${marker}%`]),
+    );
+    expect(rows.rows).toHaveLength(0);
+    const after = await db.tx.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox`));
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it('refuses content over the byte limit before opening a transaction', async () => {
+    await expect(create.execute(alice, memory('z'.repeat(1025)))).rejects.toBeInstanceOf(MemoryError);
+  });
+
+  it('lets only the owner delete, and a repeat delete reports it as already deleted', async () => {
+    const { id } = await create.execute(alice, memory(`deletable ${randomUUID()}`));
+    await expect(remove.execute(bob, id)).rejects.toMatchObject({ code: 'memory_not_found' });
+    expect((await remove.execute(alice, id)).preview).toMatch(/^deletable/);
+    expect(await remove.execute(alice, id)).toEqual({ deleted: id, preview: '[already deleted]' });
+  });
+});

@@ -1,0 +1,320 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Queue } from 'bullmq';
+import {
+  BullMqJobQueue,
+  OutboxRelay,
+  OutboxWriter,
+  outboxJobId,
+  type JobPayload,
+  type JobQueue,
+  type QueuedJob,
+} from '@app/jobs';
+import type { TenantScope } from '@app/persistence';
+import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+
+/** Wraps a real queue, records every add, and can simulate an outage. */
+class RecordingQueue implements JobQueue {
+  readonly driver = 'bullmq' as const;
+  readonly added: QueuedJob[] = [];
+  down = false;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(private readonly inner?: JobQueue) {}
+
+  async add(jobs: readonly QueuedJob[]): Promise<void> {
+    if (this.down) throw new Error('simulated outage: connection refused');
+    await this.inner?.add(jobs);
+    this.added.push(...jobs);
+  }
+  async ping(): Promise<void> {}
+  onAvailable(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+  recover(): void {
+    this.down = false;
+    for (const l of this.listeners) l();
+  }
+  async close(): Promise<void> {}
+  addsFor(tenantId: string): QueuedJob[] {
+    return this.added.filter((j) => j.payload.tenantId === tenantId);
+  }
+}
+
+const FAKE_MEMORY_ID_BASE = 900_000_000_000;
+
+interface OutboxState {
+  id: string;
+  dispatched: boolean;
+  attempts: number;
+  last_error: string | null;
+}
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('outbox relay', () => {
+  let db: TestDatabase;
+  let scope: TenantScope;
+  const writer = new OutboxWriter();
+  const redisUrl = inject('redisUrl');
+
+  const payload = (memoryId: number): JobPayload<'memory.index'> => ({
+    tenantId: scope.tenantId,
+    userId: scope.userId,
+    // Far above any real memory id in the shared test database, so other suites never mistake these rows for theirs.
+    memoryId: String(FAKE_MEMORY_ID_BASE + memoryId),
+    contentHash: 'ab'.repeat(32),
+  });
+
+  /** Commits `count` outbox rows in one tenant transaction, as a write path would. */
+  const commitJobs = async (count: number, from = 1): Promise<void> => {
+    await db.tx.inTenant(scope, async (tx) => {
+      for (let i = 0; i < count; i += 1) {
+        await writer.enqueue(scope, tx, {
+          name: 'memory.index',
+          payload: payload(from + i),
+          requestId: `req-${i}`,
+        });
+      }
+    });
+  };
+
+  const rows = async (): Promise<OutboxState[]> => {
+    const result = await db.tx.asSystem((tx) =>
+      tx.query<OutboxState>(
+        `SELECT id::text AS id, dispatched_at IS NOT NULL AS dispatched, attempts, last_error
+           FROM outbox WHERE tenant_id = $1 ORDER BY id`,
+        [scope.tenantId],
+      ),
+    );
+    return result.rows;
+  };
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('databaseUrl'), 6);
+  });
+  afterAll(async () => db.close());
+
+  // Each test gets its own tenant, so its outbox rows are easy to tell apart.
+  const freshTenant = async () => {
+    const tenant = await createTestTenant(db, 'relay');
+    scope = await tenant.addUser('writer');
+  };
+
+  it('hands committed rows to BullMQ under ids derived from the outbox id and marks them dispatched', async () => {
+    await freshTenant();
+    const prefix = `test-relay-${randomUUID().slice(0, 8)}`;
+    const bull = new BullMqJobQueue({ url: redisUrl, prefix });
+    const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
+    try {
+      await commitJobs(3);
+      const relay = new OutboxRelay(db.tx, bull, { batchSize: 100, pollIntervalMs: 1_000 });
+      await relay.drain();
+      const committed = await rows();
+      expect(committed).toHaveLength(3);
+      for (const row of committed) {
+        expect(row).toMatchObject({ dispatched: true, attempts: 1, last_error: null });
+        const job = await inspect.getJob(outboxJobId(row.id));
+        expect(job?.name).toBe('memory.index');
+        expect(job?.data).toMatchObject({ tenantId: scope.tenantId, userId: scope.userId });
+        expect(job?.opts.attempts).toBeGreaterThan(1);
+      }
+      // A second pass finds nothing left to do.
+      const again = await relay.drain();
+      expect(again.failed).toBe(0);
+      expect((await rows()).every((r) => r.attempts === 1)).toBe(true);
+    } finally {
+      await inspect.obliterate({ force: true });
+      await inspect.close();
+      await bull.close();
+    }
+  });
+
+  it('never produces a job for a rolled-back write', async () => {
+    await freshTenant();
+    const queue = new RecordingQueue();
+    await expect(
+      db.tx.inTenant(scope, async (tx) => {
+        await writer.enqueue(scope, tx, { name: 'memory.index', payload: payload(1) });
+        throw new Error('the write failed after enqueueing');
+      }),
+    ).rejects.toThrow('the write failed');
+    const relay = new OutboxRelay(db.tx, queue, { batchSize: 100, pollIntervalMs: 1_000 });
+    await relay.drain();
+    expect(await rows()).toHaveLength(0);
+    expect(queue.addsFor(scope.tenantId)).toHaveLength(0);
+  });
+
+  it('lets two relays work side by side without ever queueing the same row twice', async () => {
+    await freshTenant();
+    const prefix = `test-relay-${randomUUID().slice(0, 8)}`;
+    const bull = new BullMqJobQueue({ url: redisUrl, prefix });
+    const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
+    const second = await openTestDatabase(inject('databaseUrl'), 4);
+    try {
+      await commitJobs(300);
+      const queueA = new RecordingQueue(bull);
+      const queueB = new RecordingQueue(bull);
+      const relayA = new OutboxRelay(db.tx, queueA, { batchSize: 10, pollIntervalMs: 1_000 });
+      const relayB = new OutboxRelay(second.tx, queueB, { batchSize: 10, pollIntervalMs: 1_000 });
+      await Promise.all([relayA.drain(), relayB.drain(), relayA.drain(), relayB.drain()]);
+
+      const adds = [...queueA.addsFor(scope.tenantId), ...queueB.addsFor(scope.tenantId)];
+      const ids = adds.map((j) => j.jobId);
+      expect(ids).toHaveLength(300);
+      expect(new Set(ids).size).toBe(300);
+      // Both relays took part: SKIP LOCKED split the rows between them instead of serialising.
+      expect(queueA.addsFor(scope.tenantId).length).toBeGreaterThan(0);
+      expect(queueB.addsFor(scope.tenantId).length).toBeGreaterThan(0);
+      const committed = await rows();
+      expect(committed.every((r) => r.dispatched && r.attempts === 1)).toBe(true);
+      const missing = [];
+      for (const row of committed) if (!(await inspect.getJob(outboxJobId(row.id)))) missing.push(row.id);
+      expect(missing).toEqual([]);
+    } finally {
+      await second.close();
+      await inspect.obliterate({ force: true });
+      await inspect.close();
+      await bull.close();
+    }
+  });
+
+  it('keeps rows when the queue is down, recording attempts and the error, and delivers them once it is back', async () => {
+    await freshTenant();
+    const queue = new RecordingQueue();
+    queue.down = true;
+    const relay = new OutboxRelay(db.tx, queue, { batchSize: 100, pollIntervalMs: 20, maxBackoffMs: 60_000 });
+    await commitJobs(4);
+    const first = await relay.drain();
+    expect(first.failed).toBeGreaterThanOrEqual(4);
+    for (const row of await rows()) {
+      expect(row).toMatchObject({ dispatched: false, attempts: 1 });
+      expect(row.last_error).toContain('simulated outage');
+    }
+
+    // Started while the queue is still down: it backs off, then the recovery signal wakes it at once.
+    await relay.start();
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await rows()).every((r) => !r.dispatched)).toBe(true);
+      queue.recover();
+      const delivered = await waitFor(
+        'delivery after recovery',
+        async () => {
+          const current = await rows();
+          return current.every((r) => r.dispatched) ? current : undefined;
+        },
+        3_000,
+      );
+      expect(delivered.every((r) => r.attempts >= 2 && r.last_error?.includes('simulated outage'))).toBe(
+        true,
+      );
+      expect(new Set(queue.addsFor(scope.tenantId).map((j) => j.jobId)).size).toBe(4);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('wakes on NOTIFY right after commit instead of waiting for the next poll', async () => {
+    await freshTenant();
+    const queue = new RecordingQueue();
+    const relay = new OutboxRelay(db.tx, queue, {
+      batchSize: 100,
+      pollIntervalMs: 60_000,
+      listen: { connectionString: inject('databaseUrl'), applicationName: 'test-outbox-listener' },
+    });
+    await relay.start();
+    try {
+      // Let the start-up pass finish; after it the relay would sleep for a minute.
+      await new Promise((r) => setTimeout(r, 300));
+      const committedAt = Date.now();
+      await commitJobs(2);
+      await waitFor(
+        'notified delivery',
+        () => (queue.addsFor(scope.tenantId).length === 2 ? true : undefined),
+        5_000,
+      );
+      expect(Date.now() - committedAt).toBeLessThan(5_000);
+      expect((await rows()).every((r) => r.dispatched)).toBe(true);
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('delivers by polling alone when there is no LISTEN connection (embedded mode)', async () => {
+    await freshTenant();
+    const queue = new RecordingQueue();
+    const relay = new OutboxRelay(db.tx, queue, { batchSize: 100, pollIntervalMs: 50 });
+    await relay.start();
+    try {
+      await commitJobs(3);
+      await waitFor(
+        'polled delivery',
+        () => (queue.addsFor(scope.tenantId).length === 3 ? true : undefined),
+        5_000,
+      );
+    } finally {
+      await relay.stop();
+    }
+  });
+
+  it('parks rows naming a job this release does not know, without blocking the rows behind them', async () => {
+    await freshTenant();
+    const queue = new RecordingQueue();
+    const relay = new OutboxRelay(db.tx, queue, {
+      batchSize: 100,
+      pollIntervalMs: 1_000,
+      invalidRowDelayMs: 60_000,
+    });
+    const { rows: inserted } = await db.tx.asSystem((tx) =>
+      tx.query<{ id: string }>(
+        `INSERT INTO outbox (tenant_id, job_name, payload) VALUES ($1, 'memory.reticulate', '{}') RETURNING id::text AS id`,
+        [scope.tenantId],
+      ),
+    );
+    await commitJobs(2);
+    try {
+      await relay.drain();
+      const [unknown, ...known] = await rows();
+      expect(unknown).toMatchObject({ id: inserted[0].id, dispatched: false, attempts: 1 });
+      expect(unknown.last_error).toContain('unknown job "memory.reticulate"');
+      expect(known.every((r) => r.dispatched)).toBe(true);
+      // Parked: the next pass does not pick it up again.
+      await relay.drain();
+      expect((await rows())[0].attempts).toBe(1);
+    } finally {
+      await db.tx.asSystem((tx) => tx.query(`DELETE FROM outbox WHERE id = $1`, [inserted[0].id]));
+    }
+  });
+
+  it('ignores a re-add of a job id BullMQ already holds', async () => {
+    await freshTenant();
+    const prefix = `test-relay-${randomUUID().slice(0, 8)}`;
+    const bull = new BullMqJobQueue({ url: redisUrl, prefix });
+    const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
+    try {
+      const job: QueuedJob = { name: 'memory.index', jobId: outboxJobId(42), payload: payload(42) };
+      await bull.add([job]);
+      await bull.add([job, job]);
+      const counts = await inspect.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');
+      expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(1);
+      await expect(bull.ping()).resolves.toBeUndefined();
+    } finally {
+      await inspect.obliterate({ force: true });
+      await inspect.close();
+      await bull.close();
+    }
+  });
+});

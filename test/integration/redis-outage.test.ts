@@ -1,0 +1,190 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '@app/config';
+import { OutboxWriter } from '@app/jobs';
+import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
+import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
+import { MemoryRepository } from '@app/memories/adapters/memory.repository';
+import { MemoryWriter } from '@app/memories/application/memory-writer';
+import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
+import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { startWorker, type StartedWorker } from '../../apps/worker/src/main';
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** A private redis-server this test may stop and start without disturbing anyone else's. */
+class OwnRedis {
+  private child: ChildProcess | undefined;
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.child = child;
+    let output = '';
+    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+    await waitFor(`redis-server on ${this.port}`, () => {
+      if (child.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
+      return output.includes('Ready to accept connections') ? true : undefined;
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+  }
+}
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const note = (content: string): NewMemory => ({
+  content,
+  category: 'facts',
+  tags: [],
+  expandedKeywords: '',
+  importance: 0.5,
+  project: null,
+});
+
+describe('Redis outage', () => {
+  let db: TestDatabase;
+  let redis: OwnRedis;
+  let worker: StartedWorker | undefined;
+  let create: CreateMemoryUseCase;
+  let alice: Principal;
+
+  const indexState = async (ids: number[]) => {
+    const { rows } = await db.tx.asSystem((tx) =>
+      tx.query<{ memory_id: string; status: string; times_indexed: number }>(
+        `SELECT memory_id::text AS memory_id, status, times_indexed FROM memory_index_state
+          WHERE memory_id = ANY($1::bigint[]) ORDER BY memory_id`,
+        [ids],
+      ),
+    );
+    return rows;
+  };
+
+  const outboxFor = async (ids: number[]) => {
+    const { rows } = await db.tx.asSystem((tx) =>
+      tx.query<{ dispatched: boolean; attempts: number; last_error: string | null }>(
+        `SELECT dispatched_at IS NOT NULL AS dispatched, attempts, last_error FROM outbox
+          WHERE tenant_id = $1 AND payload->>'memoryId' = ANY($2::text[]) ORDER BY id`,
+        [alice.tenantId, ids.map(String)],
+      ),
+    );
+    return rows;
+  };
+
+  const allIndexed = async (ids: number[]) => {
+    const rows = await indexState(ids);
+    return rows.length === ids.length && rows.every((r) => r.status === 'indexed') ? rows : undefined;
+  };
+
+  const ready = async (): Promise<number> => (await fetch(`${worker?.healthUrl}/health/ready`)).status;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('databaseUrl'), 6);
+    const writer = new MemoryWriter(new MemoryRepository(), new OutboxWriter(), new AuditWriter(), {
+      maxContentBytes: 4096,
+      maxImportBatch: 10,
+      maxListLimit: 100,
+    });
+    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
+    const tenant = await createTestTenant(db, 'outage');
+    alice = {
+      ...(await tenant.addUser('alice')),
+      tenantSlug: tenant.slug,
+      keyId: randomUUID(),
+      scopes: MEMBER_SCOPES,
+    };
+
+    redis = new OwnRedis(await freePort());
+    await redis.start();
+    const config = loadConfig({
+      DATABASE_URL: inject('databaseUrl'),
+      REDIS_URL: redis.url,
+      QUEUE_PREFIX: `outage-${randomUUID().slice(0, 8)}`,
+      OUTBOX_POLL_INTERVAL_MS: '100',
+      WORKER_HEALTH_PORT: '0',
+      WORKER_HEALTH_HOST: '127.0.0.1',
+      SHUTDOWN_GRACE_MS: '2000',
+      RUN_MIGRATIONS: 'false',
+      LOG_LEVEL: 'error',
+    });
+    worker = await startWorker(config);
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await redis?.stop();
+    await db?.close();
+  });
+
+  it('accepts writes while Redis is down and runs each of their jobs once Redis is back', async () => {
+    // Healthy baseline: writes flow through the relay and the worker.
+    const before: number[] = [];
+    for (let i = 0; i < 3; i += 1)
+      before.push((await create.execute(alice, note(`before outage ${i} ${randomUUID()}`))).id);
+    await waitFor('baseline indexing', () => allIndexed(before));
+    expect(await ready()).toBe(200);
+
+    await redis.stop();
+    await waitFor('readiness to report Redis down', async () => ((await ready()) === 503 ? true : undefined));
+
+    // The write path never touches Redis: rows and their outbox rows commit.
+    const during: number[] = [];
+    for (let i = 0; i < 5; i += 1)
+      during.push((await create.execute(alice, note(`during outage ${i} ${randomUUID()}`))).id);
+    const stuck = await waitFor('failed relay attempts to be recorded', async () => {
+      const rows = await outboxFor(during);
+      return rows.length === 5 && rows.every((r) => r.attempts >= 1) ? rows : undefined;
+    });
+    expect(stuck.every((r) => !r.dispatched && r.last_error !== null)).toBe(true);
+    // Stay down long enough for several reconnect attempts and relay backoff rounds.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await outboxFor(during)).every((r) => !r.dispatched)).toBe(true);
+    expect((await indexState(during)).every((r) => r.status === 'pending')).toBe(true);
+
+    await redis.start();
+    const indexed = await waitFor('indexing after Redis is back', () => allIndexed(during));
+    expect(indexed.map((r) => r.times_indexed)).toEqual([1, 1, 1, 1, 1]);
+    expect((await outboxFor(during)).every((r) => r.dispatched)).toBe(true);
+    await waitFor('readiness to recover', async () => ((await ready()) === 200 ? true : undefined));
+
+    // Nothing ran twice, before or after the outage.
+    expect((await indexState(before)).map((r) => r.times_indexed)).toEqual([1, 1, 1]);
+  });
+});
