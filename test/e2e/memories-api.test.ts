@@ -57,7 +57,12 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
   });
 
   it('lists only the caller’s memories in the seed shape, with filters and paging', async () => {
-    const mine = await store({ content: 'alice list item', tags: 'deploy, ci', project: 'atlas', importance: 0.9 });
+    const mine = await store({
+      content: 'alice list item',
+      tags: 'deploy, ci',
+      project: 'atlas',
+      importance: 0.9,
+    });
     const theirs = await bob.post<Stored>('/api/memories', { content: 'bob list item', tags: 'deploy' });
     const res = await alice.get<Listed>('/api/memories?tag=deploy&limit=10000');
     expect(res.status).toBe(200);
@@ -107,18 +112,34 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
     }
 
     const got = await alice.get(`/api/memories/${id}`);
-    expect(got.body).toMatchObject({ id, content: 'lifecycle memory', expanded_keywords: 'life cycle', tags: 'a' });
+    expect(got.body).toMatchObject({
+      id,
+      content: 'lifecycle memory',
+      expanded_keywords: 'life cycle',
+      tags: 'a',
+    });
 
     expect((await alice.put(`/api/memories/${id}`, {})).status).toBe(400);
-    expect((await alice.put(`/api/memories/${id}`, { unknown: 1 })).body).toMatchObject({ detail: 'No fields to update' });
-    const updated = await alice.put(`/api/memories/${id}`, { content: 'lifecycle memory v2', importance: 0.7 });
+    expect((await alice.put(`/api/memories/${id}`, { unknown: 1 })).body).toMatchObject({
+      detail: 'No fields to update',
+    });
+    const updated = await alice.put(`/api/memories/${id}`, {
+      content: 'lifecycle memory v2',
+      importance: 0.7,
+    });
     expect(updated.body).toEqual({ updated: id });
-    expect((await alice.get(`/api/memories/${id}`)).body).toMatchObject({ content: 'lifecycle memory v2', importance: 0.7 });
+    expect((await alice.get(`/api/memories/${id}`)).body).toMatchObject({
+      content: 'lifecycle memory v2',
+      importance: 0.7,
+    });
 
     expect((await alice.delete(`/api/memories/${id}/purge`)).status).toBe(409);
     const deleted = await alice.delete(`/api/memories/${id}`);
     expect(deleted.body).toEqual({ deleted: id, preview: 'lifecycle memory v2' });
-    expect((await alice.delete(`/api/memories/${id}`)).body).toEqual({ deleted: id, preview: '[already deleted]' });
+    expect((await alice.delete(`/api/memories/${id}`)).body).toEqual({
+      deleted: id,
+      preview: '[already deleted]',
+    });
     expect((await alice.get(`/api/memories/${id}`)).status).toBe(404);
     expect((await alice.put(`/api/memories/${id}`, { content: 'x' })).status).toBe(404);
 
@@ -168,7 +189,10 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
     const before = (await alice.get<Listed>('/api/memories?limit=10000')).body.total;
     const bad = await alice.post('/api/memories/import', [{ content: 'import three' }, { content: '' }]);
     expect(bad.status).toBe(422);
-    const tooBig = await alice.post('/api/memories/import', Array.from({ length: 6 }, (_, i) => ({ content: `b${i}` })));
+    const tooBig = await alice.post(
+      '/api/memories/import',
+      Array.from({ length: 6 }, (_, i) => ({ content: `b${i}` })),
+    );
     expect(tooBig.status).toBe(400);
     expect(tooBig.body).toMatchObject({ code: 'batch_too_large' });
     expect((await alice.get<Listed>('/api/memories?limit=10000')).body.total).toBe(before);
@@ -189,6 +213,7 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
       ['malformed JSON', '{"content": "unterminated', 400],
       ['JSON array instead of object', [1, 2], 422],
       ['body over the limit', { content: 'y'.repeat(70_000) }, 413],
+      ['force_sensitive without a secret store', { content: 'token abc', force_sensitive: true }, 503],
     ];
     for (const [name, body, status] of cases) {
       const res = await alice.post('/api/memories', body);
@@ -211,7 +236,11 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
 
   it('records an audit row for every write with actor, key and request id', async () => {
     const requestId = `req-${Date.now()}`;
-    const res = await alice.post<Stored>('/api/memories', { content: 'audited write' }, { 'x-request-id': requestId });
+    const res = await alice.post<Stored>(
+      '/api/memories',
+      { content: 'audited write' },
+      { 'x-request-id': requestId },
+    );
     await alice.delete(`/api/memories/${res.body.id}`);
     const pg = new PgClient({ connectionString: inject('databaseUrl') });
     await pg.connect();

@@ -82,12 +82,17 @@ describe('API keys and admin use cases', () => {
     expect(row.key_hash.equals(hashApiKey(created.plaintext))).toBe(true);
     expect(row.whole).not.toContain(created.plaintext.slice(12));
 
+    // The user may also be named by id.
+    const byId = await cases.createApiKey.execute(admin, { ...noExpiry, user: user.id, scopes: undefined });
+    expect(byId.key.userId).toBe(user.id);
+
     const audit = await sql<{ action: string; actor_id: string; key_id: string; request_id: string }>(
       `SELECT action, actor_id, key_id, request_id FROM audit_log WHERE tenant_id = $1 AND actor_id IS NOT NULL ORDER BY id`,
       [tenant.tenantId],
     );
     expect(audit).toEqual([
       { action: 'user.create', actor_id: admin.userId, key_id: admin.keyId, request_id: 'req-admin' },
+      { action: 'api_key.create', actor_id: admin.userId, key_id: admin.keyId, request_id: 'req-admin' },
       { action: 'api_key.create', actor_id: admin.userId, key_id: admin.keyId, request_id: 'req-admin' },
     ]);
   });

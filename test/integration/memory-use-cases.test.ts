@@ -66,7 +66,9 @@ describe('memory use cases against real Postgres', () => {
 
   it('stores one row for concurrent exact duplicates and records one index job with it', async () => {
     const content = `concurrent duplicate ${randomUUID()}`;
-    const results = await Promise.all(Array.from({ length: 6 }, () => create.execute(alice, memory(content))));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => create.execute(alice, memory(content))),
+    );
     expect(new Set(results.map((r) => r.id)).size).toBe(1);
     const jobs = await db.tx.asSystem((tx) =>
       tx.query<{ n: number }>(
@@ -76,7 +78,9 @@ describe('memory use cases against real Postgres', () => {
     );
     expect(jobs.rows[0].n).toBe(1);
     const state = await db.tx.inTenant(alice, (tx) =>
-      tx.query<{ status: string }>(`SELECT status FROM memory_index_state WHERE memory_id = $1`, [results[0].id]),
+      tx.query<{ status: string }>(`SELECT status FROM memory_index_state WHERE memory_id = $1`, [
+        results[0].id,
+      ]),
     );
     expect(state.rows).toEqual([{ status: expect.stringMatching(/pending|indexed/) }]);
   });
@@ -91,7 +95,9 @@ describe('memory use cases against real Postgres', () => {
 
   it('rolls back a whole import when one item fails at the database, leaving no rows and no jobs', async () => {
     const marker = randomUUID();
-    const before = await db.tx.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox`));
+    const before = await db.tx.asSystem((tx) =>
+      tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox`),
+    );
     // importance is checked by the database too: 2 violates the CHECK constraint mid-batch.
     await expect(
       importer.execute(alice, [memory(`imp ${marker} a`), { ...memory(`imp ${marker} b`), importance: 2 }]),
@@ -100,7 +106,9 @@ describe('memory use cases against real Postgres', () => {
       tx.query(`SELECT id FROM memories WHERE content LIKE $1`, [`imp ${marker}%`]),
     );
     expect(rows.rows).toHaveLength(0);
-    const after = await db.tx.asSystem((tx) => tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox`));
+    const after = await db.tx.asSystem((tx) =>
+      tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox`),
+    );
     expect(after.rows[0].n).toBe(before.rows[0].n);
   });
 

@@ -27,7 +27,12 @@ describe('migration runner', () => {
     await c.end();
 
     const sources = [0, 1].map(() =>
-      createDataSource({ url: urlFor(), poolSize: 2, statementTimeoutMs: 60_000, applicationName: 'migrate-test' }),
+      createDataSource({
+        url: urlFor(),
+        poolSize: 2,
+        statementTimeoutMs: 60_000,
+        applicationName: 'migrate-test',
+      }),
     );
     await Promise.all(sources.map((s) => s.initialize()));
     try {

@@ -56,13 +56,17 @@ describe('row-level security', () => {
       );
       return rows[0].id;
     });
-    const seenByBob = await db.tx.inTenant(bob, (tx) => tx.query(`SELECT id FROM memories WHERE id = $1`, [id]));
+    const seenByBob = await db.tx.inTenant(bob, (tx) =>
+      tx.query(`SELECT id FROM memories WHERE id = $1`, [id]),
+    );
     expect(seenByBob.rows).toHaveLength(0);
     const updatedByBob = await db.tx.inTenant(bob, (tx) =>
       tx.query(`UPDATE memories SET content = 'pwned' WHERE id = $1`, [id]),
     );
     expect(updatedByBob.rowCount).toBe(0);
-    const seenByAlice = await db.tx.inTenant(alice, (tx) => tx.query(`SELECT content FROM memories WHERE id = $1`, [id]));
+    const seenByAlice = await db.tx.inTenant(alice, (tx) =>
+      tx.query(`SELECT content FROM memories WHERE id = $1`, [id]),
+    );
     expect(seenByAlice.rows).toEqual([{ content: 'alice secret plan' }]);
   });
 
@@ -73,10 +77,10 @@ describe('row-level security', () => {
     const mallory = await t2.addUser('mallory');
     await expect(
       db.tx.inTenant(mallory, (tx) =>
-        tx.query(`INSERT INTO memories (tenant_id, owner_id, content, content_hash) VALUES ($1, $2, 'x', '\\x00')`, [
-          alice.tenantId,
-          alice.userId,
-        ]),
+        tx.query(
+          `INSERT INTO memories (tenant_id, owner_id, content, content_hash) VALUES ($1, $2, 'x', '\\x00')`,
+          [alice.tenantId, alice.userId],
+        ),
       ),
     ).rejects.toThrow(/row-level security/);
   });

@@ -24,7 +24,11 @@ export interface RunningProcess {
 }
 
 /** Starts `npm run <script>`-equivalent built entry points directly with node (no npm wrapper in between). */
-export function startNodeProcess(entry: string, env: Record<string, string>, args: string[] = []): RunningProcess {
+export function startNodeProcess(
+  entry: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): RunningProcess {
   const child = spawn(process.execPath, [resolve(ROOT, entry), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
@@ -70,7 +74,11 @@ export interface ApiProcess extends RunningProcess {
 
 export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
-  const proc = startNodeProcess('dist/apps/api/src/main.js', { PORT: String(port), HOST: '127.0.0.1', ...env });
+  const proc = startNodeProcess('dist/apps/api/src/main.js', {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    ...env,
+  });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health/ready`, 90_000, proc);
   return { ...proc, url };

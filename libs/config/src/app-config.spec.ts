@@ -21,13 +21,23 @@ describe('loadConfig', () => {
   it('reports every invalid variable in one error without echoing secret values', () => {
     let error: unknown;
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://secret-pass@x', API_KEYS: '{not json', LOG_LEVEL: 'loud' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://secret-pass@x',
+        API_KEYS: '{not json',
+        LOG_LEVEL: 'loud',
+      });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems;
-    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['API_KEYS', 'DATABASE_URL', 'LOG_LEVEL', 'PORT']);
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'API_KEYS',
+      'DATABASE_URL',
+      'LOG_LEVEL',
+      'PORT',
+    ]);
     expect((error as Error).message).not.toContain('secret-pass');
   });
 });

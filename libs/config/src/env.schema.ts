@@ -1,7 +1,13 @@
 import { z } from 'zod';
 
 /** Variables whose values must never appear in logs or error messages. */
-export const SENSITIVE_ENV_KEYS = ['DATABASE_URL', 'REDIS_URL', 'API_KEYS', 'API_KEY', 'ADMIN_API_KEY'] as const;
+export const SENSITIVE_ENV_KEYS = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'API_KEYS',
+  'API_KEY',
+  'ADMIN_API_KEY',
+] as const;
 
 const optionalString = z
   .string()
@@ -25,7 +31,10 @@ const apiKeysJson = z
     try {
       parsed = JSON.parse(raw);
     } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object such as {"alice":"key-a","bob":"key-b"}' });
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be a JSON object such as {"alice":"key-a","bob":"key-b"}',
+      });
       return z.NEVER;
     }
     const shape = z.record(
@@ -58,12 +67,18 @@ export const envSchema = z.object({
   REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     message: 'must start with redis:// or rediss://',
   }),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('memsvc'),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('memsvc'),
   DATA_DIR: z.string().default('./data'),
   API_KEYS: apiKeysJson,
   API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
-  DEFAULT_TENANT: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/).default('default'),
+  DEFAULT_TENANT: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/)
+    .default('default'),
   BODY_LIMIT_BYTES: int(1_048_576, 1024, 64 * 1_048_576),
   REQUEST_TIMEOUT_MS: int(30_000, 1000, 600_000),
   MAX_CONTENT_BYTES: int(16_384, 256, 1_048_576),

@@ -24,7 +24,8 @@ export class PersistenceModule implements OnApplicationShutdown {
           provide: DataSource,
           inject: [APP_CONFIG],
           useFactory: async (config: AppConfig) => {
-            if (!config.database.url) throw new Error('database URL is not set (embedded database not started?)');
+            if (!config.database.url)
+              throw new Error('database URL is not set (embedded database not started?)');
             const dataSource = createDataSource({
               url: config.database.url,
               poolSize: config.database.poolSize,
@@ -35,7 +36,9 @@ export class PersistenceModule implements OnApplicationShutdown {
             if (options.migrate && config.database.runMigrations) {
               const result = await runMigrations(dataSource);
               if (result.applied.length > 0) {
-                new Logger('Migrations').log(`applied ${result.applied.length}: ${result.applied.join(', ')}`);
+                new Logger('Migrations').log(
+                  `applied ${result.applied.length}: ${result.applied.join(', ')}`,
+                );
               }
             }
             return dataSource;

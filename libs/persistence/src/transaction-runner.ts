@@ -40,7 +40,10 @@ export class TransactionRunner {
     });
   }
 
-  private async run<T>(work: (tx: Tx) => Promise<T>, setup: (runner: QueryRunner) => Promise<void>): Promise<T> {
+  private async run<T>(
+    work: (tx: Tx) => Promise<T>,
+    setup: (runner: QueryRunner) => Promise<void>,
+  ): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
@@ -64,7 +67,10 @@ function wrap(runner: QueryRunner): Tx {
   return {
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       const result = await runner.query(sql, params ? [...params] : undefined, true);
-      return { rows: (result.records ?? []) as Row[], rowCount: result.affected ?? result.records?.length ?? 0 };
+      return {
+        rows: (result.records ?? []) as Row[],
+        rowCount: result.affected ?? result.records?.length ?? 0,
+      };
     },
   };
 }

@@ -11,7 +11,11 @@ export interface TestDatabase {
 export async function openTestDatabase(url: string, poolSize = 4): Promise<TestDatabase> {
   const dataSource = createDataSource({ url, poolSize, statementTimeoutMs: 30_000, applicationName: 'test' });
   await dataSource.initialize();
-  return { dataSource, tx: new TransactionRunner(dataSource, 'memory_app'), close: () => dataSource.destroy() };
+  return {
+    dataSource,
+    tx: new TransactionRunner(dataSource, 'memory_app'),
+    close: () => dataSource.destroy(),
+  };
 }
 
 export interface TestTenant {
@@ -25,9 +29,10 @@ export interface TestTenant {
 export async function createTestTenant(db: TestDatabase, prefix = 't'): Promise<TestTenant> {
   const slug = `${prefix}-${randomUUID().slice(0, 12)}`;
   const tenantId = await db.tx.asSystem(async (tx) => {
-    const { rows } = await tx.query<{ id: string }>(`INSERT INTO tenants (slug, name) VALUES ($1, $1) RETURNING id`, [
-      slug,
-    ]);
+    const { rows } = await tx.query<{ id: string }>(
+      `INSERT INTO tenants (slug, name) VALUES ($1, $1) RETURNING id`,
+      [slug],
+    );
     return rows[0].id;
   });
   return {

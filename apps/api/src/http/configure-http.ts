@@ -4,7 +4,6 @@ import { SwaggerModule } from '@nestjs/swagger';
 import rateLimit from '@fastify/rate-limit';
 import type { AppConfig } from '@app/config';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
-import { toErrorResponse } from './error-mapping';
 import { registerInputGuards } from './input-guards';
 
 /** Paths served outside the `/api` prefix and without authentication. */
@@ -15,14 +14,8 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   const fastify = app.getHttpAdapter().getInstance();
   registerInputGuards(fastify);
 
-  // Errors raised by Fastify itself (body parsing, size limit) never reach Nest's filters.
-  fastify.setErrorHandler((error, request, reply) => {
-    const mapped = toErrorResponse(error);
-    if (mapped.status >= 500) request.log.error({ err: error }, 'request failed');
-    if (mapped.headers) void reply.headers(mapped.headers);
-    void reply.status(mapped.status).send(mapped.body);
-  });
-
+  // Errors raised by Fastify itself (body parsing, size limit) reach HttpExceptionFilter too:
+  // Nest installs Fastify's error handler during init and routes it through the global filters.
   if (config.http.rateLimitPerMinute > 0) {
     await app.register(rateLimit, {
       max: config.http.rateLimitPerMinute,
@@ -38,6 +31,8 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
     });
   }
 
-  app.setGlobalPrefix('api', { exclude: UNPREFIXED_PATHS.map((path) => ({ path, method: RequestMethod.ALL })) });
+  app.setGlobalPrefix('api', {
+    exclude: UNPREFIXED_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
+  });
   SwaggerModule.setup('docs', app, buildOpenApiDocument() as never, { jsonDocumentUrl: 'docs/json' });
 }

@@ -24,6 +24,8 @@ export function memoryErrorStatus(code: MemoryErrorCode): number {
     case MemoryErrorCode.NotDeleted:
     case MemoryErrorCode.DuplicateContent:
       return 409;
+    case MemoryErrorCode.SecretStoreUnavailable:
+      return 503;
   }
 }
 

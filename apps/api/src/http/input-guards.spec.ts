@@ -9,6 +9,8 @@ describe('findInvalidText', () => {
   });
 
   it('accepts ordinary text, emoji (valid surrogate pairs) and non-string values', () => {
-    expect(findInvalidText({ content: 'deploy 🚀 on Friday', n: 1, ok: true, nested: [null, { a: 'é' }] })).toBeNull();
+    expect(
+      findInvalidText({ content: 'deploy 🚀 on Friday', n: 1, ok: true, nested: [null, { a: 'é' }] }),
+    ).toBeNull();
   });
 });

@@ -22,7 +22,11 @@ export function describeZodError(error: z.ZodError): string {
 }
 
 /** Parses input with a zod contract or throws a readable RequestValidationError. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, status: 400 | 422 = 422): z.output<S> {
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  status: 400 | 422 = 422,
+): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw new RequestValidationError(describeZodError(result.error), status);
   return result.data;

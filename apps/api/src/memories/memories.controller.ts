@@ -30,6 +30,7 @@ const toNewMemory = (body: StoreMemoryBody) => ({
   expandedKeywords: body.expanded_keywords,
   importance: body.importance,
   project: body.project ?? null,
+  forceSensitive: body.force_sensitive,
 });
 
 /** Seed-compatible memory routes. Each method validates, calls one use case, and shapes the answer. */
@@ -63,7 +64,10 @@ export class MemoriesController {
   @Get()
   @RequireScopes('memories:read')
   async list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
-    const result = await this.listMemories.execute(principal, parseInput(listMemoriesQuerySchema, query, 400));
+    const result = await this.listMemories.execute(
+      principal,
+      parseInput(listMemoriesQuerySchema, query, 400),
+    );
     return { memories: result.memories.map(presentListItem), total: result.total };
   }
 

@@ -5,10 +5,17 @@ describe('OpenAPI document', () => {
   it('describes the memory routes from the zod contracts', () => {
     const doc = buildOpenApiDocument();
     expect(Object.keys(doc.paths)).toEqual(
-      expect.arrayContaining(['/api/memories', '/api/memories/{id}', '/api/memories/import']),
+      expect.arrayContaining([
+        '/api/memories',
+        '/api/memories/{id}',
+        '/api/memories/import',
+        '/api/admin/users/{id}/keys',
+      ]),
     );
     const body = doc.paths['/api/memories'].post?.requestBody as {
-      content: { 'application/json': { schema: { properties: Record<string, unknown>; required?: string[] } } };
+      content: {
+        'application/json': { schema: { properties: Record<string, unknown>; required?: string[] } };
+      };
     };
     expect(Object.keys(body.content['application/json'].schema.properties)).toEqual(
       expect.arrayContaining(['content', 'category', 'tags', 'importance']),

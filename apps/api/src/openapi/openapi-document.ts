@@ -15,6 +15,7 @@ import {
   updateMemorySchema,
   updateResponse,
 } from '@app/memories';
+import { ADMIN_ROUTES } from './admin-routes';
 
 const errorBody = z.object({ detail: z.string(), code: z.string() });
 const idParam = z.object({ id: z.string().regex(/^\d+$/) });
@@ -35,7 +36,10 @@ const ROUTES: RouteConfig[] = [
     method: 'post',
     path: '/api/memories',
     summary: 'Store a memory (exact duplicates return the existing id)',
-    request: { body: json(storeMemorySchema), headers: z.object({ 'idempotency-key': z.string().optional() }) },
+    request: {
+      body: json(storeMemorySchema),
+      headers: z.object({ 'idempotency-key': z.string().optional() }),
+    },
     responses: { 200: ok(storedMemoryResponse), ...errors },
   },
   {
@@ -57,7 +61,11 @@ const ROUTES: RouteConfig[] = [
     path: '/api/memories/{id}',
     summary: 'Update fields of a memory',
     request: { params: idParam, body: json(updateMemorySchema) },
-    responses: { 200: ok(updateResponse), 409: { description: 'Duplicate content', ...json(errorBody) }, ...errors },
+    responses: {
+      200: ok(updateResponse),
+      409: { description: 'Duplicate content', ...json(errorBody) },
+      ...errors,
+    },
   },
   {
     method: 'delete',
@@ -78,7 +86,11 @@ const ROUTES: RouteConfig[] = [
     path: '/api/memories/{id}/purge',
     summary: 'Permanently remove a soft-deleted memory',
     request: { params: idParam },
-    responses: { 200: ok(purgeResponse), 409: { description: 'Not deleted yet', ...json(errorBody) }, ...errors },
+    responses: {
+      200: ok(purgeResponse),
+      409: { description: 'Not deleted yet', ...json(errorBody) },
+      ...errors,
+    },
   },
   {
     method: 'post',
@@ -99,7 +111,7 @@ const ROUTES: RouteConfig[] = [
 export function buildOpenApiDocument(extraRoutes: readonly RouteConfig[] = []) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  for (const route of [...ROUTES, ...extraRoutes]) {
+  for (const route of [...ROUTES, ...ADMIN_ROUTES, ...extraRoutes]) {
     registry.registerPath({ security: [{ bearer: [] }], ...route });
   }
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({

@@ -154,15 +154,13 @@ export class OutboxRelay {
 
   private sleep(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done(): void {
+      const done = (): void => {
         clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
         this.wake = undefined;
-        done();
+        resolve();
       };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
     });
   }
 }

@@ -1,9 +1,6 @@
 import type { TenantScope, Tx } from '@app/persistence';
 
-export type IdempotencyClaim<R> =
-  | { kind: 'fresh' }
-  | { kind: 'replay'; response: R }
-  | { kind: 'mismatch' };
+export type IdempotencyClaim<R> = { kind: 'fresh' } | { kind: 'replay'; response: R } | { kind: 'mismatch' };
 
 /**
  * Remembers the response to a request sent with an Idempotency-Key. The claim row is inserted in

@@ -119,7 +119,10 @@ export class MemoryRepository {
     query: MemoryFilter & { limit: number; offset: number },
   ): Promise<{ memories: Memory[]; total: number }> {
     const { where, params } = this.filterClause(scope, query);
-    const total = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories m WHERE ${where}`, params);
+    const total = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM memories m WHERE ${where}`,
+      params,
+    );
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
         WHERE ${where}
@@ -172,7 +175,12 @@ export class MemoryRepository {
     );
   }
 
-  async hasLiveDuplicate(scope: TenantScope, tx: Tx, id: number, contentHash: Buffer): Promise<number | null> {
+  async hasLiveDuplicate(
+    scope: TenantScope,
+    tx: Tx,
+    id: number,
+    contentHash: Buffer,
+  ): Promise<number | null> {
     const { rows } = await tx.query<{ id: string }>(
       `SELECT id FROM memories
         WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL AND id <> $4`,
@@ -190,7 +198,10 @@ export class MemoryRepository {
 
   async countMatching(scope: TenantScope, tx: Tx, filter: MemoryFilter): Promise<number> {
     const { where, params } = this.filterClause(scope, filter);
-    const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories m WHERE ${where}`, params);
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM memories m WHERE ${where}`,
+      params,
+    );
     return rows[0].n;
   }
 

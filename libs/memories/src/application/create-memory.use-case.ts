@@ -20,7 +20,11 @@ export class CreateMemoryUseCase {
     private readonly idempotency: IdempotencyRepository,
   ) {}
 
-  async execute(principal: Principal, input: NewMemory, options: CreateMemoryOptions = {}): Promise<StoredMemory> {
+  async execute(
+    principal: Principal,
+    input: NewMemory,
+    options: CreateMemoryOptions = {},
+  ): Promise<StoredMemory> {
     this.writer.assertValid(input);
     return this.tx.inTenant(principal, async (tx) => {
       const key = options.idempotencyKey;

@@ -27,7 +27,8 @@ export class ImportMemoriesUseCase {
       try {
         this.writer.assertValid(item);
       } catch (error) {
-        if (error instanceof MemoryError) throw new MemoryError(error.code, `item ${index}: ${error.message}`);
+        if (error instanceof MemoryError)
+          throw new MemoryError(error.code, `item ${index}: ${error.message}`);
         throw error;
       }
     });

@@ -18,10 +18,15 @@ export class ListMemoriesUseCase {
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
   ) {}
 
-  async execute(principal: Principal, input: ListMemoriesInput): Promise<{ memories: Memory[]; total: number }> {
+  async execute(
+    principal: Principal,
+    input: ListMemoriesInput,
+  ): Promise<{ memories: Memory[]; total: number }> {
     // Clients ask for "everything" with limit=10000; clamp rather than refuse.
     const limit = Math.min(input.limit ?? DEFAULT_LIST_LIMIT, this.limits.maxListLimit);
     const offset = input.offset ?? 0;
-    return this.tx.inTenant(principal, (tx) => this.memories.list(principal, tx, { ...input, limit, offset }));
+    return this.tx.inTenant(principal, (tx) =>
+      this.memories.list(principal, tx, { ...input, limit, offset }),
+    );
   }
 }

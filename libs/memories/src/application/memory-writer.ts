@@ -6,6 +6,7 @@ import { MemoryRepository } from '../adapters/memory.repository';
 import { assertContentSize, contentHash } from '../domain/content-rules';
 import { indexInputHash } from '../domain/index-input';
 import type { NewMemory, StoredMemory } from '../domain/memory';
+import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 
 /**
@@ -23,6 +24,13 @@ export class MemoryWriter {
 
   assertValid(memory: NewMemory): void {
     assertContentSize(memory.content, this.limits.maxContentBytes);
+    if (memory.forceSensitive) {
+      // No secret store is configured in this release: refuse rather than keep a secret in clear.
+      throw new MemoryError(
+        MemoryErrorCode.SecretStoreUnavailable,
+        'force_sensitive needs a secret store (Vault or MEMORY_ENCRYPTION_KEY), which is not available; nothing was stored',
+      );
+    }
   }
 
   async store(principal: Principal, tx: Tx, memory: NewMemory): Promise<StoredMemory & { created: boolean }> {
@@ -33,7 +41,11 @@ export class MemoryWriter {
     });
     if (stored.created) {
       await this.scheduleIndexing(principal, tx, stored.id, memory);
-      await this.audit.record(principal, tx, { action: 'memory.create', targetType: 'memory', targetId: stored.id });
+      await this.audit.record(principal, tx, {
+        action: 'memory.create',
+        targetType: 'memory',
+        targetId: stored.id,
+      });
     }
     return stored;
   }

@@ -18,7 +18,10 @@ export class PurgeMemoryUseCase {
       const current = await this.memories.lockOwned(principal, tx, id);
       if (!current) throw MemoryError.notFound(id);
       if (!current.deleted) {
-        throw new MemoryError(MemoryErrorCode.NotDeleted, `Memory ${id} is not deleted; delete it before purging`);
+        throw new MemoryError(
+          MemoryErrorCode.NotDeleted,
+          `Memory ${id} is not deleted; delete it before purging`,
+        );
       }
       await this.memories.purge(principal, tx, id);
       await this.audit.record(principal, tx, { action: 'memory.purge', targetType: 'memory', targetId: id });

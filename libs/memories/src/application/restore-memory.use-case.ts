@@ -26,7 +26,11 @@ export class RestoreMemoryUseCase {
         );
       }
       await this.memories.restore(principal, tx, id);
-      await this.audit.record(principal, tx, { action: 'memory.restore', targetType: 'memory', targetId: id });
+      await this.audit.record(principal, tx, {
+        action: 'memory.restore',
+        targetType: 'memory',
+        targetId: id,
+      });
       return { restored: id };
     });
   }

@@ -38,7 +38,10 @@ export class UpdateMemoryUseCase {
         hash = contentHash(patch.content);
         const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, hash);
         if (duplicate !== null) {
-          throw new MemoryError(MemoryErrorCode.DuplicateContent, `Memory ${duplicate} already has this content`);
+          throw new MemoryError(
+            MemoryErrorCode.DuplicateContent,
+            `Memory ${duplicate} already has this content`,
+          );
         }
       }
       await this.memories.update(principal, tx, id, { ...patch, contentHash: hash });

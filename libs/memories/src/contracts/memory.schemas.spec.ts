@@ -4,7 +4,14 @@ import { listMemoriesQuerySchema, storeMemorySchema, updateMemorySchema } from '
 describe('memory contracts', () => {
   it('fills seed defaults and ignores unknown fields', () => {
     const parsed = storeMemorySchema.parse({ content: 'x', user_id: 'mallory', extra: 1 });
-    expect(parsed).toEqual({ content: 'x', category: 'facts', tags: [], expanded_keywords: '', importance: 0.5 });
+    expect(parsed).toEqual({
+      content: 'x',
+      category: 'facts',
+      tags: [],
+      expanded_keywords: '',
+      importance: 0.5,
+      force_sensitive: false,
+    });
   });
 
   it('accepts tags as a comma-separated string or an array and de-duplicates them', () => {
@@ -21,7 +28,10 @@ describe('memory contracts', () => {
   });
 
   it('parses list paging strictly', () => {
-    expect(listMemoriesQuerySchema.parse({ limit: '10000', offset: '5' })).toEqual({ limit: 10000, offset: 5 });
+    expect(listMemoriesQuerySchema.parse({ limit: '10000', offset: '5' })).toEqual({
+      limit: 10000,
+      offset: 5,
+    });
     expect(listMemoriesQuerySchema.safeParse({ limit: '-1' }).success).toBe(false);
     expect(listMemoriesQuerySchema.safeParse({ limit: 'ten' }).success).toBe(false);
   });

@@ -14,13 +14,18 @@ export const categorySchema = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(categoryPattern, 'category must be a short slug: 1-64 of a-z, 0-9, "_", "-", "." starting with a letter or digit');
+  .regex(
+    categoryPattern,
+    'category must be a short slug: 1-64 of a-z, 0-9, "_", "-", "." starting with a letter or digit',
+  );
 
 /** Tags arrive as "a, b" (seed clients) or ["a","b"]; stored as a de-duplicated list. */
 export const tagsSchema = z
   .union([z.string().max(4096), z.array(z.string().max(MAX_TAG_LENGTH)).max(MAX_TAGS)])
   .transform((value, ctx) => {
-    const parts = (Array.isArray(value) ? value : value.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+    const parts = (Array.isArray(value) ? value : value.split(','))
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
     const tags = [...new Set(parts)];
     if (tags.length > MAX_TAGS) {
       ctx.addIssue({ code: 'custom', message: `at most ${MAX_TAGS} tags` });
@@ -44,7 +49,9 @@ export const importanceSchema = z.preprocess(
   z.number().min(0, 'importance must be between 0 and 1').max(1, 'importance must be between 0 and 1'),
 );
 
-const contentSchema = z.string({ error: 'content is required and must be a string' }).min(1, 'content must not be empty');
+const contentSchema = z
+  .string({ error: 'content is required and must be a string' })
+  .min(1, 'content must not be empty');
 const keywordsSchema = z.string().max(4096, 'expanded_keywords is at most 4096 characters');
 const projectSchema = z.string().trim().min(1).max(200).nullable();
 
@@ -55,6 +62,7 @@ export const storeMemorySchema = z.object({
   expanded_keywords: keywordsSchema.default(''),
   importance: importanceSchema.default(0.5),
   project: projectSchema.optional(),
+  force_sensitive: z.boolean().default(false),
 });
 export type StoreMemoryBody = z.output<typeof storeMemorySchema>;
 
@@ -94,7 +102,9 @@ export const bulkDeleteSchema = z
   });
 export type BulkDeleteBody = z.output<typeof bulkDeleteSchema>;
 
-export const importMemoriesSchema = z.array(storeMemorySchema, { error: 'body must be a JSON array of memories' });
+export const importMemoriesSchema = z.array(storeMemorySchema, {
+  error: 'body must be a JSON array of memories',
+});
 
 export const memoryIdSchema = z
   .string()
@@ -102,7 +112,11 @@ export const memoryIdSchema = z
   .transform(Number);
 
 // Response shapes (documented in OpenAPI; produced by the presenters).
-export const storedMemoryResponse = z.object({ id: z.number().int(), category: z.string(), importance: z.number() });
+export const storedMemoryResponse = z.object({
+  id: z.number().int(),
+  category: z.string(),
+  importance: z.number(),
+});
 export const memoryListItemResponse = z.object({
   id: z.number().int(),
   content: z.string(),
@@ -116,9 +130,16 @@ export const memoryListItemResponse = z.object({
   updated_at: z.string(),
 });
 export const memoryDetailResponse = memoryListItemResponse.extend({ expanded_keywords: z.string() });
-export const memoryListResponse = z.object({ memories: z.array(memoryListItemResponse), total: z.number().int() });
+export const memoryListResponse = z.object({
+  memories: z.array(memoryListItemResponse),
+  total: z.number().int(),
+});
 export const deleteResponse = z.object({ deleted: z.number().int(), preview: z.string() });
 export const updateResponse = z.object({ updated: z.number().int() });
 export const restoreResponse = z.object({ restored: z.number().int() });
 export const purgeResponse = z.object({ purged: z.number().int() });
-export const bulkDeleteResponse = z.object({ matched: z.number().int(), deleted: z.number().int(), dry_run: z.boolean() });
+export const bulkDeleteResponse = z.object({
+  matched: z.number().int(),
+  deleted: z.number().int(),
+  dry_run: z.boolean(),
+});

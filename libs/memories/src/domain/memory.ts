@@ -16,6 +16,8 @@ export interface Memory {
 
 export interface NewMemory {
   readonly content: string;
+  /** The caller says the content is a secret; it must never be stored in clear. */
+  readonly forceSensitive?: boolean;
   readonly category: string;
   readonly tags: readonly string[];
   readonly expandedKeywords: string;
@@ -23,7 +25,9 @@ export interface NewMemory {
   readonly project: string | null;
 }
 
-export type MemoryPatch = Partial<Pick<NewMemory, 'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance'>>;
+export type MemoryPatch = Partial<
+  Pick<NewMemory, 'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance'>
+>;
 
 export interface MemoryFilter {
   readonly category?: string;
