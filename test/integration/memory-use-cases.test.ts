@@ -72,8 +72,9 @@ describe('memory use cases against real Postgres', () => {
     expect(new Set(results.map((r) => r.id)).size).toBe(1);
     const jobs = await db.tx.asSystem((tx) =>
       tx.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM outbox WHERE job_name = 'memory.index' AND payload->>'memoryId' = $1`,
-        [String(results[0].id)],
+        `SELECT count(*)::int AS n FROM outbox
+          WHERE tenant_id = $1 AND job_name = 'memory.index' AND payload->>'memoryId' = $2`,
+        [alice.tenantId, String(results[0].id)],
       ),
     );
     expect(jobs.rows[0].n).toBe(1);

@@ -41,7 +41,8 @@ export function startNodeProcess(
     child,
     output: () => output,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      // A child killed by a signal has exitCode null but signalCode set: it is gone all the same.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = (await once(child, 'exit')) as [number | null];
       return code;
