@@ -17,7 +17,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['libs/config/**/*.ts', 'test/**/*.ts', 'libs/testing/**/*.ts', 'vitest.config.ts', 'scripts/**/*.ts'],
+    files: [
+      'libs/config/**/*.ts',
+      'test/**/*.ts',
+      'libs/testing/**/*.ts',
+      'vitest.config.ts',
+      'scripts/**/*.ts',
+    ],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

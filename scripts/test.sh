@@ -4,7 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/ensure-services.sh
-if [ ! -d node_modules ]; then npm ci; fi
+if [ ! -d node_modules ]; then npm install --no-audit --no-fund; fi
 npm run --silent typecheck
 npm run --silent lint
 npm run --silent build
