@@ -1,64 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client as PgClient } from 'pg';
 import { client } from '../support/http-client';
 import { teamFixture } from '../support/e2e-env';
 import {
-  freePort,
   startApiProcess,
   startWorkerProcess,
   type ApiProcess,
   type WorkerProcess,
 } from '../support/processes';
-
-/** A redis-server of this test's own, so it can be stopped and started without disturbing others. */
-class OwnRedis {
-  private child: ChildProcess | undefined;
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    this.child = child;
-    let output = '';
-    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    await waitFor(`redis-server on ${this.port}`, () => {
-      if (child.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
-      return output.includes('Ready to accept connections') ? true : undefined;
-    });
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-  }
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 60_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { PrivateRedis } from '../support/private-redis';
+import { waitFor } from '../support/wait-for';
 
 interface IndexRow {
   memory_id: string;
@@ -68,7 +20,7 @@ interface IndexRow {
 }
 
 describe('acceptance 4: two APIs and two workers share Postgres and Redis', () => {
-  let redis: OwnRedis;
+  let redis: PrivateRedis;
   let apis: ApiProcess[] = [];
   let workers: WorkerProcess[] = [];
   let pg: PgClient;
@@ -95,7 +47,7 @@ describe('acceptance 4: two APIs and two workers share Postgres and Redis', () =
   beforeAll(async () => {
     pg = new PgClient({ connectionString: inject('databaseUrl') });
     await pg.connect();
-    redis = new OwnRedis(await freePort());
+    redis = await PrivateRedis.create();
     await redis.start();
     const env = { ...team.env, REDIS_URL: redis.url };
     apis = await Promise.all([startApiProcess(env), startApiProcess(env)]);

@@ -24,6 +24,7 @@ import { MemoryWriter } from '@app/memories/application/memory-writer';
 import { PersistenceModule } from '@app/persistence';
 import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { waitFor } from '../support/wait-for';
 import { MemoryIndexProcessor } from '../../apps/worker/src/processors/memory-index.processor';
 import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
 
@@ -45,16 +46,6 @@ interface IndexStateRow {
   times_indexed: number;
   last_error: string | null;
   indexed_at: Date | null;
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('memory.index job', () => {

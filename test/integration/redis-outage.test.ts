@@ -1,7 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { OutboxWriter } from '@app/jobs';
@@ -12,63 +9,8 @@ import { MemoryWriter } from '@app/memories/application/memory-writer';
 import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { startWorker, type StartedWorker } from '../../apps/worker/src/main';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-/** A private redis-server this test may stop and start without disturbing anyone else's. */
-class OwnRedis {
-  private child: ChildProcess | undefined;
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    const child = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    this.child = child;
-    let output = '';
-    child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-    await waitFor(`redis-server on ${this.port}`, () => {
-      if (child.exitCode !== null) throw new Error(`redis-server exited: ${output}`);
-      return output.includes('Ready to accept connections') ? true : undefined;
-    });
-  }
-
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (!child || child.exitCode !== null) return;
-    child.kill('SIGKILL');
-    await once(child, 'exit');
-  }
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { PrivateRedis } from '../support/private-redis';
+import { waitFor } from '../support/wait-for';
 
 const note = (content: string): NewMemory => ({
   content,
@@ -81,7 +23,7 @@ const note = (content: string): NewMemory => ({
 
 describe('Redis outage', () => {
   let db: TestDatabase;
-  let redis: OwnRedis;
+  let redis: PrivateRedis;
   let worker: StartedWorker | undefined;
   let create: CreateMemoryUseCase;
   let alice: Principal;
@@ -131,7 +73,7 @@ describe('Redis outage', () => {
       scopes: MEMBER_SCOPES,
     };
 
-    redis = new OwnRedis(await freePort());
+    redis = await PrivateRedis.create();
     await redis.start();
     const config = loadConfig({
       DATABASE_URL: inject('databaseUrl'),

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { client } from '../support/http-client';
+import { freePort, startNodeProcess, waitForHttp, type RunningProcess } from '../support/processes';
+import { waitFor } from '../support/wait-for';
+
+/** `npm start` with nothing configured: PGlite in DATA_DIR, in-process jobs, a printed admin key. */
+describe('embedded mode (built API, no DATABASE_URL or REDIS_URL)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'memsvc-embedded-'));
+  const running: RunningProcess[] = [];
+
+  const start = async (env: Record<string, string> = {}) => {
+    const port = await freePort();
+    const proc = startNodeProcess('dist/apps/api/src/main.js', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...env,
+    });
+    running.push(proc);
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/health/ready`, 90_000, proc);
+    return { proc, url };
+  };
+
+  afterAll(async () => {
+    for (const proc of running) await proc.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints an admin key once, serves the memory routes, isolates users, and keeps data across restarts', async () => {
+    const first = await start();
+    const key = await waitFor(
+      'printed admin key',
+      () => first.proc.output().match(/\b(msk_[A-Za-z0-9]+_[A-Za-z0-9]+)\b/)?.[1],
+    );
+    const api = client(first.url, key);
+    expect((await client(first.url).get('/health')).body).toEqual({ status: 'ok' });
+
+    const stored = await api.post<{ id: number }>('/api/memories', {
+      content: 'embedded mode keeps this',
+      tags: 'x,y',
+    });
+    expect(stored.status).toBe(200);
+    expect((await api.get(`/api/memories/${stored.body.id}`)).body).toMatchObject({
+      content: 'embedded mode keeps this',
+      tags: 'x,y',
+    });
+    // The admin can create a team member over REST (the CLI needs DATABASE_URL).
+    const user = await api.post('/api/admin/users', { username: 'carol' });
+    expect(user.status).toBe(201);
+    const carolKey = await api.post<{ key: string }>('/api/admin/users/carol/keys', {
+      scopes: ['memories:read', 'memories:write'],
+    });
+    expect(carolKey.status).toBe(201);
+    const carol = client(first.url, carolKey.body.key);
+    expect((await carol.get(`/api/memories/${stored.body.id}`)).status).toBe(404);
+
+    expect(await first.proc.stop('SIGTERM')).toBe(0);
+
+    const second = await start();
+    expect(second.proc.output()).not.toMatch(/msk_/);
+    const again = client(second.url, key);
+    const list = await again.get<{ memories: Array<{ id: number; content: string }> }>('/api/memories');
+    expect(list.body.memories.map((m) => m.content)).toContain('embedded mode keeps this');
+    expect((await client(second.url, carolKey.body.key).get('/api/auth-check')).body).toEqual({
+      status: 'ok',
+      user_id: 'carol',
+    });
+    await second.proc.stop('SIGTERM');
+  });
+
+  it('refuses a second process on the same data directory with a clear message', async () => {
+    const first = await start();
+    const port = await freePort();
+    const second = startNodeProcess('dist/apps/api/src/main.js', {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+    });
+    running.push(second);
+    const code = await waitFor('second process to exit', () => second.child.exitCode ?? undefined, 60_000);
+    expect(code).not.toBe(0);
+    expect(second.output()).toMatch(/lock|in use|another process/i);
+    expect((await client(first.url).get('/health')).status).toBe(200);
+    await first.proc.stop('SIGTERM');
+  });
+});
