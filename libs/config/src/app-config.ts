@@ -38,6 +38,19 @@ export interface AppConfig {
     readonly maxListLimit: number;
   };
   readonly outbox: { readonly pollIntervalMs: number; readonly batchSize: number };
+  readonly embeddings: {
+    /** Model folder under modelsDir (or a hub id when remote loading is allowed). */
+    readonly model: string;
+    readonly modelsDir: string;
+    readonly allowRemote: boolean;
+    readonly quantized: boolean;
+    readonly batchSize: number;
+    readonly batchWaitMs: number;
+    readonly queryCacheSize: number;
+    /** Below this many candidate rows the vector leg scans exactly instead of using HNSW. */
+    readonly exactScanMaxRows: number;
+  };
+  readonly dedup: { readonly noopThreshold: number; readonly updateThreshold: number };
   readonly worker: {
     readonly concurrency: number;
     readonly healthPort: number;
@@ -103,6 +116,17 @@ function toAppConfig(env: Env): AppConfig {
       maxListLimit: env.MAX_LIST_LIMIT,
     },
     outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, batchSize: env.OUTBOX_BATCH_SIZE },
+    embeddings: {
+      model: env.EMBEDDING_MODEL,
+      modelsDir: env.MODELS_DIR,
+      allowRemote: env.EMBEDDING_ALLOW_REMOTE,
+      quantized: env.EMBEDDING_QUANTIZED,
+      batchSize: env.EMBEDDING_BATCH_SIZE,
+      batchWaitMs: env.EMBEDDING_BATCH_WAIT_MS,
+      queryCacheSize: env.QUERY_EMBEDDING_CACHE_SIZE,
+      exactScanMaxRows: env.VECTOR_EXACT_SCAN_MAX_ROWS,
+    },
+    dedup: { noopThreshold: env.DEDUP_NOOP_THRESHOLD, updateThreshold: env.DEDUP_UPDATE_THRESHOLD },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       healthPort: env.WORKER_HEALTH_PORT,

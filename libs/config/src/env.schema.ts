@@ -92,6 +92,19 @@ export const envSchema = z.object({
   WORKER_HEALTH_PORT: int(9464, 0, 65535),
   WORKER_HEALTH_HOST: z.string().default('0.0.0.0'),
   SHUTDOWN_GRACE_MS: int(10_000, 0, 300_000),
+  EMBEDDING_MODEL: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/, 'a model folder name under MODELS_DIR, e.g. glove-sif-100d')
+    .default('glove-sif-100d'),
+  MODELS_DIR: z.string().default('./models'),
+  EMBEDDING_ALLOW_REMOTE: bool(false),
+  EMBEDDING_QUANTIZED: bool(false),
+  EMBEDDING_BATCH_SIZE: int(32, 1, 1024),
+  EMBEDDING_BATCH_WAIT_MS: int(5, 0, 1000),
+  QUERY_EMBEDDING_CACHE_SIZE: int(1000, 0, 1_000_000),
+  VECTOR_EXACT_SCAN_MAX_ROWS: int(20_000, 0, 10_000_000),
+  DEDUP_NOOP_THRESHOLD: z.coerce.number().min(0).max(1).default(0.92),
+  DEDUP_UPDATE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.75),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -14,3 +14,4 @@ export * from './application/purge-memory.use-case';
 export * from './application/bulk-delete-memories.use-case';
 export * from './application/import-memories.use-case';
 export * from './memories.module';
+export * from './ports/embedder.port';
