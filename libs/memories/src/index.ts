@@ -15,3 +15,7 @@ export * from './application/bulk-delete-memories.use-case';
 export * from './application/import-memories.use-case';
 export * from './memories.module';
 export * from './ports/embedder.port';
+export * from './contracts/recall.schemas';
+export * from './domain/rank-fusion';
+export * from './ports/vector-recall.port';
+export * from './application/recall-memories.use-case';

@@ -89,6 +89,16 @@ export class MemoryRepository {
     return { ...toStored(existing.rows[0]), created: false };
   }
 
+  /** The owner's live memory with this normalised content hash, if any. */
+  async findLiveByHash(scope: TenantScope, tx: Tx, contentHash: Buffer): Promise<Memory | null> {
+    const { rows } = await tx.query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+        WHERE m.tenant_id = $1 AND m.owner_id = $2 AND m.content_hash = $3 AND m.deleted_at IS NULL`,
+      [scope.tenantId, scope.userId, contentHash],
+    );
+    return rows[0] ? toMemory(rows[0]) : null;
+  }
+
   async findLive(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
@@ -96,6 +106,18 @@ export class MemoryRepository {
       [id, scope.tenantId, scope.userId],
     );
     return rows[0] ? toMemory(rows[0]) : null;
+  }
+
+  /** Live memories the caller may read (own and team-visible), in no particular order. */
+  async findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await tx.query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+        WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND (m.owner_id = $3 OR m.visibility = 'team')
+          AND m.deleted_at IS NULL`,
+      [ids, scope.tenantId, scope.userId],
+    );
+    return rows.map(toMemory);
   }
 
   /** The owner's row whether live or soft-deleted, locked for a state change. */

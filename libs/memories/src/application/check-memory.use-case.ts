@@ -1,0 +1,55 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { TransactionRunner } from '@app/persistence';
+import type { Principal } from '@app/tenancy';
+import { MemoryRepository } from '../adapters/memory.repository';
+import { contentHash } from '../domain/content-rules';
+import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
+
+export type CheckAction = 'ADD' | 'UPDATE' | 'NOOP';
+
+export interface CheckResult {
+  readonly action: CheckAction;
+  readonly match?: { id: number; similarity: number; content: string };
+}
+
+/** Own memories looked at for the nearest match (team rows are someone else's to update). */
+const CANDIDATES = 10;
+
+/**
+ * Write guard for agents: before storing, ask whether the content is new (ADD), close to an
+ * existing memory that should be updated instead (UPDATE), or already known (NOOP).
+ */
+@Injectable()
+export class CheckMemoryUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly memories: MemoryRepository,
+    @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async execute(principal: Principal, content: string): Promise<CheckResult> {
+    const query = await this.vectors.prepare(content);
+    return this.tx.inTenant(principal, async (tx) => {
+      const exact = await this.memories.findLiveByHash(principal, tx, contentHash(content));
+      if (exact) return { action: 'NOOP', match: { id: exact.id, similarity: 1, content: exact.content } };
+      if (!query) return { action: 'ADD' };
+      const hits = await this.vectors.search(principal, tx, query, { k: CANDIDATES, filter: {} });
+      const rows = await this.memories.findVisible(
+        principal,
+        tx,
+        hits.map((h) => h.memoryId),
+      );
+      const own = new Map(rows.filter((m) => m.owner === principal.username).map((m) => [m.id, m]));
+      const best = hits.find((h) => own.has(h.memoryId));
+      if (!best) return { action: 'ADD' };
+      const memory = own.get(best.memoryId)!;
+      const similarity = Math.max(0, Math.min(1, 1 - best.distance));
+      const { noopThreshold, updateThreshold } = this.config.dedup;
+      const action: CheckAction =
+        similarity >= noopThreshold ? 'NOOP' : similarity >= updateThreshold ? 'UPDATE' : 'ADD';
+      return { action, match: { id: memory.id, similarity, content: memory.content } };
+    });
+  }
+}
