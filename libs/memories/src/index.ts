@@ -19,3 +19,4 @@ export * from './contracts/recall.schemas';
 export * from './domain/rank-fusion';
 export * from './ports/vector-recall.port';
 export * from './application/recall-memories.use-case';
+export * from './application/check-memory.use-case';

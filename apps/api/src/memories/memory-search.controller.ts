@@ -1,14 +1,17 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { RecallMemoriesUseCase, recallSchema } from '@app/memories';
+import { CheckMemoryUseCase, checkSchema, RecallMemoriesUseCase, recallSchema } from '@app/memories';
 import type { Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 import { presentRecalled } from './memory.presenter';
 
-/** Finding memories: hybrid recall. */
+/** Finding memories: hybrid recall and the write guard. */
 @Controller('memories')
 export class MemorySearchController {
-  constructor(private readonly recallMemories: RecallMemoriesUseCase) {}
+  constructor(
+    private readonly recallMemories: RecallMemoriesUseCase,
+    private readonly checkMemory: CheckMemoryUseCase,
+  ) {}
 
   @Post('recall')
   @HttpCode(200)
@@ -27,5 +30,12 @@ export class MemorySearchController {
       limit: input.limit,
     });
     return { memories: results.map((r) => presentRecalled(r, input.explain)) };
+  }
+
+  @Post('check')
+  @HttpCode(200)
+  @RequireScopes('memories:read')
+  check(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    return this.checkMemory.execute(principal, parseInput(checkSchema, body).content);
   }
 }

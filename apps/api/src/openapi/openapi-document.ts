@@ -14,6 +14,12 @@ import {
   storeMemorySchema,
   updateMemorySchema,
   updateResponse,
+  recallSchema,
+  recallResponse,
+  checkSchema,
+  checkResponse,
+  duplicatesQuerySchema,
+  duplicatesResponse,
 } from '@app/memories';
 import { ADMIN_ROUTES } from './admin-routes';
 
@@ -91,6 +97,27 @@ const ROUTES: RouteConfig[] = [
       409: { description: 'Not deleted yet', ...json(errorBody) },
       ...errors,
     },
+  },
+  {
+    method: 'post',
+    path: '/api/memories/recall',
+    summary: 'Hybrid recall: full-text and vector search fused with RRF, nudged by importance and recency',
+    request: { body: json(recallSchema) },
+    responses: { 200: ok(recallResponse), ...errors },
+  },
+  {
+    method: 'post',
+    path: '/api/memories/check',
+    summary: 'Write guard: is this content new (ADD), close to a memory to update (UPDATE), or known (NOOP)?',
+    request: { body: json(checkSchema) },
+    responses: { 200: ok(checkResponse), ...errors },
+  },
+  {
+    method: 'get',
+    path: '/api/memories/duplicates',
+    summary: "Near-duplicate pairs among the caller's most recent memories (bounded scan)",
+    request: { query: duplicatesQuerySchema },
+    responses: { 200: ok(duplicatesResponse), ...errors },
   },
   {
     method: 'post',
