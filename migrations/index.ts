@@ -1,10 +1,12 @@
 import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
 import { OutboxNotify1763700000001 } from './1763700000001-outbox-notify';
 import { ApiKeyRevocationReason1763700000002 } from './1763700000002-api-key-revocation-reason';
+import { MemoryEmbeddings1763700000003 } from './1763700000003-memory-embeddings';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   OutboxNotify1763700000001,
   ApiKeyRevocationReason1763700000002,
+  MemoryEmbeddings1763700000003,
 ];

@@ -8,4 +8,5 @@ if [ ! -d node_modules ]; then npm install --no-audit --no-fund; fi
 npm run --silent typecheck
 npm run --silent lint
 npm run --silent build
+node scripts/build-embedding-model.mjs --quiet
 npx vitest run "$@"

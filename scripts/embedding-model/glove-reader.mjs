@@ -52,12 +52,14 @@ export async function* readGloveVectors(dataPath, header = {}) {
         const match = ENTRY.exec(text);
         if (!match) break; // the entry continues in the next chunk
         cursor = ENTRY.lastIndex;
-        const word = JSON.parse(`"${match[1]}"`);
+        const word = match[1].includes('\\') ? JSON.parse(`"${match[1]}"`) : match[1];
         const values = match[2].split(',').map(Number);
         const rank = values[header.wordIndex];
         // The early stop relies on this order; a different package layout must fail loudly.
         if (values.length !== header.dimensions + 2 || rank !== expectedRank) {
-          throw new Error(`${GLOVE_PACKAGE}: unexpected entry for "${word}" (rank ${rank}, expected ${expectedRank})`);
+          throw new Error(
+            `${GLOVE_PACKAGE}: unexpected entry for "${word}" (rank ${rank}, expected ${expectedRank})`,
+          );
         }
         expectedRank += 1;
         yield { word, rank, vector: values.slice(0, header.dimensions) };
@@ -78,7 +80,9 @@ function parseHeader(prefix) {
   };
   const header = { size: field('size'), dimensions: field('dimensions'), wordIndex: field('wordIndex') };
   if (header.wordIndex !== header.dimensions + 1) {
-    throw new Error(`${GLOVE_PACKAGE}: expected the rank right after the norm (wordIndex ${header.wordIndex})`);
+    throw new Error(
+      `${GLOVE_PACKAGE}: expected the rank right after the norm (wordIndex ${header.wordIndex})`,
+    );
   }
   return header;
 }

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type AppConfig } from '@app/config';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
 import { CliContext, CliUsageError, type CliIo } from './cli-context';
+import { registerEmbeddingsCommands } from './commands/embeddings.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerUsersCommands } from './commands/users.command';
@@ -24,7 +25,7 @@ const STD_IO: CliIo = {
 
 export function buildProgram(context: CliContext): Command {
   const program = new Command('memory-cli')
-    .description('Operate the memory service database: migrations, users and API keys.')
+    .description('Operate the memory service database: migrations, users, API keys and embedding models.')
     .option('--json', 'print machine-readable JSON')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
@@ -32,6 +33,7 @@ export function buildProgram(context: CliContext): Command {
   registerMigrateCommand(program, context);
   registerUsersCommands(program, context);
   registerKeysCommands(program, context);
+  registerEmbeddingsCommands(program, context);
   // Subcommands inherit exitOverride/output settings only when set on them too.
   for (const command of allCommands(program)) {
     command

@@ -12,6 +12,15 @@ export const JOB_DEFINITIONS = {
     contentHash: z.string().regex(/^[0-9a-f]{64}$/),
     requestId: z.string().max(200).optional(),
   }),
+  /** Embed every live memory (all tenants) with `model`, then make it the read model. */
+  'embeddings.reindex': z.object({
+    /** The tenant whose admin started it (the outbox row's tenant; the job itself runs as system). */
+    tenantId: uuid,
+    /** The `jobs` row that records progress and the resume point. */
+    jobId: uuid,
+    model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/),
+    requestId: z.string().max(200).optional(),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOB_DEFINITIONS;

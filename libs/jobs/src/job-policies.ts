@@ -22,6 +22,8 @@ export const DEFAULT_JOB_POLICY: JobPolicy = {
 
 export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'memory.index': DEFAULT_JOB_POLICY,
+  // Resumable from its checkpoint, so retries continue rather than restart; more patience.
+  'embeddings.reindex': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
 };
 
 export type JobPolicyResolver = (name: JobName) => JobPolicy;

@@ -20,3 +20,7 @@ export * from './domain/rank-fusion';
 export * from './ports/vector-recall.port';
 export * from './application/recall-memories.use-case';
 export * from './application/check-memory.use-case';
+export * from './embeddings.module';
+export * from './adapters/transformers-embedder';
+export * from './adapters/embedding/query-embedding-cache';
+export * from './domain/embedding.errors';

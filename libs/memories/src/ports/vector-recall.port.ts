@@ -25,7 +25,7 @@ export interface VectorRecall {
     scope: TenantScope,
     tx: Tx,
     query: PreparedQuery,
-    input: { k: number; filter: RecallFilter; excludeId?: number },
+    input: { k: number; filter: RecallFilter },
   ): Promise<VectorHit[]>;
 }
 

@@ -1,0 +1,62 @@
+import type { Client } from 'pg';
+import type { Principal } from '@app/tenancy';
+import type { ImportMemoriesUseCase, NewMemory } from '@app/memories';
+import { waitUntilEmbedded } from '../indexing/wait-for-embeddings';
+import type { BeirDocument } from './beir-dataset';
+
+export interface ImportedCorpus {
+  /** Memory id → the document ids stored as it (identical documents collapse into one memory). */
+  readonly docsByMemory: ReadonlyMap<number, readonly string[]>;
+  readonly skipped: number;
+  readonly importMs: number;
+  readonly indexMs: number;
+}
+
+/** A BEIR document as an agent would store it: title and text as content, nothing else. */
+export function documentToMemory(doc: BeirDocument): NewMemory {
+  return {
+    content: doc.title.trim() === '' ? doc.text : `${doc.title}\n${doc.text}`,
+    category: 'facts',
+    tags: [],
+    expandedKeywords: '',
+    importance: 0.5,
+    project: null,
+  };
+}
+
+/**
+ * Stores the corpus through ImportMemoriesUseCase (the API's import path: duplicate check, index
+ * state, outbox) in batches the API accepts, then waits until the worker has embedded every
+ * memory, so the vector leg sees the whole corpus.
+ */
+export async function importCorpus(options: {
+  importer: ImportMemoriesUseCase;
+  principal: Principal;
+  documents: readonly BeirDocument[];
+  batchSize: number;
+  maxContentBytes: number;
+  pg: Client;
+  modelId: string;
+  log: (line: string) => void;
+}): Promise<ImportedCorpus> {
+  const docsByMemory = new Map<number, string[]>();
+  const storable = options.documents.filter(
+    (d) => Buffer.byteLength(documentToMemory(d).content, 'utf8') <= options.maxContentBytes && d.text.trim() !== '',
+  );
+  const started = performance.now();
+  for (let i = 0; i < storable.length; i += options.batchSize) {
+    const batch = storable.slice(i, i + options.batchSize);
+    const stored = await options.importer.execute(options.principal, batch.map(documentToMemory));
+    stored.forEach((s, j) => docsByMemory.set(s.id, [...(docsByMemory.get(s.id) ?? []), batch[j].id]));
+    if (storable.length > 5000) options.log(`imported ${Math.min(i + options.batchSize, storable.length)} / ${storable.length}`);
+  }
+  const importMs = performance.now() - started;
+  const indexMs = await waitUntilEmbedded(options.pg, {
+    modelId: options.modelId,
+    ids: [...docsByMemory.keys()],
+    // Generous: a large public corpus with a transformer model can take a while on 2 cores.
+    timeoutMs: Math.max(60_000, docsByMemory.size * 50),
+    pollMs: 100,
+  });
+  return { docsByMemory, skipped: options.documents.length - storable.length, importMs, indexMs };
+}

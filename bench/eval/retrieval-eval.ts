@@ -1,0 +1,116 @@
+import type { Principal } from '@app/tenancy';
+import type { RecallInput, RecallMemoriesUseCase } from '@app/memories';
+import { mean, ndcgAtK, percentile, recallAtK } from '../metrics';
+import type { BeirDataset } from './beir-dataset';
+
+export type RecallMode = 'text' | 'vector' | 'hybrid';
+
+export const MODE_LEGS: Readonly<Record<RecallMode, NonNullable<RecallInput['legs']>>> = {
+  text: { text: true, vector: false },
+  vector: { text: false, vector: true },
+  hybrid: { text: true, vector: true },
+};
+
+export interface ModeScores {
+  readonly mode: RecallMode;
+  readonly recallAt5: number;
+  readonly recallAt10: number;
+  readonly ndcgAt10: number;
+  /** Queries with at least one relevant document in the top 10. */
+  readonly answered: number;
+  readonly p50Ms: number;
+}
+
+export interface QueryOutcome {
+  readonly queryId: string;
+  readonly text: string;
+  /** 1-based rank of the first relevant document per mode (null: not in the top 10). */
+  readonly firstRelevantRank: Readonly<Record<RecallMode, number | null>>;
+  /** In hybrid mode: that document's rank in each leg's candidate list (k = 30), from `explain`. */
+  readonly hybridLegRanks: { readonly text: number | null; readonly vector: number | null } | null;
+  /** In hybrid mode: results above it that both legs returned (RRF puts any such above any single-leg hit). */
+  readonly outrankedByBothLegs: number | null;
+}
+
+type Recalled = Awaited<ReturnType<RecallMemoriesUseCase['execute']>>;
+
+interface HybridTrace {
+  legRanks: QueryOutcome['hybridLegRanks'];
+  outrankedByBothLegs: number | null;
+}
+
+/** For hybrid results: how the first relevant memory got its place in the fused list. */
+function traceHybrid(
+  results: Recalled,
+  isRelevant: (memoryId: number) => boolean,
+): HybridTrace {
+  const index = results.findIndex((r) => isRelevant(r.memory.id));
+  if (index < 0) return { legRanks: null, outrankedByBothLegs: null };
+  const { textRank, vectorRank } = results[index].explanation;
+  const above = results.slice(0, index);
+  const both = above.filter((r) => r.explanation.textRank !== null && r.explanation.vectorRank !== null).length;
+  return { legRanks: { text: textRank, vector: vectorRank }, outrankedByBothLegs: both };
+}
+
+/** Runs every query through the real recall use case once per mode and scores the top 10. */
+export async function evaluateRetrieval(options: {
+  recall: RecallMemoriesUseCase;
+  principal: Principal;
+  dataset: BeirDataset;
+  docsByMemory: ReadonlyMap<number, readonly string[]>;
+  modes: readonly RecallMode[];
+}): Promise<{ scores: ModeScores[]; outcomes: QueryOutcome[] }> {
+  const ranks = new Map<string, Record<RecallMode, number | null>>();
+  const traces = new Map<string, HybridTrace>();
+  const scores: ModeScores[] = [];
+  for (const mode of options.modes) {
+    const r5: number[] = [];
+    const r10: number[] = [];
+    const ndcg: number[] = [];
+    const times: number[] = [];
+    let answered = 0;
+    for (const query of options.dataset.queries) {
+      const judged = options.dataset.qrels.get(query.id) ?? new Map<string, number>();
+      const started = performance.now();
+      const results = await options.recall.execute(options.principal, {
+        context: query.text,
+        expandedQuery: '',
+        sortBy: 'relevance',
+        limit: 10,
+        legs: MODE_LEGS[mode],
+      });
+      times.push(performance.now() - started);
+      // A memory may stand for several identical documents; each keeps the memory's rank.
+      const ranked = results.flatMap((r) => options.docsByMemory.get(r.memory.id) ?? []);
+      r5.push(recallAtK(ranked, judged, 5));
+      r10.push(recallAtK(ranked, judged, 10));
+      ndcg.push(ndcgAtK(ranked, judged, 10));
+      const first = ranked.slice(0, 10).findIndex((id) => (judged.get(id) ?? 0) > 0);
+      if (mode === 'hybrid') {
+        const relevantMemory = (memoryId: number) =>
+          (options.docsByMemory.get(memoryId) ?? []).some((id) => (judged.get(id) ?? 0) > 0);
+        traces.set(query.id, traceHybrid(results, relevantMemory));
+      }
+      if (first >= 0) answered += 1;
+      const entry = ranks.get(query.id) ?? { text: null, vector: null, hybrid: null };
+      entry[mode] = first >= 0 ? first + 1 : null;
+      ranks.set(query.id, entry);
+    }
+    scores.push({
+      mode,
+      recallAt5: mean(r5),
+      recallAt10: mean(r10),
+      ndcgAt10: mean(ndcg),
+      answered,
+      p50Ms: percentile(times, 50),
+    });
+  }
+  const outcomes = options.dataset.queries.map((q) => ({
+    queryId: q.id,
+    text: q.text,
+    firstRelevantRank: ranks.get(q.id) ?? { text: null, vector: null, hybrid: null },
+    hybridLegRanks: traces.get(q.id)?.legRanks ?? null,
+    outrankedByBothLegs: traces.get(q.id)?.outrankedByBothLegs ?? null,
+  }));
+  return { scores, outcomes };
+}

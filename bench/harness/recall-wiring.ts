@@ -1,0 +1,95 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import type { Client } from 'pg';
+import type { AppConfig } from '@app/config';
+import { TransactionRunner } from '@app/persistence';
+import {
+  EMBEDDER_PROVIDER,
+  RecallMemoriesUseCase,
+  VECTOR_RECALL,
+  type EmbedderProvider,
+  type VectorRecall,
+} from '@app/memories';
+import { MemoryRepository } from '@app/memories/adapters/memory.repository';
+import { MemoryTextSearchRepository } from '@app/memories/adapters/memory-text-search.repository';
+import { MemoryVectorRepository } from '@app/memories/adapters/memory-vector.repository';
+import { EmbeddingModelRepository } from '@app/memories/adapters/embedding-model.repository';
+import { embedderProviderFactory } from '@app/memories/adapters/transformers-embedder';
+import { rawTx } from '../recall/raw-floor';
+import { activeModel, type ActiveModel } from './bulk-loader';
+
+/** What the benchmark drives, taken from the running app wherever the app provides it. */
+export interface RecallWiring {
+  readonly recall: RecallMemoriesUseCase;
+  /** False while MemoriesModule does not provide VECTOR_RECALL: recall then runs the text leg only. */
+  readonly vectorLegWired: boolean;
+  /** The app's vector leg itself, when wired (to time its query preparation alone). */
+  readonly vectorRecall: VectorRecall | null;
+  readonly vectors: MemoryVectorRepository;
+  readonly tx: TransactionRunner;
+  readonly embedders: EmbedderProvider;
+  readonly notes: readonly string[];
+}
+
+const NO_VECTOR_LEG: VectorRecall = {
+  prepare: async () => null,
+  search: async () => [],
+};
+
+/**
+ * A provider if the app has it. Asked through ModuleRef: the application object's own `get` runs
+ * inside Nest's exceptions zone, which exits the process on an unknown token instead of throwing.
+ */
+function optional<T>(app: INestApplicationContext, token: Parameters<ModuleRef['get']>[0]): T | null {
+  try {
+    return app.get(ModuleRef).get<unknown, T>(token, { strict: false });
+  } catch {
+    return null;
+  }
+}
+
+export function resolveRecallWiring(app: INestApplicationContext, config: AppConfig): RecallWiring {
+  const notes: string[] = [];
+  const tx = app.get(TransactionRunner, { strict: false });
+  let recall = optional<RecallMemoriesUseCase>(app, RecallMemoriesUseCase);
+  const vectorRecall = recall ? optional<VectorRecall>(app, VECTOR_RECALL) : null;
+  const vectorLegWired = vectorRecall !== null;
+  if (!recall) {
+    notes.push('RecallMemoriesUseCase is not provided by the app yet: built here with the text leg only.');
+    recall = new RecallMemoriesUseCase(tx, new MemoryRepository(), new MemoryTextSearchRepository(), NO_VECTOR_LEG);
+  }
+  let vectors = optional<MemoryVectorRepository>(app, MemoryVectorRepository);
+  if (!vectors) {
+    vectors = new MemoryVectorRepository({ exactScanMaxRows: config.embeddings.exactScanMaxRows });
+  }
+  let embedders = optional<EmbedderProvider>(app, EMBEDDER_PROVIDER);
+  if (!embedders) {
+    notes.push('EMBEDDER_PROVIDER is not provided by the app yet: the benchmark loads the model itself.');
+    embedders = embedderProviderFactory(config);
+  }
+  return { recall, vectorLegWired, vectorRecall, vectors, tx, embedders, notes };
+}
+
+/**
+ * The active model as the app registered it at boot; if the app does not register models yet,
+ * registers the configured one the way the registry does (row + partial HNSW index).
+ */
+export async function ensureActiveModel(pg: Client, embedders: EmbedderProvider): Promise<ActiveModel> {
+  const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM embedding_models WHERE status = 'active'`);
+  if ((rows[0]?.n ?? 0) === 0) {
+    const embedder = await embedders.get(embedders.defaultModelId);
+    const registry = new EmbeddingModelRepository();
+    const tx = rawTx(pg);
+    await pg.query('BEGIN');
+    try {
+      await registry.lockRegistry(tx);
+      await registry.insert(tx, { id: embedder.modelId, dimensions: embedder.dimensions, status: 'active' });
+      await registry.ensureIndex(tx, { id: embedder.modelId, dimensions: embedder.dimensions });
+      await pg.query('COMMIT');
+    } catch (error) {
+      await pg.query('ROLLBACK');
+      throw error;
+    }
+  }
+  return activeModel(pg);
+}

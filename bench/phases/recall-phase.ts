@@ -1,0 +1,96 @@
+import type { VectorPlan } from '@app/memories/adapters/memory-vector.sql';
+import { summariseLatencies, type LatencySummary } from '../metrics';
+import { generateQueries } from '../corpus/memory-generator';
+import type { RecallWiring } from '../harness/recall-wiring';
+import type { RecallRow } from '../report/bench-report';
+import { RecallFloor } from '../recall/raw-floor';
+import { measureRecallLatency, RECALL_LEG_K, type TimedQuery } from '../recall/recall-latency';
+import { measureVectorQuality } from '../recall/vector-quality';
+import type { BenchContext } from './bench-context';
+
+export interface RecallPhaseOptions {
+  readonly memories: number;
+  readonly config: RecallRow['config'];
+  readonly wiring: RecallWiring;
+  readonly queries: number;
+  readonly warmup: number;
+}
+
+/** Latency against the floor, then the vector leg's recall@10, for one data size and configuration. */
+export async function runRecallPhase(ctx: BenchContext, options: RecallPhaseOptions): Promise<RecallRow> {
+  const { wiring } = options;
+  const generated = generateQueries({
+    count: options.warmup + options.queries,
+    users: ctx.principals.length,
+    seed: options.memories * 10 + (options.config === 'hnsw' ? 1 : 0),
+    exclude: ctx.usedQueries,
+  });
+  generated.forEach((q) => ctx.usedQueries.add(q.text));
+
+  // The repository picks the plan per caller; ask it once per user, outside the timed loop.
+  const plans = new Map<string, VectorPlan>();
+  const planOf = async (principalIndex: number): Promise<VectorPlan> => {
+    const principal = ctx.principals[principalIndex];
+    let plan = plans.get(principal.userId);
+    if (!plan) {
+      plan = await wiring.tx.inTenant(principal, (tx) =>
+        wiring.vectors.choosePlan(principal, tx, 'visible', ctx.active.id),
+      );
+      plans.set(principal.userId, plan);
+    }
+    return plan;
+  };
+  const timed: TimedQuery[] = [];
+  for (const q of generated) {
+    timed.push({ principal: ctx.principals[q.owner], text: q.text, plan: await planOf(q.owner) });
+  }
+
+  const floor = await RecallFloor.create({
+    pg: ctx.pg,
+    model: ctx.rawModel,
+    active: ctx.active,
+    k: RECALL_LEG_K,
+    withVectorLeg: wiring.vectorLegWired,
+  });
+  ctx.log(`recall latency: ${options.queries} queries at ${options.memories} memories (${options.config})`);
+  const latency = await measureRecallLatency({
+    recall: wiring.recall,
+    floor,
+    legs: { text: true, vector: wiring.vectorLegWired },
+    warmup: timed.slice(0, options.warmup),
+    queries: timed.slice(options.warmup),
+  });
+  ctx.log(`vector leg recall@10 vs exact at ${options.memories} memories (${options.config})`);
+  const quality = await measureVectorQuality({
+    queries: timed.slice(options.warmup),
+    vectors: wiring.vectors,
+    tx: wiring.tx,
+    pg: ctx.pg,
+    model: ctx.rawModel,
+    active: ctx.active,
+    k: RECALL_LEG_K,
+  });
+  return {
+    memories: options.memories,
+    config: options.config,
+    latency,
+    quality,
+    prepare: await timePrepare(wiring, timed.slice(options.warmup)),
+    vectorLegWired: wiring.vectorLegWired,
+  };
+}
+
+/**
+ * The vector leg's query preparation alone (active model lookup, query cache miss, embedder),
+ * on texts not seen before: the part of the use case's time spent before any SQL runs.
+ */
+async function timePrepare(wiring: RecallWiring, queries: readonly TimedQuery[]): Promise<LatencySummary | null> {
+  if (!wiring.vectorRecall) return null;
+  const times: number[] = [];
+  for (const q of queries) {
+    const started = performance.now();
+    await wiring.vectorRecall.prepare(`${q.text} (prepare probe)`);
+    times.push(performance.now() - started);
+  }
+  return summariseLatencies(times);
+}

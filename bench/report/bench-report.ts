@@ -1,0 +1,172 @@
+import type { IndexThroughputResult } from '../indexing/index-throughput';
+import type { StoreLatencyResult } from '../indexing/store-latency';
+import type { RecallLatencyResult } from '../recall/recall-latency';
+import type { VectorQualityResult } from '../recall/vector-quality';
+import type { LatencySummary } from '../metrics';
+import { machineLine, type MachineInfo } from './machine';
+import { count, fixed, markdownTable, ms, ratio, verdict } from './markdown';
+
+/** Targets from issue 3 ("Benchmarks"). */
+export const TARGETS = {
+  p50Ratio: 1.5,
+  p99Ratio: 3,
+  vectorRecallAt10: 0.95,
+  throughputShare: 0.8,
+  searchableP95Ms: 200,
+} as const;
+
+export interface RecallRow {
+  readonly memories: number;
+  /** `default`: the shipped VECTOR_EXACT_SCAN_MAX_ROWS; `hnsw`: threshold 0, every query uses the index. */
+  readonly config: 'default' | 'hnsw';
+  readonly latency: RecallLatencyResult;
+  readonly quality: VectorQualityResult;
+  /** VECTOR_RECALL.prepare on unseen texts (null when not wired). */
+  readonly prepare: LatencySummary | null;
+  readonly vectorLegWired: boolean;
+}
+
+export interface LoadRow {
+  readonly memories: number;
+  readonly embedMs: number;
+  readonly insertMs: number;
+  readonly indexBuildMs: number;
+}
+
+export interface BenchResults {
+  readonly mode: 'full' | 'quick';
+  readonly startedAt: string;
+  readonly durationS: number;
+  readonly machine: MachineInfo;
+  readonly model: { readonly id: string; readonly dimensions: number };
+  readonly users: number;
+  readonly loads: readonly LoadRow[];
+  readonly recall: readonly RecallRow[];
+  readonly throughput: IndexThroughputResult | null;
+  readonly store: StoreLatencyResult | null;
+  readonly notes: readonly string[];
+}
+
+const triple = (s: { p50: number; p95: number; p99: number }) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`;
+
+function planLabel(row: RecallRow): string {
+  const { plans, exactFallbacks } = row.quality;
+  const used = Object.entries(plans)
+    .filter(([, n]) => n > 0)
+    .map(([plan, n]) => (n === row.quality.queries ? plan : `${plan} ${n}`))
+    .join(', ');
+  const config = row.config === 'default' ? 'default threshold' : 'threshold 0';
+  return `${used || 'none'} (${config}${exactFallbacks > 0 ? `, ${exactFallbacks} exact fallbacks` : ''})`;
+}
+
+export function renderBenchReport(r: BenchResults): string {
+  const recallRows = r.recall.map((row) => {
+    const p50 = row.latency.useCase.p50 / row.latency.floor.p50;
+    const p99 = row.latency.useCase.p99 / row.latency.floor.p99;
+    return [
+      count(row.memories),
+      planLabel(row),
+      String(row.latency.useCase.count),
+      triple(row.latency.useCase),
+      triple(row.latency.floor),
+      `${ratio(p50)} ${verdict(p50 <= TARGETS.p50Ratio)}`,
+      `${ratio(p99)} ${verdict(p99 <= TARGETS.p99Ratio)}`,
+      `${fixed(row.quality.recallAt10)} ${verdict(row.quality.recallAt10 >= TARGETS.vectorRecallAt10)}`,
+    ];
+  });
+  const partRows = r.recall.map((row) => [
+    count(row.memories),
+    planLabel(row),
+    ms(row.latency.floorParts.embedMs),
+    ms(row.latency.floorParts.textMs),
+    ms(row.latency.floorParts.vectorMs),
+    ms(row.latency.useCase.p50 - row.latency.floor.p50),
+    row.prepare ? ms(row.prepare.p50) : 'n/a',
+    ms(row.latency.useCaseCached.p50),
+    fixed(row.latency.meanResults, 1),
+  ]);
+  const sections = [
+    `# Benchmark results (${r.mode})`,
+    '',
+    `Run ${r.startedAt}, ${r.durationS.toFixed(0)} s. Machine: ${machineLine(r.machine)}.`,
+    `Model \`${r.model.id}\` (${r.model.dimensions}-d). ${r.users} users in one tenant, memories spread evenly (1% each).`,
+    'Vector recall@10 is measured through MemoryVectorRepository with the plan it picks, against the exact',
+    'nearest rows of the same visible set (ties at the 10th distance count as correct).',
+    '',
+    '## Recall latency: hybrid `RecallMemoriesUseCase` vs the raw floor (limit 10, each leg k = 30)',
+    '',
+    markdownTable(
+      [
+        'memories',
+        'vector plan',
+        'queries',
+        'use case p50 / p95 / p99 ms',
+        'floor p50 / p95 / p99 ms',
+        `p50 ratio (≤ ${TARGETS.p50Ratio}×)`,
+        `p99 ratio (≤ ${TARGETS.p99Ratio}×)`,
+        `vector recall@10 vs exact (≥ ${TARGETS.vectorRecallAt10})`,
+      ],
+      recallRows,
+    ),
+    '',
+    'Where the time goes (ms, medians). The floor parts add up to the floor; "prepare" is the vector',
+    "leg's query embedding through the app (registry, cache, micro-batcher, model) on unseen texts;",
+    'the last timing repeats the same queries, so their embeddings come from the query cache.',
+    '',
+    markdownTable(
+      [
+        'memories',
+        'vector plan',
+        'floor: embed',
+        'floor: text SQL',
+        'floor: vector SQL',
+        'use case − floor (p50)',
+        'app query embedding (prepare, cache miss)',
+        'use case, query cached (p50)',
+        'results / query',
+      ],
+      partRows,
+    ),
+    '',
+    '## Indexing',
+    '',
+    renderIndexing(r),
+    '',
+    '## Data loading (not a target; for reading the run)',
+    '',
+    markdownTable(
+      ['memories', 'embed s', 'insert s', 'HNSW build s'],
+      r.loads.map((l) => [count(l.memories), fixed(l.embedMs / 1000, 1), fixed(l.insertMs / 1000, 1), fixed(l.indexBuildMs / 1000, 1)]),
+    ),
+  ];
+  if (r.notes.length > 0) sections.push('', '## Notes', '', ...r.notes.map((n) => `- ${n}`));
+  return `${sections.join('\n')}\n`;
+}
+
+function renderIndexing(r: BenchResults): string {
+  const rows: string[][] = [];
+  if (r.throughput) {
+    const t = r.throughput;
+    const share = t.pipelinePerSecond / t.rawPerSecond;
+    rows.push([
+      `worker embedding throughput (${count(t.memories)} imported memories)`,
+      `${fixed(t.pipelinePerSecond, 0)}/s through the job path vs ${fixed(t.rawPerSecond, 0)}/s raw embed() (batch ${t.rawBatchSize}) = ${(share * 100).toFixed(1)}%`,
+      `≥ ${TARGETS.throughputShare * 100}%`,
+      verdict(share >= TARGETS.throughputShare),
+    ]);
+  } else {
+    rows.push(['worker embedding throughput', 'not measured', `≥ ${TARGETS.throughputShare * 100}%`, '—']);
+  }
+  if (r.store) {
+    const s = r.store;
+    rows.push([
+      `store → vector-searchable (${count(s.stores)} stores at ${fixed(s.achievedPerSecond, 0)}/s)`,
+      `p50 ${ms(s.searchable.p50)} / p95 ${ms(s.searchable.p95)} / p99 ${ms(s.searchable.p99)} ms; ack p95 ${ms(s.ack.p95)} ms; ${s.missing} missing; poll every ${s.pollMs} ms`,
+      `p95 ≤ ${TARGETS.searchableP95Ms} ms`,
+      verdict(s.missing === 0 && s.searchable.p95 <= TARGETS.searchableP95Ms),
+    ]);
+  } else {
+    rows.push(['store → vector-searchable', 'not measured', `p95 ≤ ${TARGETS.searchableP95Ms} ms`, '—']);
+  }
+  return markdownTable(['measure', 'result', 'target', 'verdict'], rows);
+}

@@ -1,0 +1,213 @@
+import 'reflect-metadata';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { CreateMemoryUseCase, ImportMemoriesUseCase } from '@app/memories';
+import { loadTransformersModel } from '@app/memories/adapters/embedding/transformers-runtime';
+import { generateMemories, type GeneratedMemory } from './corpus/memory-generator';
+import { intFlag, parseFlags, SERVICE_FLAGS, SERVICE_HELP, serviceOptions, stringFlag } from './harness/bench-options';
+import { connectRaw, createBenchDatabase } from './harness/bench-database';
+import { createBenchTenant } from './harness/bench-tenant';
+import { bulkLoadMemories, withVectorIndexesRebuilt } from './harness/bulk-loader';
+import { ensureActiveModel, resolveRecallWiring } from './harness/recall-wiring';
+import { removeQueueKeys, startServiceStack, type ServiceStack } from './harness/service-stack';
+import { measureIndexThroughput } from './indexing/index-throughput';
+import { measureStoreToSearchable } from './indexing/store-latency';
+import { embeddedIds, sleep } from './indexing/wait-for-embeddings';
+import type { BenchContext } from './phases/bench-context';
+import { runRecallPhase } from './phases/recall-phase';
+import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } from './report/bench-report';
+import { describeMachine } from './report/machine';
+
+const USERS = 100;
+const FLAGS = {
+  ...SERVICE_FLAGS,
+  quick: { type: 'boolean', default: false },
+  sizes: { type: 'string' },
+  queries: { type: 'string' },
+  'throughput-count': { type: 'string' },
+  'store-seconds': { type: 'string' },
+  out: { type: 'string', default: 'bench/results' },
+} as const;
+
+const HELP = `npm run bench -- [options]
+  --quick                 ~2 minutes: 10k memories only, fewer queries and stores
+  --sizes 10000,100000    memory counts for the recall latency runs (ascending)
+  --queries N             timed recall queries per size and configuration (default 300, quick 100)
+  --throughput-count N    memories imported for the worker throughput run (default 3000, quick 600)
+  --store-seconds N       seconds of stores at 100/s for store → searchable (default 20, quick 5)
+  --out DIR               where latest.md and latest.json go (default bench/results)
+${SERVICE_HELP}`;
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+async function main(): Promise<void> {
+  const flags = parseFlags(process.argv.slice(2), FLAGS);
+  if (flags.help) return void process.stdout.write(`${HELP}\n`);
+  const quick = flags.quick === true;
+  const sizes = (typeof flags.sizes === 'string' ? flags.sizes : quick ? '10000' : '10000,100000')
+    .split(',')
+    .map(Number)
+    .sort((a, b) => a - b);
+  const queries = intFlag(flags, 'queries', quick ? 100 : 300);
+  const throughputCount = intFlag(flags, 'throughput-count', quick ? 600 : 3000);
+  const storeSeconds = intFlag(flags, 'store-seconds', quick ? 5 : 20);
+  const services = serviceOptions(flags);
+  const started = Date.now();
+
+  const db = await createBenchDatabase(services.adminUrl, 'bench');
+  const queuePrefix = `bench-${process.pid}`;
+  const stacks: ServiceStack[] = [];
+  const cleanup = async () => {
+    for (const stack of stacks.splice(0)) await stack.stop().catch(() => undefined);
+    if (!services.keepDatabase) await db.drop().catch(() => undefined);
+    await removeQueueKeys(services.redisUrl, queuePrefix).catch(() => undefined);
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  try {
+    log(`database ${db.name}; starting API and worker (queue prefix ${queuePrefix})`);
+    const stack = await startServiceStack({ services, databaseUrl: db.url, queuePrefix, withWorker: true });
+    stacks.push(stack);
+    const pg = await connectRaw(db.url, 'bench');
+    const wiring = resolveRecallWiring(stack.api.app, stack.config);
+    const active = await ensureActiveModel(pg, wiring.embedders);
+    const ctx: BenchContext = {
+      services,
+      db,
+      queuePrefix,
+      pg,
+      principals: await createBenchTenant(pg, { slug: 'bench', users: USERS }),
+      rawModel: await loadTransformersModel({
+        modelId: active.id,
+        modelsDir: services.modelsDir,
+        allowRemote: false,
+        dtype: stack.config.embeddings.quantized ? 'q8' : 'fp32',
+      }),
+      active,
+      usedQueries: new Set(),
+      log,
+    };
+    const notes = [...wiring.notes];
+    if (!wiring.vectorLegWired) notes.push('VECTOR_RECALL is not wired: recall ran the text leg only, and the floor too.');
+
+    const recall: RecallRow[] = [];
+    const loads: LoadRow[] = [];
+    const corpus = generateMemories({ count: sizes[sizes.length - 1], users: USERS, seed: 20251121 });
+    let loaded = 0;
+    const embedder = await wiring.embedders.get(active.id);
+    for (const size of sizes) {
+      log(`loading memories ${loaded} → ${size}`);
+      const { result, rebuildMs } = await withVectorIndexesRebuilt(pg, () =>
+        bulkLoadMemories(pg, { memories: take(corpus, size - loaded), principals: ctx.principals, embedder, model: active }),
+      );
+      loaded = size;
+      loads.push({ memories: size, embedMs: result.embedMs, insertMs: result.insertMs, indexBuildMs: rebuildMs });
+      const warmup = Math.min(30, Math.ceil(queries / 5));
+      recall.push(await runRecallPhase(ctx, { memories: size, config: 'default', wiring, queries, warmup }));
+      // A second API whose vector leg always takes the HNSW path: its recall@10 is the number at stake.
+      const forced = await startServiceStack({
+        services,
+        databaseUrl: db.url,
+        queuePrefix,
+        withWorker: false,
+        env: { VECTOR_EXACT_SCAN_MAX_ROWS: '0' },
+      });
+      stacks.push(forced);
+      const forcedWiring = resolveRecallWiring(forced.api.app, forced.config);
+      recall.push(await runRecallPhase(ctx, { memories: size, config: 'hnsw', wiring: forcedWiring, queries, warmup }));
+      await forced.stop();
+      stacks.splice(stacks.indexOf(forced), 1);
+    }
+
+    const indexing = await runIndexingPhases(ctx, stack, { throughputCount, storeSeconds, notes });
+    const results: BenchResults = {
+      mode: quick ? 'quick' : 'full',
+      startedAt: new Date(started).toISOString(),
+      durationS: (Date.now() - started) / 1000,
+      machine: await describeMachine(pg),
+      model: active,
+      users: USERS,
+      loads,
+      recall,
+      ...indexing,
+      notes,
+    };
+    await pg.end();
+    await writeResults(stringFlag(flags, 'out'), results);
+  } finally {
+    await cleanup();
+  }
+}
+
+async function runIndexingPhases(
+  ctx: BenchContext,
+  stack: ServiceStack,
+  options: { throughputCount: number; storeSeconds: number; notes: string[] },
+): Promise<Pick<BenchResults, 'throughput' | 'store'>> {
+  const importer = stack.api.app.get(ImportMemoriesUseCase, { strict: false });
+  const create = stack.api.app.get(CreateMemoryUseCase, { strict: false });
+  // The index job embeds only once the embedding step is wired into the worker; check with one store.
+  const probe = await create.execute(ctx.principals[0], {
+    content: `index probe ${process.pid}`,
+    category: 'facts',
+    tags: [],
+    expandedKeywords: '',
+    importance: 0.5,
+    project: null,
+  });
+  const probeDeadline = Date.now() + 15_000;
+  while ((await embeddedIds(ctx.pg, ctx.active.id, [probe.id])).length === 0 && Date.now() < probeDeadline) await sleep(50);
+  if ((await embeddedIds(ctx.pg, ctx.active.id, [probe.id])).length === 0) {
+    options.notes.push('The worker did not embed a stored memory within 15 s (index step not wired?): indexing not measured.');
+    return { throughput: null, store: null };
+  }
+  ctx.log(`worker throughput: importing ${options.throughputCount} memories`);
+  const fresh = (count: number, seed: number) => [...generateMemories({ count, users: ctx.principals.length, seed })];
+  const throughput = await measureIndexThroughput({
+    importer,
+    principals: ctx.principals,
+    memories: fresh(options.throughputCount, 7),
+    pg: ctx.pg,
+    modelId: ctx.active.id,
+    rawModel: ctx.rawModel,
+    rawBatchSize: stack.config.embeddings.batchSize,
+    timeoutMs: 300_000,
+  });
+  ctx.log(`store → searchable: ${options.storeSeconds} s at 100 stores/s`);
+  const store = await measureStoreToSearchable({
+    create,
+    principals: ctx.principals,
+    memories: fresh(options.storeSeconds * 100, 11),
+    ratePerSecond: 100,
+    pg: ctx.pg,
+    modelId: ctx.active.id,
+    deadlineMs: 30_000,
+  });
+  return { throughput, store };
+}
+
+function* take(source: Iterator<GeneratedMemory>, count: number): Generator<GeneratedMemory> {
+  for (let i = 0; i < count; i++) {
+    const next = source.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+async function writeResults(outDir: string, results: BenchResults): Promise<void> {
+  const markdown = renderBenchReport(results);
+  process.stdout.write(markdown);
+  const dir = resolve(outDir);
+  await mkdir(dir, { recursive: true });
+  const base = results.mode === 'quick' ? 'latest-quick' : 'latest';
+  await writeFile(join(dir, `${base}.md`), markdown);
+  await writeFile(join(dir, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote ${join(outDir, `${base}.md`)} and .json`);
+}
+
+void main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,18 @@
+export enum AdminJobErrorCode {
+  /** No such job in the caller's tenant (another tenant's job answers the same) (404). */
+  NotFound = 'job_not_found',
+}
+
+export class AdminJobError extends Error {
+  constructor(
+    readonly code: AdminJobErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AdminJobError';
+  }
+
+  static notFound(id: string): AdminJobError {
+    return new AdminJobError(AdminJobErrorCode.NotFound, `Job ${id.slice(0, 64)} not found`);
+  }
+}

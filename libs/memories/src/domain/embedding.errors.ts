@@ -1,0 +1,20 @@
+export enum EmbeddingErrorCode {
+  /** The model id or its dimensions are not acceptable, or a reindex names a model that cannot be loaded (422). */
+  InvalidModel = 'embedding_model_invalid',
+  /** A configured or active model cannot be loaded here (missing folder, remote loading off) (503). */
+  ModelUnavailable = 'embedding_model_unavailable',
+  /** The loaded model's vector size differs from the registered one (409). */
+  DimensionsMismatch = 'embedding_model_dimensions_mismatch',
+  /** A reindex to another model is queued or running (409). */
+  ReindexInProgress = 'reindex_in_progress',
+}
+
+export class EmbeddingError extends Error {
+  constructor(
+    readonly code: EmbeddingErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EmbeddingError';
+  }
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Builds the default offline embedding model (glove-sif-100d) into MODELS_DIR. Plain Node ESM so
+// it runs before the TypeScript build (npm install / test / start). Cached: a second run with the
+// same package version and parameters only checks the stamp. See docs/embeddings.md.
+//
+//   node scripts/build-embedding-model.mjs [--models-dir DIR] [--vocab-size N] [--sif-a A]
+//                                          [--name NAME] [--force] [--json] [--quiet]
+// Environment fallbacks: MODELS_DIR (default ./models), EMBEDDING_VOCAB_SIZE.
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  buildEmbeddingModel,
+  DEFAULT_MODEL_NAME,
+  DEFAULT_SIF_A,
+  DEFAULT_VOCAB_SIZE,
+} from './embedding-model/build.mjs';
+
+const { values } = parseArgs({
+  options: {
+    'models-dir': { type: 'string' },
+    'vocab-size': { type: 'string' },
+    'sif-a': { type: 'string' },
+    name: { type: 'string' },
+    force: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    quiet: { type: 'boolean', default: false },
+  },
+});
+
+const modelsDir = resolve(values['models-dir'] ?? process.env.MODELS_DIR ?? './models');
+const vocabSize = Number(values['vocab-size'] ?? process.env.EMBEDDING_VOCAB_SIZE ?? DEFAULT_VOCAB_SIZE);
+const a = Number(values['sif-a'] ?? DEFAULT_SIF_A);
+// Progress goes to stderr so that --json output on stdout stays parseable.
+const log = (line) => {
+  if (!values.quiet) process.stderr.write(`[model] ${line}\n`);
+};
+
+try {
+  const summary = await buildEmbeddingModel({
+    modelsDir,
+    name: values.name ?? DEFAULT_MODEL_NAME,
+    vocabSize,
+    a,
+    force: values.force,
+    log,
+  });
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } else {
+    log(describe(summary));
+  }
+} catch (error) {
+  process.stderr.write(`[model] build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
+function describe(summary) {
+  const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+  const { files } = summary;
+  if (summary.cached)
+    return `${summary.path} is up to date (${summary.vocabulary} words, ${summary.dimensions}-d)`;
+  return [
+    `built ${summary.path} in ${summary.seconds.toFixed(1)} s:`,
+    `${summary.vocabulary} words of ${summary.sourceWords} (${summary.skippedUnreachable} unreachable or duplicate spellings skipped), ${summary.dimensions}-d, SIF a=${summary.stamp.parameters.sifA};`,
+    `onnx/model.onnx ${mb(files['onnx/model.onnx'])}, onnx/model_quantized.onnx ${mb(files['onnx/model_quantized.onnx'])}, tokenizer.json ${mb(files['tokenizer.json'])}`,
+  ].join(' ');
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { inject } from 'vitest';
+import { ConfigModule, loadConfig } from '@app/config';
+import { JobsModule, OutboxWriter } from '@app/jobs';
+import {
+  CreateMemoryUseCase,
+  DeleteMemoryUseCase,
+  EMBEDDER_PROVIDER,
+  PurgeMemoryUseCase,
+  UpdateMemoryUseCase,
+  type EmbedderProvider,
+} from '@app/memories';
+import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
+import { MemoryRepository } from '@app/memories/adapters/memory.repository';
+import { MemoryWriter } from '@app/memories/application/memory-writer';
+import { PersistenceModule } from '@app/persistence';
+import { ALL_SCOPES, AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
+import { createTestTenant, openTestDatabase } from '@app/testing';
+import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
+import { createScratchDatabase } from './scratch-database';
+
+const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
+
+export interface EmbeddingRow {
+  model_id: string;
+  owner_id: string;
+  embedding: string;
+  input_hash: string;
+}
+
+/**
+ * A scratch database (the model registry is install-wide), the memory write use cases, and every
+ * job handler running in-process as in embedded mode, optionally with a test embedder provider.
+ */
+export async function embeddingHarness(
+  label: string,
+  env: Record<string, string>,
+  embedders?: EmbedderProvider,
+) {
+  const scratch = await createScratchDatabase(inject('adminDatabaseUrl'), label);
+  const db = await openTestDatabase(scratch.url, 6);
+  const config = loadConfig({
+    DATABASE_URL: scratch.url,
+    OUTBOX_POLL_INTERVAL_MS: '50',
+    RUN_MIGRATIONS: 'false',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  let builder = Test.createTestingModule({
+    imports: [
+      ConfigModule.forRoot(config),
+      PersistenceModule.forRoot({ applicationName: `test-${label}`, migrate: false }),
+      JobsModule.forRoot({ role: 'api' }),
+      ProcessorsModule,
+    ],
+  });
+  if (embedders) builder = builder.overrideProvider(EMBEDDER_PROVIDER).useValue(embedders);
+  const app: TestingModule = await builder.compile();
+  await app.init();
+  const repo = new MemoryRepository();
+  const writer = new MemoryWriter(repo, new OutboxWriter(), new AuditWriter(), limits);
+  const tenant = await createTestTenant(db, label.replace(/_/g, '-'));
+  const principal = async (name: string, admin = false): Promise<Principal> => ({
+    ...(await tenant.addUser(name)),
+    tenantSlug: tenant.slug,
+    keyId: randomUUID(),
+    scopes: admin ? ALL_SCOPES : MEMBER_SCOPES,
+  });
+  const embeddingsOf = async (memoryId: number) =>
+    (
+      await db.tx.asSystem((tx) =>
+        tx.query<EmbeddingRow>(
+          `SELECT model_id, owner_id, embedding::text AS embedding, encode(input_hash, 'hex') AS input_hash
+             FROM memory_embeddings WHERE memory_id = $1 ORDER BY model_id`,
+          [memoryId],
+        ),
+      )
+    ).rows;
+  return {
+    url: scratch.url,
+    db,
+    app,
+    tenant,
+    principal,
+    embeddingsOf,
+    create: new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository()),
+    update: new UpdateMemoryUseCase(db.tx, repo, writer, new AuditWriter()),
+    remove: new DeleteMemoryUseCase(db.tx, repo, new AuditWriter()),
+    purge: new PurgeMemoryUseCase(db.tx, repo, new AuditWriter()),
+    close: async () => {
+      await app.close();
+      await db.close();
+      await scratch.drop();
+    },
+  };
+}
+
+export type EmbeddingHarness = Awaited<ReturnType<typeof embeddingHarness>>;

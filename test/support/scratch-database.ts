@@ -1,0 +1,41 @@
+import { Client } from 'pg';
+import { createDataSource, runMigrations } from '@app/persistence';
+
+export interface ScratchDatabase {
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A migrated database of its own, for suites that change install-wide state (the embedding model
+ * registry) or load enough rows to slow everyone else down. Dropped when the suite ends.
+ */
+export async function createScratchDatabase(adminUrl: string, label: string): Promise<ScratchDatabase> {
+  const name = `memsvc_${label.replace(/[^a-z0-9_]/gi, '_').toLowerCase()}_${process.pid}`;
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const admin = async (sql: string) => {
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${name}`);
+  const source = createDataSource({
+    url: url.toString(),
+    poolSize: 2,
+    statementTimeoutMs: 60_000,
+    applicationName: 'scratch-setup',
+  });
+  await source.initialize();
+  try {
+    await runMigrations(source);
+  } finally {
+    await source.destroy();
+  }
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
