@@ -207,7 +207,7 @@ describe('memory.index job', () => {
   it('runs end to end through the relay, BullMQ and two competing workers, indexing each memory once', async () => {
     const redisUrl = inject('redisUrl');
     const prefix = `test-index-${randomUUID().slice(0, 8)}`;
-    const registry = new JobHandlerRegistry();
+    const registry = new JobHandlerRegistry(['memory.index']);
     new MemoryIndexProcessor(registry, indexMemory).onModuleInit();
     registry.assertComplete();
     const executor = new JobExecutor(registry);
@@ -273,7 +273,7 @@ describe('memory.index job', () => {
         await new Promise((r) => setTimeout(r, 1_000));
       },
     };
-    const registry = new JobHandlerRegistry();
+    const registry = new JobHandlerRegistry(['memory.index']);
     new MemoryIndexProcessor(
       registry,
       new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), slowStep),

@@ -11,6 +11,9 @@ const TENANT_TABLES = [
   'outbox',
   'audit_log',
   'idempotency_keys',
+  'embedding_models',
+  'memory_embeddings',
+  'jobs',
 ];
 
 describe('row-level security', () => {

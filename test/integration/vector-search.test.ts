@@ -216,7 +216,7 @@ describe('tenant-safe vector search at 1% selectivity (100k other rows)', () => 
       );
       return rows[0];
     });
-    expect(settings).toEqual({ ef: '100', mode: 'strict_order' });
+    expect(settings).toEqual({ ef: '200', mode: 'strict_order' });
     const after = await db.tx.inTenant(alice, (tx) =>
       tx.query<{ mode: string }>(`SELECT current_setting('hnsw.iterative_scan', true) AS mode`),
     );

@@ -24,3 +24,4 @@ export * from './embeddings.module';
 export * from './adapters/transformers-embedder';
 export * from './adapters/embedding/query-embedding-cache';
 export * from './domain/embedding.errors';
+export * from './application/find-duplicates.use-case';

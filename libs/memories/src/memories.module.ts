@@ -3,6 +3,13 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { OutboxWriter } from '@app/jobs';
 import { AuditWriter } from '@app/tenancy';
 import { IdempotencyRepository } from './adapters/idempotency.repository';
+import { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
+import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
+import { CheckMemoryUseCase } from './application/check-memory.use-case';
+import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
+import { RecallMemoriesUseCase } from './application/recall-memories.use-case';
+import { EmbeddingModelsModule } from './embedding-models.module';
+import { VECTOR_RECALL } from './ports/vector-recall.port';
 import { MemoryRepository } from './adapters/memory.repository';
 import { BulkDeleteMemoriesUseCase } from './application/bulk-delete-memories.use-case';
 import { CreateMemoryUseCase } from './application/create-memory.use-case';
@@ -26,10 +33,17 @@ const USE_CASES = [
   PurgeMemoryUseCase,
   BulkDeleteMemoriesUseCase,
   ImportMemoriesUseCase,
+  RecallMemoriesUseCase,
+  CheckMemoryUseCase,
+  FindDuplicatesUseCase,
 ];
 
 @Module({
+  imports: [EmbeddingModelsModule],
   providers: [
+    MemoryTextSearchRepository,
+    VectorRecallAdapter,
+    { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },
     MemoryRepository,
     IdempotencyRepository,
     MemoryWriter,

@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
-import { MemoryError, MemoryErrorCode } from '@app/memories';
+import { AdminJobError, AdminJobErrorCode } from '@app/jobs/admin-jobs/admin-job.errors';
+import { EmbeddingError, EmbeddingErrorCode, MemoryError, MemoryErrorCode } from '@app/memories';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
 import { RequestValidationError } from './request-validation.error';
 
@@ -45,6 +46,25 @@ export function tenancyErrorStatus(code: TenancyErrorCode): number {
   }
 }
 
+export function embeddingErrorStatus(code: EmbeddingErrorCode): number {
+  switch (code) {
+    case EmbeddingErrorCode.InvalidModel:
+      return 422;
+    case EmbeddingErrorCode.ModelUnavailable:
+      return 503;
+    case EmbeddingErrorCode.DimensionsMismatch:
+    case EmbeddingErrorCode.ReindexInProgress:
+      return 409;
+  }
+}
+
+export function adminJobErrorStatus(code: AdminJobErrorCode): number {
+  switch (code) {
+    case AdminJobErrorCode.NotFound:
+      return 404;
+  }
+}
+
 interface FastifyLikeError {
   statusCode?: number;
   code?: string;
@@ -72,6 +92,12 @@ const FASTIFY_CODES: Record<string, string> = {
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof MemoryError) {
     return { status: memoryErrorStatus(error.code), body: { detail: error.message, code: error.code } };
+  }
+  if (error instanceof EmbeddingError) {
+    return { status: embeddingErrorStatus(error.code), body: { detail: error.message, code: error.code } };
+  }
+  if (error instanceof AdminJobError) {
+    return { status: adminJobErrorStatus(error.code), body: { detail: error.message, code: error.code } };
   }
   if (error instanceof TenancyError) {
     const status = tenancyErrorStatus(error.code);

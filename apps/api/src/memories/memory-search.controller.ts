@@ -1,16 +1,24 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { CheckMemoryUseCase, checkSchema, RecallMemoriesUseCase, recallSchema } from '@app/memories';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import {
+  CheckMemoryUseCase,
+  checkSchema,
+  duplicatesQuerySchema,
+  FindDuplicatesUseCase,
+  RecallMemoriesUseCase,
+  recallSchema,
+} from '@app/memories';
 import type { Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 import { presentRecalled } from './memory.presenter';
 
-/** Finding memories: hybrid recall and the write guard. */
+/** Finding memories: hybrid recall, the write guard, near-duplicates. */
 @Controller('memories')
 export class MemorySearchController {
   constructor(
     private readonly recallMemories: RecallMemoriesUseCase,
     private readonly checkMemory: CheckMemoryUseCase,
+    private readonly findDuplicates: FindDuplicatesUseCase,
   ) {}
 
   @Post('recall')
@@ -37,5 +45,11 @@ export class MemorySearchController {
   @RequireScopes('memories:read')
   check(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.checkMemory.execute(principal, parseInput(checkSchema, body).content);
+  }
+
+  @Get('duplicates')
+  @RequireScopes('memories:read')
+  duplicates(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    return this.findDuplicates.execute(principal, parseInput(duplicatesQuerySchema, query, 400));
   }
 }

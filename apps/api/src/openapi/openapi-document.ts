@@ -22,6 +22,7 @@ import {
   duplicatesResponse,
 } from '@app/memories';
 import { ADMIN_ROUTES } from './admin-routes';
+import { EMBEDDINGS_ADMIN_ROUTES } from './embeddings-admin-routes';
 
 const errorBody = z.object({ detail: z.string(), code: z.string() });
 const idParam = z.object({ id: z.string().regex(/^\d+$/) });
@@ -138,7 +139,7 @@ const ROUTES: RouteConfig[] = [
 export function buildOpenApiDocument(extraRoutes: readonly RouteConfig[] = []) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  for (const route of [...ROUTES, ...ADMIN_ROUTES, ...extraRoutes]) {
+  for (const route of [...ROUTES, ...ADMIN_ROUTES, ...EMBEDDINGS_ADMIN_ROUTES, ...extraRoutes]) {
     registry.registerPath({ security: [{ bearer: [] }], ...route });
   }
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({

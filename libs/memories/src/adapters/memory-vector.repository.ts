@@ -62,11 +62,16 @@ export interface MemoryVectorOptions {
 export const MEMORY_VECTOR_OPTIONS = Symbol('MEMORY_VECTOR_OPTIONS');
 
 const MAX_K = 1000;
+const MAX_SCAN_CAP = 5_000;
 const DEFAULT_MAX_SCAN_TUPLES = 20_000;
 
-/** Initial HNSW candidate list: generous for small k (filtered walks drop most rows), capped by pgvector's 1000. */
+/**
+ * HNSW candidate list size. Filtered walks drop most candidates, so it is generous: measured at
+ * 1% selectivity over 101k rows, 100 gave recall@10 ≈ 0.95 and 200 ≈ 0.99 at the same latency
+ * (the walk's cost is dominated by the rows it filters out). pgvector caps it at 1000.
+ */
 export function efSearchFor(k: number): number {
-  return Math.min(1000, Math.max(k * 4, 100));
+  return Math.min(1000, Math.max(k * 10, 200));
 }
 
 /**
@@ -103,7 +108,8 @@ export class MemoryVectorRepository {
     input: NearDuplicatesInput,
   ): Promise<NearDuplicatePair[]> {
     assertCount('limit', input.limit, 1, MAX_K);
-    assertCount('scanCap', input.scanCap, 1, 100_000);
+    // Cost is scanCap probes (HNSW) or scanCap × the owner's rows (< exactScanMaxRows) distances.
+    assertCount('scanCap', input.scanCap, 1, MAX_SCAN_CAP);
     if (!(input.threshold >= -1 && input.threshold <= 1))
       throw new RangeError('threshold must be within [-1, 1]');
     const plan = await this.choosePlan(scope, tx, 'own', input.modelId);

@@ -47,9 +47,9 @@ describe('vector search SQL', () => {
     );
   });
 
-  it('walks at least 100 candidates, more for larger k, never above pgvector’s limit', () => {
-    expect(efSearchFor(10)).toBe(100);
-    expect(efSearchFor(100)).toBe(400);
-    expect(efSearchFor(1000)).toBe(1000);
+  it('walks at least 200 candidates, more for larger k, never above pgvector’s limit', () => {
+    expect(efSearchFor(10)).toBe(200);
+    expect(efSearchFor(30)).toBe(300);
+    expect(efSearchFor(300)).toBe(1000);
   });
 });

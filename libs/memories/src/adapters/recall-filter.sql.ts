@@ -21,7 +21,8 @@ export function recallWhere(
     'm.deleted_at IS NULL',
   ];
   if (filter.category !== undefined) clauses.push(`m.category = ${p(filter.category)}`);
-  if (filter.tags !== undefined && filter.tags.length > 0) clauses.push(`m.tags && ${p(filter.tags)}::text[]`);
+  if (filter.tags !== undefined && filter.tags.length > 0)
+    clauses.push(`m.tags && ${p(filter.tags)}::text[]`);
   if (filter.project !== undefined) clauses.push(`m.project = ${p(filter.project)}`);
   if (filter.since !== undefined) clauses.push(`m.created_at >= ${p(filter.since)}`);
   if (filter.before !== undefined) clauses.push(`m.created_at < ${p(filter.before)}`);

@@ -32,22 +32,27 @@ export class VectorRecallAdapter implements VectorRecall {
     if (!model) return null;
     const embedder = await this.embedders.get(model.id);
     const vector = await this.cache.embed(embedder, text);
+    // A text with no word the model knows embeds to the zero vector, whose cosine distance is
+    // undefined: skip the vector leg and let full-text search answer.
+    if (vector.every((x) => x === 0)) return null;
     return { modelId: model.id, dimensions: model.dimensions, vector };
   }
 
-  search(
+  async search(
     scope: TenantScope,
     tx: Tx,
     query: PreparedQuery,
     input: { k: number; filter: RecallFilter },
   ): Promise<VectorHit[]> {
-    return this.vectors.search(scope, tx, {
+    const hits = await this.vectors.search(scope, tx, {
       modelId: query.modelId,
       dimensions: query.dimensions,
       vector: query.vector,
       k: input.k,
       filters: input.filter,
     });
+    // Memories whose text embedded to the zero vector have no direction (NaN distance).
+    return hits.filter((h) => Number.isFinite(h.distance));
   }
 
   private async activeModel(): Promise<EmbeddingModel | null> {

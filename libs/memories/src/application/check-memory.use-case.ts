@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import type { Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryVectorRepository } from '../adapters/memory-vector.repository';
 import { contentHash } from '../domain/content-rules';
 import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
 
@@ -13,8 +14,8 @@ export interface CheckResult {
   readonly match?: { id: number; similarity: number; content: string };
 }
 
-/** Own memories looked at for the nearest match (team rows are someone else's to update). */
-const CANDIDATES = 10;
+/** Nearest own memories fetched; the first with a finite distance wins. */
+const CANDIDATES = 3;
 
 /**
  * Write guard for agents: before storing, ask whether the content is new (ADD), close to an
@@ -25,26 +26,28 @@ export class CheckMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly memories: MemoryRepository,
-    @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
+    @Inject(VECTOR_RECALL) private readonly queries: VectorRecall,
+    private readonly vectors: MemoryVectorRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute(principal: Principal, content: string): Promise<CheckResult> {
-    const query = await this.vectors.prepare(content);
+    const query = await this.queries.prepare(content);
     return this.tx.inTenant(principal, async (tx) => {
       const exact = await this.memories.findLiveByHash(principal, tx, contentHash(content));
       if (exact) return { action: 'NOOP', match: { id: exact.id, similarity: 1, content: exact.content } };
       if (!query) return { action: 'ADD' };
-      const hits = await this.vectors.search(principal, tx, query, { k: CANDIDATES, filter: {} });
-      const rows = await this.memories.findVisible(
-        principal,
-        tx,
-        hits.map((h) => h.memoryId),
-      );
-      const own = new Map(rows.filter((m) => m.owner === principal.username).map((m) => [m.id, m]));
-      const best = hits.find((h) => own.has(h.memoryId));
+      // Only the caller's own memories: a teammate's team memory is theirs to update.
+      const hits = await this.vectors.nearest(principal, tx, {
+        modelId: query.modelId,
+        dimensions: query.dimensions,
+        vector: query.vector,
+        k: CANDIDATES,
+      });
+      const best = hits.find((h) => Number.isFinite(h.distance));
       if (!best) return { action: 'ADD' };
-      const memory = own.get(best.memoryId)!;
+      const [memory] = await this.memories.findVisible(principal, tx, [best.memoryId]);
+      if (!memory) return { action: 'ADD' };
       const similarity = Math.max(0, Math.min(1, 1 - best.distance));
       const { noopThreshold, updateThreshold } = this.config.dedup;
       const action: CheckAction =

@@ -81,5 +81,6 @@ export const duplicatesResponse = z.object({
       similarity: z.number(),
     }),
   ),
-  scanned: z.number().int(),
+  threshold: z.number(),
+  scan_limit: z.number().int().describe("how many of the caller's most recent memories were probed"),
 });

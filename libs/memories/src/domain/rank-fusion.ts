@@ -10,7 +10,10 @@ export interface FusedCandidate {
 }
 
 /** Fuses ranked id lists: score = Σ 1 / (k + rank). Ties keep the text leg's order, then id. */
-export function fuseRankings(legs: { text: readonly number[]; vector: readonly number[] }, k = RRF_K): FusedCandidate[] {
+export function fuseRankings(
+  legs: { text: readonly number[]; vector: readonly number[] },
+  k = RRF_K,
+): FusedCandidate[] {
   const byId = new Map<number, { textRank: number | null; vectorRank: number | null }>();
   legs.text.forEach((id, i) => byId.set(id, { textRank: i + 1, vectorRank: null }));
   legs.vector.forEach((id, i) => {
