@@ -1,5 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { ADMIN_DENIED, json } from './openapi-helpers';
 import {
   apiKeyResponseSchema,
   createApiKeyBody,
@@ -9,13 +10,7 @@ import {
   userResponseSchema,
 } from '@app/tenancy';
 
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-const errorBody = z.object({ detail: z.string(), code: z.string() });
-const denied = {
-  401: { description: 'Missing or invalid API key', ...json(errorBody) },
-  403: { description: 'The key lacks the admin scope', ...json(errorBody) },
-  422: { description: 'Validation failed', ...json(errorBody) },
-};
+const denied = ADMIN_DENIED;
 
 /** Admin and identity routes, described from the tenancy contracts. */
 export const ADMIN_ROUTES: RouteConfig[] = [

@@ -1,14 +1,10 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { ADMIN_DENIED, errorBody, json } from './openapi-helpers';
 import { adminJobResponseSchema } from '@app/jobs/admin-jobs/admin-job';
 import { reindexBody, reindexResponseSchema } from '@app/memories/contracts/embeddings-admin.schemas';
 
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-const errorBody = z.object({ detail: z.string(), code: z.string() });
-const denied = {
-  401: { description: 'Missing or invalid API key', ...json(errorBody) },
-  403: { description: 'The key lacks the admin scope', ...json(errorBody) },
-};
+const denied = ADMIN_DENIED;
 
 /** The embedding model switch and admin job progress (add to the document's route list). */
 export const EMBEDDINGS_ADMIN_ROUTES: RouteConfig[] = [

@@ -22,12 +22,10 @@ import {
   duplicatesResponse,
 } from '@app/memories';
 import { ADMIN_ROUTES } from './admin-routes';
+import { errorBody, json, ok } from './openapi-helpers';
 import { EMBEDDINGS_ADMIN_ROUTES } from './embeddings-admin-routes';
 
-const errorBody = z.object({ detail: z.string(), code: z.string() });
 const idParam = z.object({ id: z.string().regex(/^\d+$/) });
-const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
-const ok = (schema: z.ZodType, description = 'OK') => ({ description, ...json(schema) });
 const errors = {
   400: { description: 'Malformed request (bad JSON, NUL bytes, bad paging)', ...json(errorBody) },
   401: { description: 'Missing or invalid API key', ...json(errorBody) },
