@@ -57,6 +57,31 @@ export interface AppConfig {
     readonly healthHost: string;
     readonly shutdownGraceMs: number;
   };
+  readonly sync: {
+    /** Unset → the app generates one per installation and keeps it in `server_secrets`. */
+    readonly cursorSecret: string | undefined;
+    readonly pageDefault: number;
+    readonly pageMax: number;
+    readonly tombstoneRetentionDays: number;
+    /** `?since=` reads from `since` minus this, to cover writers whose transaction began earlier. */
+    readonly sinceOverlapMs: number;
+  };
+  readonly secrets: {
+    readonly vault: {
+      /** Vault is used when set; otherwise the local encryption key; otherwise no store. */
+      readonly address: string | undefined;
+      readonly token: string | undefined;
+      readonly roleId: string | undefined;
+      readonly secretId: string | undefined;
+      readonly k8sRole: string | undefined;
+      readonly k8sTokenPath: string;
+      readonly mount: string;
+      readonly prefix: string;
+      readonly timeoutMs: number;
+    };
+    /** 64 hex chars (raw key) or a passphrase stretched with scrypt. */
+    readonly encryptionKey: string | undefined;
+  };
 }
 
 export class ConfigError extends Error {
@@ -132,6 +157,27 @@ function toAppConfig(env: Env): AppConfig {
       healthPort: env.WORKER_HEALTH_PORT,
       healthHost: env.WORKER_HEALTH_HOST,
       shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    },
+    sync: {
+      cursorSecret: env.SYNC_CURSOR_SECRET,
+      pageDefault: Math.min(env.SYNC_PAGE_DEFAULT, env.SYNC_PAGE_MAX),
+      pageMax: env.SYNC_PAGE_MAX,
+      tombstoneRetentionDays: env.TOMBSTONE_RETENTION_DAYS,
+      sinceOverlapMs: env.SINCE_OVERLAP_MS,
+    },
+    secrets: {
+      vault: {
+        address: env.VAULT_ADDR,
+        token: env.VAULT_TOKEN,
+        roleId: env.VAULT_ROLE_ID,
+        secretId: env.VAULT_SECRET_ID,
+        k8sRole: env.VAULT_K8S_ROLE,
+        k8sTokenPath: env.VAULT_K8S_TOKEN_PATH,
+        mount: env.VAULT_MOUNT,
+        prefix: env.VAULT_PREFIX,
+        timeoutMs: env.VAULT_TIMEOUT_MS,
+      },
+      encryptionKey: env.MEMORY_ENCRYPTION_KEY,
     },
   };
 }

@@ -7,6 +7,10 @@ export const SENSITIVE_ENV_KEYS = [
   'API_KEYS',
   'API_KEY',
   'ADMIN_API_KEY',
+  'SYNC_CURSOR_SECRET',
+  'VAULT_TOKEN',
+  'VAULT_SECRET_ID',
+  'MEMORY_ENCRYPTION_KEY',
 ] as const;
 
 const optionalString = z
@@ -105,6 +109,36 @@ export const envSchema = z.object({
   VECTOR_EXACT_SCAN_MAX_ROWS: int(20_000, 0, 10_000_000),
   DEDUP_NOOP_THRESHOLD: z.coerce.number().min(0).max(1).default(0.92),
   DEDUP_UPDATE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.75),
+  /** HMAC key for sync cursors (>= 32 chars); unset → a per-installation key kept in the database. */
+  SYNC_CURSOR_SECRET: optionalString.refine((v) => v === undefined || v.length >= 32, {
+    message: 'must be at least 32 characters',
+  }),
+  SYNC_PAGE_DEFAULT: int(500, 1, 100_000),
+  SYNC_PAGE_MAX: int(5_000, 1, 100_000),
+  TOMBSTONE_RETENTION_DAYS: int(90, 1, 36_500),
+  SINCE_OVERLAP_MS: int(60_000, 0, 86_400_000),
+  VAULT_ADDR: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/]/.test(v), {
+    message: 'must start with http:// or https://',
+  }),
+  VAULT_TOKEN: optionalString,
+  VAULT_ROLE_ID: optionalString,
+  VAULT_SECRET_ID: optionalString,
+  VAULT_K8S_ROLE: optionalString,
+  VAULT_K8S_TOKEN_PATH: z.string().default('/var/run/secrets/kubernetes.io/serviceaccount/token'),
+  VAULT_MOUNT: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'a KV v2 mount path such as secret')
+    .default('secret'),
+  /** KV folder under the mount; not node-vault's URL prefix (the client ignores that env variable). */
+  VAULT_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'a folder such as memory-service (no leading or trailing /)')
+    .default('memory-service'),
+  VAULT_TIMEOUT_MS: int(3000, 100, 60_000),
+  /** 64 hex chars = raw 256-bit key; anything else is a passphrase stretched with scrypt. */
+  MEMORY_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || v.length >= 16, {
+    message: 'must be 64 hex characters (32 bytes) or a passphrase of at least 16 characters',
+  }),
 });
 
 export type Env = z.output<typeof envSchema>;

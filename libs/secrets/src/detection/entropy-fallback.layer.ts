@@ -1,0 +1,39 @@
+import { shannonEntropy } from './entropy';
+import { isBenignValue, isLikelyDigest } from './false-positive-filters';
+import type { DetectionLayer, SecretFinding } from './finding';
+
+export const BASE64_MIN_ENTROPY = 4.5;
+export const HEX_MIN_ENTROPY = 3.0;
+export const MIN_TOKEN_LENGTH = 20;
+
+/** Standalone runs of base64/base64url/hex characters, not glued to other word characters. */
+const TOKEN = /(?<![A-Za-z0-9+/=_.-])[A-Za-z0-9+/_=.-]{20,}(?![A-Za-z0-9+/=_.-])/g;
+const HEX = /^[0-9a-fA-F]+$/;
+
+/**
+ * Last resort for secrets nobody wrote a rule for. Thresholds follow truffleHog: base64-ish tokens
+ * need ≥ 4.5 bits/char (so in practice ≥ ~28 chars), hex ≥ 3.0. Digest-length hex, UUIDs, env
+ * references, placeholders and paths/dotted names are not reported.
+ */
+export const entropyFallbackLayer: DetectionLayer = (text) => {
+  const found: SecretFinding[] = [];
+  for (const m of text.matchAll(TOKEN)) {
+    const token = m[0].replace(/[.=-]+$/, '').replace(/^[.-]+/, '');
+    if (token.length < MIN_TOKEN_LENGTH || isBenignValue(token) || looksLikePathOrName(token)) continue;
+    const offset = m.index + m[0].indexOf(token);
+    if (HEX.test(token)) {
+      if (!isLikelyDigest(token.toLowerCase()) && shannonEntropy(token) >= HEX_MIN_ENTROPY) {
+        found.push({ kind: 'high-entropy-hex', start: offset, end: offset + token.length });
+      }
+    } else if (/\d/.test(token) && /[A-Za-z]/.test(token) && shannonEntropy(token) >= BASE64_MIN_ENTROPY) {
+      found.push({ kind: 'high-entropy-string', start: offset, end: offset + token.length });
+    }
+  }
+  return found;
+};
+
+/** `src/app/main.ts`, `com.example.Service`, `some-long-kebab-name`: words joined by separators. */
+function looksLikePathOrName(token: string): boolean {
+  const parts = token.split(/[/._-]/).filter(Boolean);
+  return parts.length >= 3 && parts.every((p) => /^[A-Za-z][a-z]*\d{0,2}$/.test(p) || /^\d{1,4}$/.test(p));
+}

@@ -1,0 +1,4 @@
+export * from './finding';
+export * from './normalize-text';
+export * from './entropy';
+export * from './secret-detector';

@@ -1,0 +1,29 @@
+import type { SecretRef } from './secret-ref';
+
+export type SecretStoreKind = 'vault' | 'encrypted';
+
+export interface StoredSecret {
+  /**
+   * What the row keeps to find the secret again: the Vault path for `vault`, the self-describing
+   * ciphertext (`enc:v1:…`) for `encrypted`.
+   */
+  readonly ref: string;
+  /** KV v2 version written; absent for local encryption. */
+  readonly version?: number;
+}
+
+/**
+ * Where original secret text goes; rows keep only `[REDACTED:<kind>]`.
+ * Every method throws `SecretStoreError` with a code; none ever falls back to plaintext.
+ */
+export interface SecretStore {
+  readonly kind: SecretStoreKind;
+  /** Creates the secret; fails with `conflict` if one already exists for this ref. */
+  put(ref: SecretRef, content: string): Promise<StoredSecret>;
+  /** `stored` is what `put` returned (the local adapter needs the ciphertext). */
+  get(ref: SecretRef, stored?: string): Promise<string>;
+  /** Removes every version; deleting a missing secret is not an error (cleanup may run twice). */
+  delete(ref: SecretRef): Promise<void>;
+}
+
+export const SECRET_STORE = Symbol('SECRET_STORE');

@@ -1,0 +1,2 @@
+export * from './fake-vault.server';
+export type { FakeTokenOptions } from './fake-vault-tokens';
