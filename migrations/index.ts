@@ -2,6 +2,7 @@ import { InitialSchema1763700000000 } from './1763700000000-initial-schema';
 import { OutboxNotify1763700000001 } from './1763700000001-outbox-notify';
 import { ApiKeyRevocationReason1763700000002 } from './1763700000002-api-key-revocation-reason';
 import { MemoryEmbeddings1763700000003 } from './1763700000003-memory-embeddings';
+import { Sync1763700000004 } from './1763700000004-sync';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   OutboxNotify1763700000001,
   ApiKeyRevocationReason1763700000002,
   MemoryEmbeddings1763700000003,
+  Sync1763700000004,
 ];

@@ -124,7 +124,10 @@ describe('acceptance 4: two APIs and two workers share Postgres and Redis', () =
     const completed = await Promise.all(
       workers.map(async (w) => {
         const text = await (await fetch(`${w.healthUrl}/metrics`)).text();
-        const line = text.split('\n').find((l) => l.startsWith('memsvc_jobs_completed_total{'));
+        // Other jobs (the scheduled tombstone purge) report their own series; count memory.index only.
+        const line = text
+          .split('\n')
+          .find((l) => l.startsWith('memsvc_jobs_completed_total{') && l.includes('"memory.index"'));
         return Number(line?.split(' ').at(-1) ?? 0);
       }),
     );

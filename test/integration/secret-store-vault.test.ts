@@ -19,7 +19,13 @@ describe('VaultSecretStore through node-vault against the fake Vault', () => {
   let address = '';
   const stores: VaultSecretStore[] = [];
   const storeWith = (auth: VaultAuthMethod, timeoutMs = 1000): VaultSecretStore => {
-    const store = new VaultSecretStore({ address, auth, mount: 'secret', prefix: 'memory-service', timeoutMs });
+    const store = new VaultSecretStore({
+      address,
+      auth,
+      mount: 'secret',
+      prefix: 'memory-service',
+      timeoutMs,
+    });
     stores.push(store);
     return store;
   };
@@ -89,7 +95,10 @@ describe('VaultSecretStore through node-vault against the fake Vault', () => {
     const store = storeWith({ kind: 'token', token: vault.rootToken }, 300);
     vault.faults.blackhole = true;
     const started = Date.now();
-    await expect(store.put(ref(7), 'x')).rejects.toMatchObject({ code: SecretStoreErrorCode.Unavailable, retryAfterSeconds: 5 });
+    await expect(store.put(ref(7), 'x')).rejects.toMatchObject({
+      code: SecretStoreErrorCode.Unavailable,
+      retryAfterSeconds: 5,
+    });
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
@@ -97,7 +106,10 @@ describe('VaultSecretStore through node-vault against the fake Vault', () => {
     const store = storeWith({ kind: 'token', token: vault.rootToken });
     await store.put(ref(8), 'ok');
     vault.faults.sealed = true;
-    await expect(store.get(ref(8))).rejects.toMatchObject({ code: SecretStoreErrorCode.Unavailable, message: expect.stringContaining('sealed') });
+    await expect(store.get(ref(8))).rejects.toMatchObject({
+      code: SecretStoreErrorCode.Unavailable,
+      message: expect.stringContaining('sealed'),
+    });
     vault.resetFaults();
     vault.faults.failNext = { status: 429, count: 1 };
     await expect(store.get(ref(8))).rejects.toMatchObject({ code: SecretStoreErrorCode.Unavailable });
@@ -108,7 +120,13 @@ describe('VaultSecretStore through node-vault against the fake Vault', () => {
     await expect(store.get(ref(8))).rejects.toMatchObject({ code: SecretStoreErrorCode.Unavailable });
     vault.resetFaults();
     expect(await store.get(ref(8))).toBe('ok');
-    const nowhere = new VaultSecretStore({ address: 'http://127.0.0.1:1', auth: { kind: 'token', token: 't' }, mount: 'secret', prefix: 'p', timeoutMs: 500 });
+    const nowhere = new VaultSecretStore({
+      address: 'http://127.0.0.1:1',
+      auth: { kind: 'token', token: 't' },
+      mount: 'secret',
+      prefix: 'p',
+      timeoutMs: 500,
+    });
     await expect(nowhere.get(ref(1))).rejects.toMatchObject({ code: SecretStoreErrorCode.Unavailable });
   });
 });

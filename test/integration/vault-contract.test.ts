@@ -17,7 +17,11 @@ interface Target {
 
 const fake = new FakeVault();
 const targets: Target[] = [
-  { name: 'fake vault', setUp: async () => ({ address: await fake.start(), token: fake.rootToken, mount: fake.mount }), tearDown: () => fake.stop() },
+  {
+    name: 'fake vault',
+    setUp: async () => ({ address: await fake.start(), token: fake.rootToken, mount: fake.mount }),
+    tearDown: () => fake.stop(),
+  },
 ];
 const realAddress = process.env.VAULT_ADDR;
 const realToken = process.env.VAULT_TOKEN ?? '';
@@ -51,7 +55,12 @@ function contractSuite(target: Target): void {
       const env = await target.setUp();
       mount = env.mount;
       vault = createNodeVaultClient({ endpoint: env.address, token: env.token, timeoutMs: 5000 });
-      listing = createNodeVaultClient({ endpoint: env.address, token: env.token, timeoutMs: 5000, noCustomHTTPVerbs: true });
+      listing = createNodeVaultClient({
+        endpoint: env.address,
+        token: env.token,
+        timeoutMs: 5000,
+        noCustomHTTPVerbs: true,
+      });
       anonymous = createNodeVaultClient({ endpoint: env.address, timeoutMs: 5000 });
     });
     afterAll(() => target.tearDown());
@@ -75,12 +84,19 @@ function contractSuite(target: Target): void {
       const path = `${mount}/data/${folder}/a`;
       const created = await vault.write(path, { data: { content: 'one' }, options: { cas: 0 } });
       expect(created.data).toMatchObject({ version: 1, destroyed: false, deletion_time: '' });
-      const conflict = await failureOf(vault.write(path, { data: { content: 'again' }, options: { cas: 0 } }));
+      const conflict = await failureOf(
+        vault.write(path, { data: { content: 'again' }, options: { cas: 0 } }),
+      );
       expect(conflict.status).toBe(400);
-      expect(conflict.errors.join(' ')).toContain('check-and-set parameter did not match the current version');
+      expect(conflict.errors.join(' ')).toContain(
+        'check-and-set parameter did not match the current version',
+      );
       const second = await vault.write(path, { data: { content: 'two' }, options: { cas: 1 } });
       expect(second.data.version).toBe(2);
-      expect((await vault.read(path)).data).toMatchObject({ data: { content: 'two' }, metadata: { version: 2 } });
+      expect((await vault.read(path)).data).toMatchObject({
+        data: { content: 'two' },
+        metadata: { version: 2 },
+      });
       expect((await vault.read(`${path}?version=1`)).data.data).toEqual({ content: 'one' });
     });
 
@@ -91,7 +107,13 @@ function contractSuite(target: Target): void {
       await vault.delete(`${mount}/data/${path}`);
       expect((await failureOf(vault.read(`${mount}/data/${path}`))).status).toBe(404);
       // A soft delete keeps the version number, so a create-only write still conflicts.
-      expect((await failureOf(vault.write(`${mount}/data/${path}`, { data: { content: 'x' }, options: { cas: 0 } }))).status).toBe(400);
+      expect(
+        (
+          await failureOf(
+            vault.write(`${mount}/data/${path}`, { data: { content: 'x' }, options: { cas: 0 } }),
+          )
+        ).status,
+      ).toBe(400);
       await vault.write(`${mount}/undelete/${path}`, { versions: [2] });
       expect((await vault.read(`${mount}/data/${path}`)).data.data).toEqual({ content: 'v2' });
       await vault.write(`${mount}/delete/${path}`, { versions: [1] });
@@ -99,7 +121,10 @@ function contractSuite(target: Target): void {
       await vault.write(`${mount}/destroy/${path}`, { versions: [2] });
       expect((await failureOf(vault.read(`${mount}/data/${path}`))).status).toBe(404);
       const meta = await vault.read(`${mount}/metadata/${path}`);
-      expect(meta.data).toMatchObject({ current_version: 2, versions: { '1': { destroyed: false }, '2': { destroyed: true } } });
+      expect(meta.data).toMatchObject({
+        current_version: 2,
+        versions: { '1': { destroyed: false }, '2': { destroyed: true } },
+      });
       expect(meta.data.versions['1'].deletion_time).not.toBe('');
     });
 
@@ -134,7 +159,8 @@ describe('fake vault: auth endpoints and fault switches (fake only)', () => {
     loginTokenTtlSeconds: 60,
   });
   let address = '';
-  const client = (token?: string, timeoutMs = 2000): NodeVaultClient => createNodeVaultClient({ endpoint: address, token, timeoutMs });
+  const client = (token?: string, timeoutMs = 2000): NodeVaultClient =>
+    createNodeVaultClient({ endpoint: address, token, timeoutMs });
 
   beforeAll(async () => {
     address = await vaultFake.start();
@@ -148,13 +174,29 @@ describe('fake vault: auth endpoints and fault switches (fake only)', () => {
     expect(vault.token).toBe(login.auth.client_token);
     const renewed = await vault.tokenRenewSelf({ increment: 600 });
     expect(renewed.auth.lease_duration).toBe(600);
-    expect((await vault.tokenLookupSelf()).data).toMatchObject({ ttl: 600, renewable: true, path: 'auth/approle/login' });
-    expect((await failureOf(client().approleLogin({ role_id: 'role-1', secret_id: 'wrong' }))).status).toBe(400);
+    expect((await vault.tokenLookupSelf()).data).toMatchObject({
+      ttl: 600,
+      renewable: true,
+      path: 'auth/approle/login',
+    });
+    expect((await failureOf(client().approleLogin({ role_id: 'role-1', secret_id: 'wrong' }))).status).toBe(
+      400,
+    );
     const k8s = client();
     // node-vault 0.12 renders `{{kubernetesPath}}` from the call's arguments, so the mount must be passed.
-    await k8s.kubernetesLogin({ role: 'memory-service', jwt: 'header.payload.sig', mount_point: 'kubernetes' });
+    await k8s.kubernetesLogin({
+      role: 'memory-service',
+      jwt: 'header.payload.sig',
+      mount_point: 'kubernetes',
+    });
     expect((await k8s.tokenLookupSelf()).data.path).toBe('auth/kubernetes/login');
-    expect((await failureOf(client().kubernetesLogin({ role: 'memory-service', jwt: 'forged', mount_point: 'kubernetes' }))).status).toBe(403);
+    expect(
+      (
+        await failureOf(
+          client().kubernetesLogin({ role: 'memory-service', jwt: 'forged', mount_point: 'kubernetes' }),
+        )
+      ).status,
+    ).toBe(403);
   });
 
   it('expires tokens after their TTL and on demand', async () => {
@@ -170,7 +212,9 @@ describe('fake vault: auth endpoints and fault switches (fake only)', () => {
   it('answers 503 when sealed, with health 503 and seal-status sealed=true', async () => {
     vaultFake.faults.sealed = true;
     try {
-      expect((await failureOf(client(vaultFake.rootToken).read('secret/data/x'))).errors).toEqual(['Vault is sealed']);
+      expect((await failureOf(client(vaultFake.rootToken).read('secret/data/x'))).errors).toEqual([
+        'Vault is sealed',
+      ]);
       // node-vault resolves sys/health whatever the status; the body says sealed.
       expect(await client().health()).toMatchObject({ sealed: true });
       expect(await client().status()).toMatchObject({ sealed: true });

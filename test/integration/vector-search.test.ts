@@ -85,6 +85,8 @@ describe('tenant-safe vector search at 1% selectivity (100k other rows)', () => 
 
     const started = Date.now();
     await db.tx.asSystem(async (tx) => {
+      // The bulk load runs the per-row sync trigger 101k times; it may outlast the pool's statement timeout.
+      await tx.query(`SET LOCAL statement_timeout = 0`);
       await tx.query(`INSERT INTO embedding_models (id, dimensions, status) VALUES ($1, $2, 'active')`, [
         MODEL,
         D,

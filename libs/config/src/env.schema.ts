@@ -132,13 +132,19 @@ export const envSchema = z.object({
   /** KV folder under the mount; not node-vault's URL prefix (the client ignores that env variable). */
   VAULT_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/, 'a folder such as memory-service (no leading or trailing /)')
+    .regex(
+      /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/,
+      'a folder such as memory-service (no leading or trailing /)',
+    )
     .default('memory-service'),
   VAULT_TIMEOUT_MS: int(3000, 100, 60_000),
   /** 64 hex chars = raw 256-bit key; anything else is a passphrase stretched with scrypt. */
-  MEMORY_ENCRYPTION_KEY: optionalString.refine((v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || v.length >= 16, {
-    message: 'must be 64 hex characters (32 bytes) or a passphrase of at least 16 characters',
-  }),
+  MEMORY_ENCRYPTION_KEY: optionalString.refine(
+    (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || v.length >= 16,
+    {
+      message: 'must be 64 hex characters (32 bytes) or a passphrase of at least 16 characters',
+    },
+  ),
 });
 
 export type Env = z.output<typeof envSchema>;

@@ -21,6 +21,13 @@ export const JOB_DEFINITIONS = {
     model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/),
     requestId: z.string().max(200).optional(),
   }),
+  /** Retention of deletion history (all tenants), enqueued on a schedule by the worker. */
+  'sync.purge-tombstones': z.object({
+    /** Jobs carry their tenant; this one runs for all of them, so it is always absent. */
+    tenantId: uuid.optional(),
+    /** The schedule slot (ISO time) this run belongs to; part of the deterministic job id. */
+    slot: z.string().max(64),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOB_DEFINITIONS;

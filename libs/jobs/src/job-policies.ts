@@ -24,6 +24,8 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'memory.index': DEFAULT_JOB_POLICY,
   // Resumable from its checkpoint, so retries continue rather than restart; more patience.
   'embeddings.reindex': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
+  // Idempotent and re-run every slot anyway; a couple of retries is enough.
+  'sync.purge-tombstones': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
 };
 
 export type JobPolicyResolver = (name: JobName) => JobPolicy;

@@ -22,6 +22,7 @@ import { MemoryWriter } from './application/memory-writer';
 import { PurgeMemoryUseCase } from './application/purge-memory.use-case';
 import { RestoreMemoryUseCase } from './application/restore-memory.use-case';
 import { UpdateMemoryUseCase } from './application/update-memory.use-case';
+import { SyncModule } from './sync.module';
 
 const USE_CASES = [
   CreateMemoryUseCase,
@@ -39,7 +40,7 @@ const USE_CASES = [
 ];
 
 @Module({
-  imports: [EmbeddingModelsModule],
+  imports: [EmbeddingModelsModule, SyncModule],
   providers: [
     MemoryTextSearchRepository,
     VectorRecallAdapter,
@@ -56,6 +57,6 @@ const USE_CASES = [
     },
     ...USE_CASES,
   ],
-  exports: USE_CASES,
+  exports: [...USE_CASES, SyncModule],
 })
 export class MemoriesModule {}

@@ -11,9 +11,16 @@ const sha = (algo: string): string => createHash(algo).update(randomBytes(16)).d
 const pick = <T>(items: readonly T[]): T => items[randomInt(items.length)] as T;
 
 const GENERATORS: Record<string, () => string> = {
-  uuid: () => pick([`request ${randomUUID()} timed out`, `memory id ${randomUUID()}`, `tenant_id: ${randomUUID()}`]),
-  'git-sha': () => pick([`fixed in commit ${sha('sha1')}`, `git checkout ${sha('sha1').slice(0, 12)}`, `merge ${sha('sha1')} into main`]),
-  digest: () => pick([`sha256: ${sha('sha256')}`, `image digest sha256:${sha('sha256')}`, `md5 ${sha('md5')} matches`]),
+  uuid: () =>
+    pick([`request ${randomUUID()} timed out`, `memory id ${randomUUID()}`, `tenant_id: ${randomUUID()}`]),
+  'git-sha': () =>
+    pick([
+      `fixed in commit ${sha('sha1')}`,
+      `git checkout ${sha('sha1').slice(0, 12)}`,
+      `merge ${sha('sha1')} into main`,
+    ]),
+  digest: () =>
+    pick([`sha256: ${sha('sha256')}`, `image digest sha256:${sha('sha256')}`, `md5 ${sha('md5')} matches`]),
   code: () =>
     pick([
       'const token = await getToken(userId);',
@@ -61,11 +68,18 @@ const GENERATORS: Record<string, () => string> = {
       `artifact build-${hex(4)}-linux-x64.tar.gz`,
       'node_modules/@secretlint/secretlint-rule-preset-recommend/module/index.js',
     ]),
-  numbers: () => pick([`order ${randomInt(1e9)} shipped`, `timestamp ${Date.now()}`, `version 1.${randomInt(99)}.${randomInt(99)}`]),
+  numbers: () =>
+    pick([
+      `order ${randomInt(1e9)} shipped`,
+      `timestamp ${Date.now()}`,
+      `version 1.${randomInt(99)}.${randomInt(99)}`,
+    ]),
 };
 
 export const BENIGN_KINDS = Object.keys(GENERATORS);
 
 export function generateBenignSamples(perKind: number): BenignSample[] {
-  return Object.entries(GENERATORS).flatMap(([kind, make]) => Array.from({ length: perKind }, () => ({ kind, text: make() })));
+  return Object.entries(GENERATORS).flatMap(([kind, make]) =>
+    Array.from({ length: perKind }, () => ({ kind, text: make() })),
+  );
 }

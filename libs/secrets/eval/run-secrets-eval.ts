@@ -30,16 +30,20 @@ for (const sample of benign) {
 
 const pct = (n: number, d: number): string => `${((100 * n) / d).toFixed(1)}%`;
 console.log(`Detection (${secrets.length} secrets, ${SECRET_KINDS.length} kinds)`);
-for (const [kind, s] of perKind) console.log(`  ${kind.padEnd(24)} ${pct(s.found, s.total).padStart(6)}  (${s.found}/${s.total})`);
+for (const [kind, s] of perKind)
+  console.log(`  ${kind.padEnd(24)} ${pct(s.found, s.total).padStart(6)}  (${s.found}/${s.total})`);
 const found = [...perKind.values()].reduce((a, s) => a + s.found, 0);
 console.log(`False positives (${benign.length} benign samples)`);
 for (const [kind, s] of fpPerKind) {
-  console.log(`  ${kind.padEnd(24)} ${pct(s.flagged, s.total).padStart(6)}  (${s.flagged}/${s.total})${s.example ? `  e.g. ${JSON.stringify(s.example)}` : ''}`);
+  console.log(
+    `  ${kind.padEnd(24)} ${pct(s.flagged, s.total).padStart(6)}  (${s.flagged}/${s.total})${s.example ? `  e.g. ${JSON.stringify(s.example)}` : ''}`,
+  );
 }
 const flagged = [...fpPerKind.values()].reduce((a, s) => a + s.flagged, 0);
 
 const typical = [...secrets.slice(0, 50).map((s) => s.text), ...benign.slice(0, 150).map((b) => b.text)].map(
-  (t) => `${t} — noted while fixing the deploy pipeline; see the runbook for the rollback steps and the on-call rota.`,
+  (t) =>
+    `${t} — noted while fixing the deploy pipeline; see the runbook for the rollback steps and the on-call rota.`,
 );
 for (const t of typical) detector.redact(t); // warm up
 const rounds = 20;
@@ -51,5 +55,7 @@ const detectionRate = found / secrets.length;
 const fpRate = flagged / benign.length;
 console.log(`\nDetection rate ${pct(found, secrets.length)} (target ≥ 95%)`);
 console.log(`False-positive rate ${pct(flagged, benign.length)} (target ≤ 1%)`);
-console.log(`Speed ${micros.toFixed(1)} µs per memory (~${Math.round(typical.reduce((a, t) => a + t.length, 0) / typical.length)} chars)`);
+console.log(
+  `Speed ${micros.toFixed(1)} µs per memory (~${Math.round(typical.reduce((a, t) => a + t.length, 0) / typical.length)} chars)`,
+);
 if (detectionRate < 0.95 || fpRate > 0.01) process.exitCode = 1;

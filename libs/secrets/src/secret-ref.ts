@@ -14,7 +14,8 @@ const SERVER_ID = /^[A-Za-z0-9_-]{1,64}$/;
 export function secretPath(prefix: string, ref: SecretRef): string {
   const parts = [ref.tenantId, ref.userId, String(ref.memoryId)];
   for (const part of parts) {
-    if (!SERVER_ID.test(part)) throw new TypeError('SecretRef ids must be server ids (letters, digits, - and _)');
+    if (!SERVER_ID.test(part))
+      throw new TypeError('SecretRef ids must be server ids (letters, digits, - and _)');
   }
   return `${prefix}/${ref.tenantId}/${ref.userId}/mem-${String(ref.memoryId)}`;
 }

@@ -15,7 +15,10 @@ export interface SecretStoreFactoryOptions {
 }
 
 /** Vault (VAULT_ADDR set) > local encryption (MEMORY_ENCRYPTION_KEY set) > none. */
-export function createSecretStore(config: AppConfig['secrets'], options: SecretStoreFactoryOptions = {}): ConfiguredSecretStore {
+export function createSecretStore(
+  config: AppConfig['secrets'],
+  options: SecretStoreFactoryOptions = {},
+): ConfiguredSecretStore {
   const vault = config.vault;
   if (vault.address) {
     return new VaultSecretStore({
@@ -27,14 +30,17 @@ export function createSecretStore(config: AppConfig['secrets'], options: SecretS
     });
   }
   if (config.encryptionKey) {
-    return new LocalSecretStore(deriveKeyEncryptionKey(config.encryptionKey, options.kdfSalt ?? DEFAULT_KDF_SALT));
+    return new LocalSecretStore(
+      deriveKeyEncryptionKey(config.encryptionKey, options.kdfSalt ?? DEFAULT_KDF_SALT),
+    );
   }
   return new NoSecretStore();
 }
 
 /** AppRole > Kubernetes > static token: the renewable methods win when several are configured. */
 export function vaultAuthFrom(vault: AppConfig['secrets']['vault']): VaultAuthMethod {
-  if (vault.roleId && vault.secretId) return { kind: 'approle', roleId: vault.roleId, secretId: vault.secretId };
+  if (vault.roleId && vault.secretId)
+    return { kind: 'approle', roleId: vault.roleId, secretId: vault.secretId };
   if (vault.k8sRole) return { kind: 'kubernetes', role: vault.k8sRole, tokenPath: vault.k8sTokenPath };
   if (vault.token) return { kind: 'token', token: vault.token };
   throw new Error(

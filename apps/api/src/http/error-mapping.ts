@@ -1,6 +1,13 @@
 import { HttpException } from '@nestjs/common';
 import { AdminJobError, AdminJobErrorCode } from '@app/jobs/admin-jobs/admin-job.errors';
-import { EmbeddingError, EmbeddingErrorCode, MemoryError, MemoryErrorCode } from '@app/memories';
+import {
+  EmbeddingError,
+  EmbeddingErrorCode,
+  MemoryError,
+  MemoryErrorCode,
+  SyncError,
+  SyncErrorCode,
+} from '@app/memories';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
 import { RequestValidationError } from './request-validation.error';
 
@@ -65,6 +72,18 @@ export function adminJobErrorStatus(code: AdminJobErrorCode): number {
   }
 }
 
+export function syncErrorStatus(code: SyncErrorCode): number {
+  switch (code) {
+    case SyncErrorCode.InvalidCursor:
+    case SyncErrorCode.InvalidSince:
+      return 400;
+    case SyncErrorCode.EpochChanged:
+      return 409;
+    case SyncErrorCode.FullResyncRequired:
+      return 410;
+  }
+}
+
 interface FastifyLikeError {
   statusCode?: number;
   code?: string;
@@ -98,6 +117,9 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   if (error instanceof AdminJobError) {
     return { status: adminJobErrorStatus(error.code), body: { detail: error.message, code: error.code } };
+  }
+  if (error instanceof SyncError) {
+    return { status: syncErrorStatus(error.code), body: { detail: error.message, code: error.code } };
   }
   if (error instanceof TenancyError) {
     const status = tenancyErrorStatus(error.code);

@@ -2,6 +2,10 @@ import { Module } from '@nestjs/common';
 import { MemoriesModule } from '@app/memories';
 import { MemoriesController } from './memories.controller';
 import { MemorySearchController } from './memory-search.controller';
+import { MemorySyncController } from './memory-sync.controller';
 
-@Module({ imports: [MemoriesModule], controllers: [MemorySearchController, MemoriesController] })
+@Module({
+  imports: [MemoriesModule],
+  controllers: [MemorySearchController, MemorySyncController, MemoriesController],
+})
 export class MemoriesHttpModule {}

@@ -5,6 +5,8 @@ import { EmbedMemoryStep } from '@app/memories/application/embed-memory.step';
 import { IndexMemoryUseCase, MEMORY_INDEX_STEP } from '@app/memories/application/index-memory.use-case';
 import { EmbeddingsReindexProcessor } from './embeddings-reindex.processor';
 import { MemoryIndexProcessor } from './memory-index.processor';
+import { SyncModule } from '@app/memories/sync.module';
+import { SyncPurgeTombstonesProcessor, SyncPurgeTombstonesSchedule } from './sync-purge-tombstones.processor';
 
 /**
  * Every job handler. The worker imports it; the API imports it too in embedded mode, where the
@@ -12,13 +14,15 @@ import { MemoryIndexProcessor } from './memory-index.processor';
  * EmbeddingModelsModule brings the embedder (transformers.js) and registers EMBEDDING_MODEL at boot.
  */
 @Module({
-  imports: [EmbeddingModelsModule],
+  imports: [EmbeddingModelsModule, SyncModule],
   providers: [
     MemoryIndexStateRepository,
     { provide: MEMORY_INDEX_STEP, useExisting: EmbedMemoryStep },
     IndexMemoryUseCase,
     MemoryIndexProcessor,
     EmbeddingsReindexProcessor,
+    SyncPurgeTombstonesProcessor,
+    SyncPurgeTombstonesSchedule,
   ],
 })
 export class ProcessorsModule {}

@@ -27,7 +27,8 @@ const PREFIXED: ReadonlyArray<readonly [string, RegExp]> = [
   ['twilio', /\bSK[0-9a-f]{32}\b/g],
   ['digitalocean', /\bdo[opr]_v1_[a-f0-9]{64}\b/g],
 ];
-const COMMON_WORDS = /^(?:required|missing|invalid|expired|wrong|incorrect|correct|empty|set|unset|stored|saved|hidden|rotated|changed|reset|the|not|in|on|at|a|an|too|being|valid|needed|secure|strong|weak)$/i;
+const COMMON_WORDS =
+  /^(?:required|missing|invalid|expired|wrong|incorrect|correct|empty|set|unset|stored|saved|hidden|rotated|changed|reset|the|not|in|on|at|a|an|too|being|valid|needed|secure|strong|weak)$/i;
 
 /** JWTs, `Bearer` tokens, key=value credentials, prose passwords, database URLs, provider prefixes, msk_ keys. */
 export const patternRulesLayer: DetectionLayer = (text) => {
@@ -37,7 +38,8 @@ export const patternRulesLayer: DetectionLayer = (text) => {
   for (const m of text.matchAll(JWT)) add('jwt', m.index, m.index + m[0].length);
   for (const m of text.matchAll(BEARER)) {
     const token = m[1] ?? '';
-    if (!isBenignValue(token) && shannonEntropy(token) >= 3) add('bearer-token', m.index + m[0].length - token.length, m.index + m[0].length);
+    if (!isBenignValue(token) && shannonEntropy(token) >= 3)
+      add('bearer-token', m.index + m[0].length - token.length, m.index + m[0].length);
   }
   for (const m of text.matchAll(ASSIGNMENT)) {
     const value = trimTrailing(m[4] ?? '');
@@ -59,7 +61,8 @@ export const patternRulesLayer: DetectionLayer = (text) => {
     const end = m.index + m[0].length - 1; // before the '@'
     add('database-password', end - password.length, end);
   }
-  for (const [kind, pattern] of PREFIXED) for (const m of text.matchAll(pattern)) add(kind, m.index, m.index + m[0].length);
+  for (const [kind, pattern] of PREFIXED)
+    for (const m of text.matchAll(pattern)) add(kind, m.index, m.index + m[0].length);
   for (const m of text.matchAll(new RegExp(API_KEY_PATTERN.source, 'g'))) {
     if (isWellFormedApiKey(m[0])) add('memory-service-key', m.index, m.index + m[0].length);
   }

@@ -38,13 +38,25 @@ describe('secretlint layer', () => {
       source: { content: text, filePath: '/memory.txt', contentType: 'text' },
       options: {
         config: {
-          rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: recommendPreset, rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }] }],
+          rules: [
+            {
+              id: '@secretlint/secretlint-rule-preset-recommend',
+              rule: recommendPreset,
+              rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
+            },
+          ],
         },
       },
     });
     const expected = core.messages.map((m) => [m.range[0], m.range[1]]);
-    expect(ours.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))).toEqual(expected.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0)));
-    expect(secretlintLayer(text).map((f) => f.kind).sort()).toEqual(['aws', 'github', 'slack']);
+    expect(ours.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0))).toEqual(
+      expected.sort((a, b) => (a[0] ?? 0) - (b[0] ?? 0)),
+    );
+    expect(
+      secretlintLayer(text)
+        .map((f) => f.kind)
+        .sort(),
+    ).toEqual(['aws', 'github', 'slack']);
   });
 });
 
@@ -52,15 +64,21 @@ describe('pattern rules layer', () => {
   it('finds JWTs, Bearer tokens and well-formed msk_ keys', () => {
     const jwt = `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.${randomFrom(ALNUM, 43)}`;
     expect(patternRulesLayer(`cookie ${jwt}`).map((f) => f.kind)).toContain('jwt');
-    expect(patternRulesLayer(`Authorization: Bearer ${randomFrom(ALNUM, 32)}`).map((f) => f.kind)).toEqual(['bearer-token']);
+    expect(patternRulesLayer(`Authorization: Bearer ${randomFrom(ALNUM, 32)}`).map((f) => f.kind)).toEqual([
+      'bearer-token',
+    ]);
     const key = generateApiKey();
-    expect(patternRulesLayer(`key ${key}`)).toEqual([{ kind: 'memory-service-key', start: 4, end: 4 + key.length }]);
+    expect(patternRulesLayer(`key ${key}`)).toEqual([
+      { kind: 'memory-service-key', start: 4, end: 4 + key.length },
+    ]);
     const broken = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`; // bad checksum
     expect(patternRulesLayer(`key ${broken}`)).toEqual([]);
   });
 
   it('flags key=value only above the entropy bar and never for references or placeholders', () => {
-    expect(patternRulesLayer(`api_key = "${randomFrom(ALNUM, 32)}"`).map((f) => f.kind)).toEqual(['generic-secret']);
+    expect(patternRulesLayer(`api_key = "${randomFrom(ALNUM, 32)}"`).map((f) => f.kind)).toEqual([
+      'generic-secret',
+    ]);
     expect(patternRulesLayer('api_key = "aaaaaaaaaaaa"')).toEqual([]);
     expect(patternRulesLayer('api_key = "your-api-key"')).toEqual([]);
     expect(patternRulesLayer('token: ${GITHUB_TOKEN}')).toEqual([]);
@@ -75,7 +93,9 @@ describe('pattern rules layer', () => {
   });
 
   it('redacts the password of a database URL (secretlint takes the whole URL when it matches first)', () => {
-    expect(patternRulesLayer('postgres://admin:S3cr3t-pa55@db:5432/app')).toEqual([{ kind: 'database-password', start: 17, end: 28 }]);
+    expect(patternRulesLayer('postgres://admin:S3cr3t-pa55@db:5432/app')).toEqual([
+      { kind: 'database-password', start: 17, end: 28 },
+    ]);
     const redacted = detector.redact('the prod db is postgres://admin:S3cr3t-pa55@db:5432/app').text;
     expect(redacted).not.toContain('S3cr3t-pa55');
     expect(redacted).toMatch(/^the prod db is .*\[REDACTED:database-[a-z-]+\]/);
@@ -85,8 +105,14 @@ describe('pattern rules layer', () => {
 
 describe('entropy fallback layer', () => {
   it('flags long random base64 and non-digest hex, not UUIDs, digests or words', () => {
-    expect(entropyFallbackLayer(`value ${Buffer.from(randomFrom(ALNUM, 40)).toString('base64')} end`).map((f) => f.kind)).toEqual(['high-entropy-string']);
-    expect(entropyFallbackLayer(`value ${randomFrom('0123456789abcdef', 48)}`).map((f) => f.kind)).toEqual(['high-entropy-hex']);
+    expect(
+      entropyFallbackLayer(`value ${Buffer.from(randomFrom(ALNUM, 40)).toString('base64')} end`).map(
+        (f) => f.kind,
+      ),
+    ).toEqual(['high-entropy-string']);
+    expect(entropyFallbackLayer(`value ${randomFrom('0123456789abcdef', 48)}`).map((f) => f.kind)).toEqual([
+      'high-entropy-hex',
+    ]);
     expect(entropyFallbackLayer('id 0b6d2f1e-8c3a-4f7b-9e2d-5a1c3b4d6e7f')).toEqual([]);
     expect(entropyFallbackLayer(`commit ${randomFrom('0123456789abcdef', 40)}`)).toEqual([]);
     expect(entropyFallbackLayer('internationalization-and-localization')).toEqual([]);
@@ -102,14 +128,17 @@ describe('entropy fallback layer', () => {
 
 describe('SecretDetector', () => {
   it('detects every generated secret kind and leaves benign samples alone', () => {
-    for (const sample of generateSecretSamples(3)) expect(detector.redact(sample.text).text, sample.kind).not.toContain(sample.secret);
-    for (const sample of generateBenignSamples(5)) expect(detector.detect(sample.text), sample.text).toEqual([]);
+    for (const sample of generateSecretSamples(3))
+      expect(detector.redact(sample.text).text, sample.kind).not.toContain(sample.secret);
+    for (const sample of generateBenignSamples(5))
+      expect(detector.detect(sample.text), sample.text).toEqual([]);
   });
 
   it('returns sorted, non-overlapping findings on the normalised text', () => {
     const text = `a ghp_${randomFrom(ALNUM, 36)} b api_key=${randomFrom(ALNUM, 30)}`;
     const findings = detector.detect(text);
-    for (let i = 1; i < findings.length; i++) expect(findings[i]?.start).toBeGreaterThanOrEqual(findings[i - 1]?.end ?? 0);
+    for (let i = 1; i < findings.length; i++)
+      expect(findings[i]?.start).toBeGreaterThanOrEqual(findings[i - 1]?.end ?? 0);
     for (const f of findings) expect(normalizeText(text).slice(f.start, f.end)).not.toMatch(/^\s|\s$/);
   });
 
@@ -117,12 +146,17 @@ describe('SecretDetector', () => {
     const secrets = generateSecretSamples(2).map((s) => s.text);
     const benign = generateBenignSamples(2).map((s) => s.text);
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...secrets, ...benign, ' ', '\n', '[REDACTED:jwt]', 'password is '), { maxLength: 8 }), (parts) => {
-        const once = detector.redact(parts.join(' '));
-        const twice = detector.redact(once.text);
-        expect(twice.text).toBe(once.text);
-        expect(twice.findings).toEqual([]);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...secrets, ...benign, ' ', '\n', '[REDACTED:jwt]', 'password is '), {
+          maxLength: 8,
+        }),
+        (parts) => {
+          const once = detector.redact(parts.join(' '));
+          const twice = detector.redact(once.text);
+          expect(twice.text).toBe(once.text);
+          expect(twice.findings).toEqual([]);
+        },
+      ),
       { numRuns: 200 },
     );
   });

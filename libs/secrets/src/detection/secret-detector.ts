@@ -42,8 +42,12 @@ export class SecretDetector {
     const raw: SecretFinding[] = [];
     for (const layer of this.layers) raw.push(...layer(text));
     if (raw.length === 0) return raw;
-    const placeholders = [...text.matchAll(REDACTION_PATTERN)].map((m) => [m.index, m.index + m[0].length] as const);
-    const kept = raw.filter((f) => f.end > f.start && !placeholders.some(([s, e]) => f.start < e && s < f.end));
+    const placeholders = [...text.matchAll(REDACTION_PATTERN)].map(
+      (m) => [m.index, m.index + m[0].length] as const,
+    );
+    const kept = raw.filter(
+      (f) => f.end > f.start && !placeholders.some(([s, e]) => f.start < e && s < f.end),
+    );
     return mergeOverlaps(kept);
   }
 }

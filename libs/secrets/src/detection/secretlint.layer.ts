@@ -31,8 +31,13 @@ for (const rule of recommendedRules) {
   const kind = rule.meta.id.replace('@secretlint/secretlint-rule-', '');
   const context: SecretLintRuleContext = {
     sharedOptions: {},
-    createTranslator: () => (messageId, data) => ({ message: String(messageId), messageId: String(messageId), data }),
-    report: (descriptor) => sink.push({ kind: currentKind, start: descriptor.range[0], end: descriptor.range[1] }),
+    createTranslator: () => (messageId, data) => ({
+      message: String(messageId),
+      messageId: String(messageId),
+      data,
+    }),
+    report: (descriptor) =>
+      sink.push({ kind: currentKind, start: descriptor.range[0], end: descriptor.range[1] }),
     ignore: () => undefined,
   };
   handlers.push(rule.create(context, RULE_OPTIONS[rule.meta.id] ?? {}));

@@ -18,7 +18,9 @@ const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 
 /** `MEMORY_ENCRYPTION_KEY`: 64 hex chars are the raw 256-bit key; anything else is a passphrase. */
 export function deriveKeyEncryptionKey(secret: string, salt: string = DEFAULT_KDF_SALT): KeyEncryptionKey {
-  const key = HEX_KEY.test(secret) ? Buffer.from(secret, 'hex') : scryptSync(secret.normalize('NFKC'), salt, 32, SCRYPT);
+  const key = HEX_KEY.test(secret)
+    ? Buffer.from(secret, 'hex')
+    : scryptSync(secret.normalize('NFKC'), salt, 32, SCRYPT);
   const id = createHmac('sha256', key).update('kid').digest().subarray(0, 8).toString('base64url');
   return { key, id };
 }

@@ -37,14 +37,22 @@ describe('LocalSecretStore', () => {
     for (let i = kidEnd; i < body.length; i += 7) {
       if (body[i] === '.') continue;
       const flipped = body.slice(0, i) + (body[i] === 'A' ? 'B' : 'A') + body.slice(i + 1);
-      await expect(store.get(ref, CIPHERTEXT_PREFIX + flipped)).rejects.toMatchObject({ code: SecretStoreErrorCode.Denied });
+      await expect(store.get(ref, CIPHERTEXT_PREFIX + flipped)).rejects.toMatchObject({
+        code: SecretStoreErrorCode.Denied,
+      });
     }
-    await expect(store.get(ref, stored.slice(0, -10))).rejects.toMatchObject({ code: SecretStoreErrorCode.Denied });
+    await expect(store.get(ref, stored.slice(0, -10))).rejects.toMatchObject({
+      code: SecretStoreErrorCode.Denied,
+    });
   });
 
   it('refuses a ciphertext moved to another memory, user or tenant', async () => {
     const stored = (await store.put(ref, 'token-abc')).ref;
-    for (const other of [{ ...ref, memoryId: 43 }, { ...ref, userId: 'u2' }, { ...ref, tenantId: 't2' }]) {
+    for (const other of [
+      { ...ref, memoryId: 43 },
+      { ...ref, userId: 'u2' },
+      { ...ref, tenantId: 't2' },
+    ]) {
       await expect(store.get(other, stored)).rejects.toMatchObject({ code: SecretStoreErrorCode.Denied });
     }
   });
@@ -79,7 +87,11 @@ describe('deriveKeyEncryptionKey', () => {
   });
 
   it('decrypts after a restart with the same passphrase', async () => {
-    const stored = (await new LocalSecretStore(deriveKeyEncryptionKey('a long passphrase here')).put(ref, 's3cr3t')).ref;
-    expect(await new LocalSecretStore(deriveKeyEncryptionKey('a long passphrase here')).get(ref, stored)).toBe('s3cr3t');
+    const stored = (
+      await new LocalSecretStore(deriveKeyEncryptionKey('a long passphrase here')).put(ref, 's3cr3t')
+    ).ref;
+    expect(
+      await new LocalSecretStore(deriveKeyEncryptionKey('a long passphrase here')).get(ref, stored),
+    ).toBe('s3cr3t');
   });
 });

@@ -29,7 +29,8 @@ export class LocalSecretStore implements SecretStore {
   }
 
   async get(ref: SecretRef, stored?: string): Promise<string> {
-    if (stored === undefined) throw new SecretStoreError(SecretStoreErrorCode.NotFound, 'no ciphertext stored for this memory');
+    if (stored === undefined)
+      throw new SecretStoreError(SecretStoreErrorCode.NotFound, 'no ciphertext stored for this memory');
     return this.decrypt(ref, stored);
   }
 
@@ -45,7 +46,9 @@ export class LocalSecretStore implements SecretStore {
   }
 
   decrypt(ref: SecretRef, stored: string): string {
-    const parts = stored.startsWith(CIPHERTEXT_PREFIX) ? stored.slice(CIPHERTEXT_PREFIX.length).split('.') : [];
+    const parts = stored.startsWith(CIPHERTEXT_PREFIX)
+      ? stored.slice(CIPHERTEXT_PREFIX.length).split('.')
+      : [];
     if (parts.length !== 3) throw denied('not an enc:v1 ciphertext');
     const [kid, wrapped, body] = parts as [string, string, string];
     if (kid !== this.kek.id) throw denied('encrypted with a different MEMORY_ENCRYPTION_KEY');
@@ -73,7 +76,10 @@ function open(key: Buffer, sealed: Buffer, aad: Buffer): Buffer {
   decipher.setAAD(aad);
   decipher.setAuthTag(sealed.subarray(sealed.length - TAG_BYTES));
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+    return Buffer.concat([
+      decipher.update(sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)),
+      decipher.final(),
+    ]);
   } catch {
     throw denied('ciphertext failed authentication (tampered or bound to another memory)');
   }

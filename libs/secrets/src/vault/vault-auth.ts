@@ -14,7 +14,11 @@ export interface VaultLease {
 }
 
 interface AuthResponse {
-  readonly auth?: { readonly client_token?: string; readonly lease_duration?: number; readonly renewable?: boolean };
+  readonly auth?: {
+    readonly client_token?: string;
+    readonly lease_duration?: number;
+    readonly renewable?: boolean;
+  };
 }
 interface LookupResponse {
   readonly data?: { readonly ttl?: number; readonly renewable?: boolean };
@@ -34,12 +38,18 @@ export async function login(client: NodeVaultClient, method: VaultAuthMethod): P
       return { ttlSeconds: self.data?.ttl ?? 0, renewable: self.data?.renewable ?? false };
     }
     case 'approle':
-      return fromAuth(client, await client.approleLogin({ role_id: method.roleId, secret_id: method.secretId }));
+      return fromAuth(
+        client,
+        await client.approleLogin({ role_id: method.roleId, secret_id: method.secretId }),
+      );
     case 'kubernetes': {
       // Projected service-account tokens rotate on disk, so read the file on every login.
       const jwt = (await readFile(method.tokenPath, 'utf8')).trim();
       // node-vault 0.12 renders the mount from the call's arguments, not from its own kubernetesPath.
-      return fromAuth(client, await client.kubernetesLogin({ role: method.role, jwt, mount_point: 'kubernetes' }));
+      return fromAuth(
+        client,
+        await client.kubernetesLogin({ role: method.role, jwt, mount_point: 'kubernetes' }),
+      );
     }
   }
 }

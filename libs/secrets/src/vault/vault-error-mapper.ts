@@ -21,9 +21,12 @@ export function mapVaultError(error: unknown, action: string): SecretStoreError 
     // No HTTP answer: connection refused/reset, DNS, or our timeout.
     return SecretStoreError.unavailable(`Vault unreachable during ${action}: ${describe(error)}`, error);
   }
-  if (status === 503) return SecretStoreError.unavailable(`Vault is sealed or in standby during ${action}`, error);
-  if (status === 429 || status >= 500) return SecretStoreError.unavailable(`Vault answered ${status} during ${action}`, error);
-  if (status === 404) return new SecretStoreError(SecretStoreErrorCode.NotFound, `no secret found during ${action}`);
+  if (status === 503)
+    return SecretStoreError.unavailable(`Vault is sealed or in standby during ${action}`, error);
+  if (status === 429 || status >= 500)
+    return SecretStoreError.unavailable(`Vault answered ${status} during ${action}`, error);
+  if (status === 404)
+    return new SecretStoreError(SecretStoreErrorCode.NotFound, `no secret found during ${action}`);
   if (status === 400 && /check-and-set/.test(vaultMessage)) {
     return new SecretStoreError(SecretStoreErrorCode.Conflict, `a secret already exists (${action})`);
   }

@@ -43,7 +43,8 @@ export class VaultSecretStore implements SecretStore {
       this.client.write(`${this.options.mount}/data/${path}`, { data: { content }, options: { cas: 0 } }),
     )) as KvWriteResponse;
     const version = response?.data?.version;
-    if (typeof version !== 'number') throw SecretStoreError.unavailable('Vault answered the write with an unexpected body');
+    if (typeof version !== 'number')
+      throw SecretStoreError.unavailable('Vault answered the write with an unexpected body');
     return { ref: path, version };
   }
 
@@ -53,7 +54,8 @@ export class VaultSecretStore implements SecretStore {
       this.client.read(`${this.options.mount}/data/${path}`),
     )) as KvReadResponse;
     const content = response?.data?.data?.content;
-    if (typeof content !== 'string') throw SecretStoreError.unavailable('Vault answered the read with an unexpected body');
+    if (typeof content !== 'string')
+      throw SecretStoreError.unavailable('Vault answered the read with an unexpected body');
     return content;
   }
 
@@ -93,7 +95,9 @@ export class VaultSecretStore implements SecretStore {
   /** Single-flight: concurrent 403s share one login. */
   private startSession(force: boolean): Promise<void> {
     if (force || !this.session) {
-      const attempt = this.withDeadline(login(this.client, this.options.auth)).then((lease) => this.scheduleRenewal(lease));
+      const attempt = this.withDeadline(login(this.client, this.options.auth)).then((lease) =>
+        this.scheduleRenewal(lease),
+      );
       // A failed login must not stick: the next call tries again.
       this.session = attempt.catch((error: unknown) => {
         this.session = undefined;
@@ -127,7 +131,8 @@ export class VaultSecretStore implements SecretStore {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(SecretStoreError.unavailable(`Vault did not answer within ${this.options.timeoutMs} ms`)),
+        () =>
+          reject(SecretStoreError.unavailable(`Vault did not answer within ${this.options.timeoutMs} ms`)),
         this.options.timeoutMs + 100,
       );
     });

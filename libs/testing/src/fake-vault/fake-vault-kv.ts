@@ -40,7 +40,8 @@ export class FakeKvV2 {
     if (!entry) return notFound;
     const metadata = versionMetadata(wanted, entry, secret.customMetadata);
     // Vault answers a deleted or destroyed version with 404 but still shows its metadata.
-    if (entry.data === null || entry.deletionTime !== '') return { status: 404, body: { data: { data: null, metadata } } };
+    if (entry.data === null || entry.deletionTime !== '')
+      return { status: 404, body: { data: { data: null, metadata } } };
     return { status: 200, body: { data: { data: entry.data, metadata } } };
   }
 
@@ -52,7 +53,8 @@ export class FakeKvV2 {
     const cas = options?.cas;
     const secret = this.secrets.get(path);
     const current = secret?.currentVersion ?? 0;
-    if (cas === undefined && secret?.casRequired) return badRequest('check-and-set parameter required for this call');
+    if (cas === undefined && secret?.casRequired)
+      return badRequest('check-and-set parameter required for this call');
     if (cas !== undefined && (typeof cas !== 'number' || cas !== current)) {
       return badRequest('check-and-set parameter did not match the current version');
     }
@@ -99,7 +101,11 @@ export class FakeKvV2 {
     if (!secret) return notFound;
     const versions: Record<string, unknown> = {};
     for (const [n, v] of secret.versions) {
-      versions[String(n)] = { created_time: v.createdTime, deletion_time: v.deletionTime, destroyed: v.destroyed };
+      versions[String(n)] = {
+        created_time: v.createdTime,
+        deletion_time: v.deletionTime,
+        destroyed: v.destroyed,
+      };
     }
     const numbers = [...secret.versions.keys()];
     return {
@@ -127,7 +133,8 @@ export class FakeKvV2 {
     if (typeof body.cas_required === 'boolean') secret.casRequired = body.cas_required;
     if (typeof body.max_versions === 'number') secret.maxVersions = body.max_versions;
     const custom = asRecord(body.custom_metadata);
-    if (custom) secret.customMetadata = Object.fromEntries(Object.entries(custom).map(([k, v]) => [k, String(v)]));
+    if (custom)
+      secret.customMetadata = Object.fromEntries(Object.entries(custom).map(([k, v]) => [k, String(v)]));
     return noContent;
   }
 
@@ -187,7 +194,11 @@ export class FakeKvV2 {
   }
 }
 
-function versionMetadata(version: number, entry: KvVersion, custom: Record<string, string> | null): Record<string, unknown> {
+function versionMetadata(
+  version: number,
+  entry: KvVersion,
+  custom: Record<string, string> | null,
+): Record<string, unknown> {
   return {
     created_time: entry.createdTime,
     custom_metadata: custom,
@@ -198,5 +209,7 @@ function versionMetadata(version: number, entry: KvVersion, custom: Record<strin
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

@@ -61,7 +61,11 @@ export class FakeVault {
     this.mount = options.mount ?? 'secret';
     this.tokens = new FakeVaultTokens(now);
     this.kv = new FakeKvV2(now);
-    this.rootToken = this.tokens.issue({ id: options.rootToken ?? 'root-token', ttlSeconds: 0, policies: ['root'] }).id;
+    this.rootToken = this.tokens.issue({
+      id: options.rootToken ?? 'root-token',
+      ttlSeconds: 0,
+      policies: ['root'],
+    }).id;
   }
 
   /** Listens on 127.0.0.1 and a free port; returns the address to use as VAULT_ADDR. */
@@ -89,7 +93,13 @@ export class FakeVault {
   }
 
   resetFaults(): void {
-    Object.assign(this.faults, { sealed: false, latencyMs: 0, blackhole: false, failNext: undefined, malformedJson: false });
+    Object.assign(this.faults, {
+      sealed: false,
+      latencyMs: 0,
+      blackhole: false,
+      failNext: undefined,
+      malformedJson: false,
+    });
   }
 
   count(method: string, path: string): number {
@@ -124,9 +134,12 @@ export class FakeVault {
 
     const token = this.tokens.find(req.headers['x-vault-token']);
     if (!token) return denied;
-    if (path === 'auth/token/lookup-self' && method === 'GET') return json(200, { data: this.tokens.lookupBody(token) });
-    if (path === 'auth/token/renew-self' && (method === 'POST' || method === 'PUT')) return this.renewSelf(token, body);
-    if (path.startsWith(`${this.mount}/`)) return this.kvRoute(method, path.slice(this.mount.length + 1), req.query, body);
+    if (path === 'auth/token/lookup-self' && method === 'GET')
+      return json(200, { data: this.tokens.lookupBody(token) });
+    if (path === 'auth/token/renew-self' && (method === 'POST' || method === 'PUT'))
+      return this.renewSelf(token, body);
+    if (path.startsWith(`${this.mount}/`))
+      return this.kvRoute(method, path.slice(this.mount.length + 1), req.query, body);
     return json(404, { errors: [`no handler for route "${path}". route entry not found.`] });
   }
 
@@ -135,7 +148,8 @@ export class FakeVault {
     const op = slash < 0 ? rest : rest.slice(0, slash);
     const path = slash < 0 ? '' : rest.slice(slash + 1);
     const write = method === 'POST' || method === 'PUT';
-    if (op === 'data' && method === 'GET') return this.kv.read(path, Number(query.get('version') ?? '0') || 0);
+    if (op === 'data' && method === 'GET')
+      return this.kv.read(path, Number(query.get('version') ?? '0') || 0);
     if (op === 'data' && write) return this.kv.write(path, body);
     if (op === 'data' && method === 'DELETE') return this.kv.deleteLatest(path);
     if (op === 'delete' && write) return this.kv.deleteVersions(path, body);
@@ -194,13 +208,19 @@ export class FakeVault {
   private kubernetesLogin(body: unknown): KvReply {
     const k8s = this.options.kubernetes;
     const input = asRecord(body);
-    if (!k8s || input?.role !== k8s.role) return json(400, { errors: [`invalid role name "${String(input?.role)}"`] });
+    if (!k8s || input?.role !== k8s.role)
+      return json(400, { errors: [`invalid role name "${String(input?.role)}"`] });
     if (input?.jwt !== k8s.jwt) return denied;
     return this.login('auth/kubernetes/login', ['default', 'memory-service']);
   }
 
   private login(path: string, policies: string[]): KvReply {
-    const token = this.tokens.issue({ ttlSeconds: this.options.loginTokenTtlSeconds ?? 3600, renewable: true, path, policies });
+    const token = this.tokens.issue({
+      ttlSeconds: this.options.loginTokenTtlSeconds ?? 3600,
+      renewable: true,
+      path,
+      policies,
+    });
     return json(200, { auth: this.tokens.authBody(token) });
   }
 
@@ -251,5 +271,7 @@ function parseDuration(value: unknown): number | undefined {
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }

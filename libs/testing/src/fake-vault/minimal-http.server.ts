@@ -85,7 +85,9 @@ export class MinimalHttpServer {
           pump();
         },
       };
-      void Promise.resolve(this.handler(parsed.request, res)).catch(() => res.send(500, '{"errors":["internal error"]}'));
+      void Promise.resolve(this.handler(parsed.request, res)).catch(() =>
+        res.send(500, '{"errors":["internal error"]}'),
+      );
     };
 
     socket.on('data', (chunk: Buffer) => {
@@ -113,7 +115,13 @@ function parseRequest(buf: Buffer): ParseResult {
   if (body === 'incomplete' || body === 'invalid') return body;
   const url = new URL(target, 'http://fake-vault');
   return {
-    request: { method: method.toUpperCase(), path: url.pathname, query: url.searchParams, headers, body: body.body },
+    request: {
+      method: method.toUpperCase(),
+      path: url.pathname,
+      query: url.searchParams,
+      headers,
+      body: body.body,
+    },
     consumed: body.end,
   };
 }
