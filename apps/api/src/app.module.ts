@@ -14,8 +14,9 @@ import { MemoriesHttpModule } from './memories/memories-http.module';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    // Embedded mode has no separate worker: the API process runs the same job handlers in-process.
-    const embeddedWorker: Type[] = config.mode === 'embedded' ? [ProcessorsModule] : [];
+    // Without Redis (embedded mode, or a small install with Postgres only) there is no separate
+    // worker: the in-process queue runs the same job handlers inside the API process.
+    const inProcessWorker: Type[] = config.redis.url === undefined ? [ProcessorsModule] : [];
     return {
       module: AppModule,
       imports: [
@@ -23,7 +24,7 @@ export class AppModule {
         ObservabilityModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'memory-api', migrate: true }),
         JobsModule.forRoot({ role: 'api' }),
-        ...embeddedWorker,
+        ...inProcessWorker,
         AuthModule,
         AdminModule,
         HealthModule,
