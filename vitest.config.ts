@@ -30,7 +30,11 @@ export default defineConfig({
       {
         plugins,
         resolve: { alias },
-        test: { name: 'unit', include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts'], environment: 'node' },
+        test: {
+          name: 'unit',
+          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'bench/**/*.spec.ts'],
+          environment: 'node',
+        },
       },
       {
         plugins,

@@ -75,7 +75,12 @@ export function tieAwareRecallAtK(
   if (wanted === 0) return 1;
   const cutoff = exact[wanted - 1].distance + epsilon;
   const correct = new Set(exact.filter((e) => e.distance <= cutoff).map((e) => e.id));
-  const found = new Set(approx.slice(0, k).filter((a) => correct.has(a.id)).map((a) => a.id));
+  const found = new Set(
+    approx
+      .slice(0, k)
+      .filter((a) => correct.has(a.id))
+      .map((a) => a.id),
+  );
   return Math.min(found.size, wanted) / wanted;
 }
 

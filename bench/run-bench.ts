@@ -1,13 +1,21 @@
 import 'reflect-metadata';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CreateMemoryUseCase, ImportMemoriesUseCase } from '@app/memories';
 import { loadTransformersModel } from '@app/memories/adapters/embedding/transformers-runtime';
 import { generateMemories, type GeneratedMemory } from './corpus/memory-generator';
-import { intFlag, parseFlags, SERVICE_FLAGS, SERVICE_HELP, serviceOptions, stringFlag } from './harness/bench-options';
+import {
+  intFlag,
+  parseFlags,
+  SERVICE_FLAGS,
+  SERVICE_HELP,
+  serviceOptions,
+  stringFlag,
+} from './harness/bench-options';
 import { connectRaw, createBenchDatabase } from './harness/bench-database';
 import { createBenchTenant } from './harness/bench-tenant';
-import { bulkLoadMemories, withVectorIndexesRebuilt } from './harness/bulk-loader';
+import { bulkLoadMemories, withoutExisting, withVectorIndexesRebuilt } from './harness/bulk-loader';
 import { ensureActiveModel, resolveRecallWiring } from './harness/recall-wiring';
 import { removeQueueKeys, startServiceStack, type ServiceStack } from './harness/service-stack';
 import { measureIndexThroughput } from './indexing/index-throughput';
@@ -53,6 +61,7 @@ async function main(): Promise<void> {
   const storeSeconds = intFlag(flags, 'store-seconds', quick ? 5 : 20);
   const services = serviceOptions(flags);
   const started = Date.now();
+  const loadBefore = loadavg()[0];
 
   const db = await createBenchDatabase(services.adminUrl, 'bench');
   const queuePrefix = `bench-${process.pid}`;
@@ -87,7 +96,8 @@ async function main(): Promise<void> {
       log,
     };
     const notes = [...wiring.notes];
-    if (!wiring.vectorLegWired) notes.push('VECTOR_RECALL is not wired: recall ran the text leg only, and the floor too.');
+    if (!wiring.vectorLegWired)
+      notes.push('VECTOR_RECALL is not wired: recall ran the text leg only, and the floor too.');
 
     const recall: RecallRow[] = [];
     const loads: LoadRow[] = [];
@@ -97,10 +107,20 @@ async function main(): Promise<void> {
     for (const size of sizes) {
       log(`loading memories ${loaded} → ${size}`);
       const { result, rebuildMs } = await withVectorIndexesRebuilt(pg, () =>
-        bulkLoadMemories(pg, { memories: take(corpus, size - loaded), principals: ctx.principals, embedder, model: active }),
+        bulkLoadMemories(pg, {
+          memories: take(corpus, size - loaded),
+          principals: ctx.principals,
+          embedder,
+          model: active,
+        }),
       );
       loaded = size;
-      loads.push({ memories: size, embedMs: result.embedMs, insertMs: result.insertMs, indexBuildMs: rebuildMs });
+      loads.push({
+        memories: size,
+        embedMs: result.embedMs,
+        insertMs: result.insertMs,
+        indexBuildMs: rebuildMs,
+      });
       const warmup = Math.min(30, Math.ceil(queries / 5));
       recall.push(await runRecallPhase(ctx, { memories: size, config: 'default', wiring, queries, warmup }));
       // A second API whose vector leg always takes the HNSW path: its recall@10 is the number at stake.
@@ -113,7 +133,9 @@ async function main(): Promise<void> {
       });
       stacks.push(forced);
       const forcedWiring = resolveRecallWiring(forced.api.app, forced.config);
-      recall.push(await runRecallPhase(ctx, { memories: size, config: 'hnsw', wiring: forcedWiring, queries, warmup }));
+      recall.push(
+        await runRecallPhase(ctx, { memories: size, config: 'hnsw', wiring: forcedWiring, queries, warmup }),
+      );
       await forced.stop();
       stacks.splice(stacks.indexOf(forced), 1);
     }
@@ -124,8 +146,10 @@ async function main(): Promise<void> {
       startedAt: new Date(started).toISOString(),
       durationS: (Date.now() - started) / 1000,
       machine: await describeMachine(pg),
+      loadAverage: { before: loadBefore, after: loadavg()[0] },
       model: active,
       users: USERS,
+      overrides: services.env,
       loads,
       recall,
       ...indexing,
@@ -155,17 +179,30 @@ async function runIndexingPhases(
     project: null,
   });
   const probeDeadline = Date.now() + 15_000;
-  while ((await embeddedIds(ctx.pg, ctx.active.id, [probe.id])).length === 0 && Date.now() < probeDeadline) await sleep(50);
+  while ((await embeddedIds(ctx.pg, ctx.active.id, [probe.id])).length === 0 && Date.now() < probeDeadline)
+    await sleep(50);
   if ((await embeddedIds(ctx.pg, ctx.active.id, [probe.id])).length === 0) {
-    options.notes.push('The worker did not embed a stored memory within 15 s (index step not wired?): indexing not measured.');
+    options.notes.push(
+      'The worker did not embed a stored memory within 15 s (index step not wired?): indexing not measured.',
+    );
     return { throughput: null, store: null };
   }
-  ctx.log(`worker throughput: importing ${options.throughputCount} memories`);
-  const fresh = (count: number, seed: number) => [...generateMemories({ count, users: ctx.principals.length, seed })];
+  // One generator call keeps the two sets apart; anything an owner already stored is dropped.
+  const storeCount = options.storeSeconds * 100;
+  const wanted = options.throughputCount + storeCount;
+  const generated = [
+    ...generateMemories({ count: Math.ceil(wanted * 1.2), users: ctx.principals.length, seed: 7 }),
+  ];
+  const fresh = (await withoutExisting(ctx.pg, ctx.principals, generated)).slice(0, wanted);
+  if (fresh.length < wanted) throw new Error(`only ${fresh.length} of ${wanted} generated memories are new`);
+  ctx.log(
+    `worker throughput: importing ${options.throughputCount} memories with the worker stopped, then draining`,
+  );
   const throughput = await measureIndexThroughput({
+    stack,
     importer,
     principals: ctx.principals,
-    memories: fresh(options.throughputCount, 7),
+    memories: fresh.slice(0, options.throughputCount),
     pg: ctx.pg,
     modelId: ctx.active.id,
     rawModel: ctx.rawModel,
@@ -176,7 +213,7 @@ async function runIndexingPhases(
   const store = await measureStoreToSearchable({
     create,
     principals: ctx.principals,
-    memories: fresh(options.storeSeconds * 100, 11),
+    memories: fresh.slice(options.throughputCount),
     ratePerSecond: 100,
     pg: ctx.pg,
     modelId: ctx.active.id,
@@ -207,7 +244,9 @@ async function writeResults(outDir: string, results: BenchResults): Promise<void
 void main().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

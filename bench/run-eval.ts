@@ -105,7 +105,9 @@ async function main(): Promise<void> {
 void main().then(
   () => process.exit(0),
   (error: unknown) => {
-    process.stderr.write(`[eval] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `[eval] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

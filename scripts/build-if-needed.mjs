@@ -12,9 +12,13 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ENTRY_POINTS = ['api', 'worker', 'cli'].map((app) => join('dist', 'apps', app, 'src', 'main.js'));
+const ENTRY_POINTS = [
+  ...['api', 'worker', 'cli'].map((app) => join('dist', 'apps', app, 'src', 'main.js')),
+  join('dist', 'bench', 'run-bench.js'),
+  join('dist', 'bench', 'run-eval.js'),
+];
 const STAMP = join(root, 'dist', '.build-stamp');
-const SOURCE_DIRS = ['apps', 'libs', 'migrations'];
+const SOURCE_DIRS = ['apps', 'libs', 'migrations', 'bench'];
 // Files that change the output without being sources.
 const BUILD_CONFIG = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'coverage']);

@@ -18,7 +18,18 @@ export interface GeneratedQuery {
   readonly text: string;
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+];
 const IMPORTANCE = [0.3, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.9];
 
 type Writer = (r: SeededRandom, topic: Topic, slots: Slots) => string;
@@ -46,7 +57,8 @@ const WRITERS: Readonly<Record<string, Writer>> = {
   decisions: (r, t, s) =>
     r.pick([
       () => `We decided to ${fill(r.pick(t.decisions), s)} for ${s.service} because ${r.pick(t.reasons)}.`,
-      () => `Decision from ${r.pick(MONTHS)}: ${fill(r.pick(t.decisions), s)}. ${s.person} signed off since ${r.pick(t.reasons)}.`,
+      () =>
+        `Decision from ${r.pick(MONTHS)}: ${fill(r.pick(t.decisions), s)}. ${s.person} signed off since ${r.pick(t.reasons)}.`,
     ])(),
   gotchas: (r, t, s) =>
     `Gotcha: ${fill(r.pick(t.gotchas), s)} when ${r.pick(t.conditions)}. Seen on ${s.service} in ${s.env}.`,
@@ -75,7 +87,11 @@ const TRAILERS: readonly ((r: SeededRandom, s: Slots) => string)[] = [
  * share (the benchmark's "1% of rows per user" case). Content is unique per owner, as the API's
  * duplicate rule requires.
  */
-export function* generateMemories(options: { count: number; users: number; seed: number }): Generator<GeneratedMemory> {
+export function* generateMemories(options: {
+  count: number;
+  users: number;
+  seed: number;
+}): Generator<GeneratedMemory> {
   const r = new SeededRandom(options.seed);
   const seen = new Set<string>();
   for (let i = 0; i < options.count; i++) {
@@ -108,7 +124,11 @@ function generateOne(r: SeededRandom, owner: number): GeneratedMemory {
     owner,
     content: sentences.join(' '),
     category,
-    tags: [topic.name, slots.service, ...(r.chance(0.3) ? [slots.tool.toLowerCase().replace(/\s+/g, '-')] : [])],
+    tags: [
+      topic.name,
+      slots.service,
+      ...(r.chance(0.3) ? [slots.tool.toLowerCase().replace(/\s+/g, '-')] : []),
+    ],
     expandedKeywords: r.chance(0.6) ? r.sample(topic.keywords, r.int(1, 3)).join(' ') : '',
     importance: r.pick(IMPORTANCE),
     project: r.chance(0.4) ? r.pick(PROJECTS) : null,

@@ -21,7 +21,18 @@ export const SERVICES = [
 
 export const ENVIRONMENTS = ['staging', 'production', 'canary', 'preview', 'the load-test cluster'] as const;
 
-export const PEOPLE = ['Priya', 'Marco', 'Lena', 'Tomasz', 'Aisha', 'Kenji', 'Sofia', 'Dmitri', 'Grace', 'Omar'];
+export const PEOPLE = [
+  'Priya',
+  'Marco',
+  'Lena',
+  'Tomasz',
+  'Aisha',
+  'Kenji',
+  'Sofia',
+  'Dmitri',
+  'Grace',
+  'Omar',
+];
 
 export const PROJECTS = ['atlas', 'hermes', 'nova', 'orion', 'zephyr'] as const;
 
@@ -60,7 +71,12 @@ export const TOPICS: readonly Topic[] = [
       'require two approvals before a production release',
       'tag every release with the semantic version',
     ],
-    reasons: ['the old pipeline was flaky', 'releases kept colliding', 'auditors asked for it', 'rollbacks were too slow'],
+    reasons: [
+      'the old pipeline was flaky',
+      'releases kept colliding',
+      'auditors asked for it',
+      'rollbacks were too slow',
+    ],
     gotchas: [
       'the deploy hangs on the health check',
       'the Helm chart silently keeps the old image tag',
@@ -71,7 +87,11 @@ export const TOPICS: readonly Topic[] = [
       ['small frequent releases', 'big batched releases'],
       ['feature flags', 'long-lived release branches'],
     ],
-    questions: ['how do we deploy {service}', 'rollback procedure for {service}', 'when is the release train'],
+    questions: [
+      'how do we deploy {service}',
+      'rollback procedure for {service}',
+      'when is the release train',
+    ],
     keywords: ['deploy', 'release', 'rollout', 'pipeline', 'ship'],
   },
   {
@@ -90,13 +110,21 @@ export const TOPICS: readonly Topic[] = [
       'use {tool} for session storage',
       'keep migrations backwards compatible for one release',
     ],
-    reasons: ['a lock blocked checkout for ten minutes', 'queries were scanning millions of rows', 'replicas lagged'],
+    reasons: [
+      'a lock blocked checkout for ten minutes',
+      'queries were scanning millions of rows',
+      'replicas lagged',
+    ],
     gotchas: [
       'a migration takes an exclusive lock on the table',
       'the replica returns stale rows',
       'the connection pool runs out of connections',
     ],
-    conditions: ['an index is created without CONCURRENTLY', 'a long transaction stays open', 'traffic spikes'],
+    conditions: [
+      'an index is created without CONCURRENTLY',
+      'a long transaction stays open',
+      'traffic spikes',
+    ],
     preferences: [
       ['explicit SQL in repositories', 'an ORM query builder'],
       ['UUID primary keys', 'sequential integer ids'],
@@ -119,13 +147,21 @@ export const TOPICS: readonly Topic[] = [
       'colocate unit tests with the code they test',
       'use named exports everywhere',
     ],
-    reasons: ['reviews kept arguing about formatting', 'type errors reached production', 'imports were hard to follow'],
+    reasons: [
+      'reviews kept arguing about formatting',
+      'type errors reached production',
+      'imports were hard to follow',
+    ],
     gotchas: [
       'the formatter rewrites generated files',
       'a circular import leaves a value undefined at runtime',
       'decorator metadata disappears',
     ],
-    conditions: ['the build uses a bundler', 'two modules import each other', 'a file is excluded from tsconfig'],
+    conditions: [
+      'the build uses a bundler',
+      'two modules import each other',
+      'a file is excluded from tsconfig',
+    ],
     preferences: [
       ['early returns', 'deeply nested conditionals'],
       ['small focused functions', 'long multi-purpose functions'],
@@ -148,7 +184,11 @@ export const TOPICS: readonly Topic[] = [
       'route {service} alerts to {tool}',
       'add a runbook link to every alert',
     ],
-    reasons: ['the pager was too noisy', 'an outage went unnoticed for an hour', 'nobody knew who owned the alert'],
+    reasons: [
+      'the pager was too noisy',
+      'an outage went unnoticed for an hour',
+      'nobody knew who owned the alert',
+    ],
     gotchas: [
       'the certificate for {service} expired',
       'the disk filled up with debug logs',
@@ -177,7 +217,11 @@ export const TOPICS: readonly Topic[] = [
       'replace mocks of the database with real containers',
       'give each test its own tenant',
     ],
-    reasons: ['mocks hid a broken query', 'tests interfered with each other', 'the launch fell over under load'],
+    reasons: [
+      'mocks hid a broken query',
+      'tests interfered with each other',
+      'the launch fell over under load',
+    ],
     gotchas: [
       'tests pass locally but fail in CI',
       'the suite leaks open handles',
@@ -205,7 +249,11 @@ export const TOPICS: readonly Topic[] = [
       'drop long-lived access tokens',
       'encrypt backups at rest',
     ],
-    reasons: ['a token leaked in a log', 'an audit flagged plain-text secrets', 'a vulnerable package shipped'],
+    reasons: [
+      'a token leaked in a log',
+      'an audit flagged plain-text secrets',
+      'a vulnerable package shipped',
+    ],
     gotchas: [
       'the token refresh fails silently',
       'secrets appear in crash reports',
@@ -227,9 +275,17 @@ export const TOPICS: readonly Topic[] = [
       'the web app supports the last two browser versions',
       'images are served through the CDN',
     ],
-    decisions: ['migrate the build from webpack to {tool}', 'stop adding new Redux stores', 'lazy load the admin pages'],
+    decisions: [
+      'migrate the build from webpack to {tool}',
+      'stop adding new Redux stores',
+      'lazy load the admin pages',
+    ],
     reasons: ['the bundle was too large', 'builds took minutes', 'state was duplicated everywhere'],
-    gotchas: ['hydration fails on the dashboard', 'the service worker caches an old bundle', 'dates render in UTC'],
+    gotchas: [
+      'hydration fails on the dashboard',
+      'the service worker caches an old bundle',
+      'dates render in UTC',
+    ],
     conditions: ['the locale is not English', 'the user has an ad blocker', 'the page is server rendered'],
     preferences: [
       ['server components', 'client-side data fetching'],
@@ -248,8 +304,16 @@ export const TOPICS: readonly Topic[] = [
       'logs are retained for fourteen days',
     ],
     decisions: ['export traces with {tool}', 'log in JSON only', 'redact personal data before logging'],
-    reasons: ['we could not follow a request across services', 'logs were unreadable', 'a log contained emails'],
-    gotchas: ['high-cardinality labels blow up Prometheus', 'the trace context is lost in the queue', 'logs are buffered and lost on crash'],
+    reasons: [
+      'we could not follow a request across services',
+      'logs were unreadable',
+      'a log contained emails',
+    ],
+    gotchas: [
+      'high-cardinality labels blow up Prometheus',
+      'the trace context is lost in the queue',
+      'logs are buffered and lost on crash',
+    ],
     conditions: ['user ids are used as labels', 'a job is retried', 'the process exits abruptly'],
     preferences: [
       ['structured logs', 'free-form log lines'],

@@ -8,7 +8,10 @@ describe('readBeirDataset', () => {
   it('reads a BEIR folder and keeps only queries with a relevant judgement', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'beir-'));
     await mkdir(join(dir, 'qrels'));
-    await writeFile(join(dir, 'corpus.jsonl'), '{"_id":"d1","title":"T","text":"one"}\n{"_id":2,"text":"two"}\n');
+    await writeFile(
+      join(dir, 'corpus.jsonl'),
+      '{"_id":"d1","title":"T","text":"one"}\n{"_id":2,"text":"two"}\n',
+    );
     await writeFile(join(dir, 'queries.jsonl'), '{"_id":"q1","text":"a"}\n{"_id":"q2","text":"b"}\n');
     await writeFile(join(dir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\t2\t0\n');
     const dataset = await readBeirDataset(dir);

@@ -28,13 +28,24 @@ export interface BeirDataset {
  */
 export async function readBeirDataset(folder: string, split = 'test'): Promise<BeirDataset> {
   const dir = resolve(folder);
-  const files = { corpus: join(dir, 'corpus.jsonl'), queries: join(dir, 'queries.jsonl'), qrels: join(dir, 'qrels', `${split}.tsv`) };
+  const files = {
+    corpus: join(dir, 'corpus.jsonl'),
+    queries: join(dir, 'queries.jsonl'),
+    qrels: join(dir, 'qrels', `${split}.tsv`),
+  };
   for (const path of Object.values(files)) {
-    if (!existsSync(path)) throw new Error(`${path} not found: a BEIR folder has corpus.jsonl, queries.jsonl and qrels/${split}.tsv`);
+    if (!existsSync(path))
+      throw new Error(
+        `${path} not found: a BEIR folder has corpus.jsonl, queries.jsonl and qrels/${split}.tsv`,
+      );
   }
   const documents: BeirDocument[] = [];
   for await (const row of jsonLines(files.corpus)) {
-    documents.push({ id: field(row, '_id', files.corpus), title: optionalField(row, 'title'), text: field(row, 'text', files.corpus) });
+    documents.push({
+      id: field(row, '_id', files.corpus),
+      title: optionalField(row, 'title'),
+      text: field(row, 'text', files.corpus),
+    });
   }
   const qrels = new Map<string, Map<string, number>>();
   let header = true;
@@ -44,7 +55,8 @@ export async function readBeirDataset(folder: string, split = 'test'): Promise<B
       if (/^query-id\tcorpus-id\tscore$/i.test(line.trim())) continue;
     }
     const [queryId, docId, score] = line.split('\t');
-    if (docId === undefined || score === undefined) throw new Error(`${files.qrels}: malformed line "${line}"`);
+    if (docId === undefined || score === undefined)
+      throw new Error(`${files.qrels}: malformed line "${line}"`);
     const judged = qrels.get(queryId) ?? new Map<string, number>();
     judged.set(docId, Number(score));
     qrels.set(queryId, judged);
@@ -66,7 +78,8 @@ async function* lines(path: string): AsyncGenerator<string> {
 async function* jsonLines(path: string): AsyncGenerator<Record<string, unknown>> {
   for await (const line of lines(path)) {
     const parsed: unknown = JSON.parse(line);
-    if (typeof parsed !== 'object' || parsed === null) throw new Error(`${path}: each line must be a JSON object`);
+    if (typeof parsed !== 'object' || parsed === null)
+      throw new Error(`${path}: each line must be a JSON object`);
     yield parsed as Record<string, unknown>;
   }
 }

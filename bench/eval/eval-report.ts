@@ -64,7 +64,9 @@ export function renderEvalReport(r: EvalResults): string {
     for (const metric of ['recallAt5', 'recallAt10', 'ndcgAt10'] as const) {
       const legs = (['text', 'vector'] as const).map((m) => byMode.get(m)?.[metric] ?? Number.NaN);
       const beats = legs.every((v) => hybrid[metric] > v);
-      verdicts.push(`${metric.replace('At', '@')}: hybrid ${fixed(hybrid[metric])} vs text ${fixed(legs[0])} / vector ${fixed(legs[1])} → ${beats ? 'beats both' : '**does not beat both**'}`);
+      verdicts.push(
+        `${metric.replace('At', '@')}: hybrid ${fixed(hybrid[metric])} vs text ${fixed(legs[0])} / vector ${fixed(legs[1])} → ${beats ? 'beats both' : '**does not beat both**'}`,
+      );
     }
   }
   const agreement = legAgreement(r.outcomes);
@@ -105,6 +107,10 @@ export function renderEvalReport(r: EvalResults): string {
       ],
     ),
   ];
-  if (!r.vectorLegWired) sections.push('', '- VECTOR_RECALL is not wired into recall yet: vector-only and hybrid ran without a vector leg.');
+  if (!r.vectorLegWired)
+    sections.push(
+      '',
+      '- VECTOR_RECALL is not wired into recall yet: vector-only and hybrid ran without a vector leg.',
+    );
   return `${sections.join('\n')}\n`;
 }

@@ -40,15 +40,14 @@ interface HybridTrace {
 }
 
 /** For hybrid results: how the first relevant memory got its place in the fused list. */
-function traceHybrid(
-  results: Recalled,
-  isRelevant: (memoryId: number) => boolean,
-): HybridTrace {
+function traceHybrid(results: Recalled, isRelevant: (memoryId: number) => boolean): HybridTrace {
   const index = results.findIndex((r) => isRelevant(r.memory.id));
   if (index < 0) return { legRanks: null, outrankedByBothLegs: null };
   const { textRank, vectorRank } = results[index].explanation;
   const above = results.slice(0, index);
-  const both = above.filter((r) => r.explanation.textRank !== null && r.explanation.vectorRank !== null).length;
+  const both = above.filter(
+    (r) => r.explanation.textRank !== null && r.explanation.vectorRank !== null,
+  ).length;
   return { legRanks: { text: textRank, vector: vectorRank }, outrankedByBothLegs: both };
 }
 

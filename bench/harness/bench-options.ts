@@ -9,6 +9,8 @@ export interface ServiceOptions {
   readonly model: string;
   /** Keep the benchmark database after the run (for poking at it with psql). */
   readonly keepDatabase: boolean;
+  /** Configuration overrides for the services under test (`--env KEY=VALUE`, repeatable). */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 export const SERVICE_FLAGS = {
@@ -17,10 +19,11 @@ export const SERVICE_FLAGS = {
   'models-dir': { type: 'string', default: './models' },
   model: { type: 'string', default: 'glove-sif-100d' },
   'keep-db': { type: 'boolean', default: false },
+  env: { type: 'string', multiple: true },
   help: { type: 'boolean', default: false },
 } as const satisfies ParseArgsConfig['options'];
 
-type Flags = Record<string, string | boolean | undefined>;
+type Flags = Record<string, string | boolean | string[] | undefined>;
 
 export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(
   argv: readonly string[],
@@ -37,7 +40,19 @@ export function serviceOptions(flags: Flags): ServiceOptions {
     modelsDir: resolve(stringFlag(flags, 'models-dir')),
     model: stringFlag(flags, 'model'),
     keepDatabase: flags['keep-db'] === true,
+    env: envOverrides(flags.env),
   };
+}
+
+function envOverrides(value: Flags[string]): Record<string, string> {
+  const entries = Array.isArray(value) ? value : [];
+  return Object.fromEntries(
+    entries.map((entry) => {
+      const at = entry.indexOf('=');
+      if (at <= 0) throw new Error(`--env takes KEY=VALUE, got "${entry}"`);
+      return [entry.slice(0, at), entry.slice(at + 1)];
+    }),
+  );
 }
 
 export function stringFlag(flags: Flags, name: string): string {
@@ -60,4 +75,6 @@ export const SERVICE_HELP = `  --admin-url URL     Postgres URL with CREATE DATA
   --redis-url URL     Redis for the BullMQ queue; a unique QUEUE_PREFIX is used and removed afterwards
   --models-dir DIR    where the embedding model lives (default ./models)
   --model ID          embedding model (default glove-sif-100d)
-  --keep-db           do not drop the benchmark database at the end`;
+  --keep-db           do not drop the benchmark database at the end
+  --env KEY=VALUE     configuration override for the API and worker under test (repeatable),
+                      e.g. --env WORKER_CONCURRENCY=16 --env EMBEDDING_BATCH_WAIT_MS=0`;

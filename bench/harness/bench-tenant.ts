@@ -6,7 +6,10 @@ import { ALL_SCOPES, type Principal } from '@app/tenancy';
  * One tenant with `users` members, inserted directly (the bench connects as the schema owner, which
  * bypasses RLS). The principals are what the auth guard would build from those users' keys.
  */
-export async function createBenchTenant(pg: Client, options: { slug: string; users: number }): Promise<Principal[]> {
+export async function createBenchTenant(
+  pg: Client,
+  options: { slug: string; users: number },
+): Promise<Principal[]> {
   const { rows: tenants } = await pg.query<{ id: string }>(
     `INSERT INTO tenants (slug, name) VALUES ($1, $1) RETURNING id`,
     [options.slug],

@@ -160,3 +160,23 @@ export async function activeModel(pg: Client): Promise<ActiveModel> {
   if (!rows[0]) throw new Error('no active embedding model: did the API register EMBEDDING_MODEL at boot?');
   return rows[0];
 }
+
+/**
+ * Drops generated memories whose owner already holds the same content: the API would answer with
+ * the existing memory (already embedded), which would time as "searchable instantly".
+ */
+export async function withoutExisting(
+  pg: Client,
+  principals: readonly Principal[],
+  memories: readonly GeneratedMemory[],
+): Promise<GeneratedMemory[]> {
+  const key = (ownerId: string, hashHex: string) => `${ownerId}/${hashHex}`;
+  const hashes = memories.map((m) => contentHash(m.content).toString('hex'));
+  const { rows } = await pg.query<{ owner_id: string; hash: string }>(
+    `SELECT owner_id::text AS owner_id, encode(content_hash, 'hex') AS hash FROM memories
+      WHERE deleted_at IS NULL AND content_hash = ANY($1::bytea[])`,
+    [hashes.map((h) => Buffer.from(h, 'hex'))],
+  );
+  const existing = new Set(rows.map((r) => key(r.owner_id, r.hash)));
+  return memories.filter((m, i) => !existing.has(key(principals[m.owner].userId, hashes[i])));
+}

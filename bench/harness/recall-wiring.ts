@@ -28,6 +28,8 @@ export interface RecallWiring {
   readonly vectors: MemoryVectorRepository;
   readonly tx: TransactionRunner;
   readonly embedders: EmbedderProvider;
+  /** The role requests run as (DATABASE_APP_ROLE), for the RLS variant of the floor. */
+  readonly appRole: string;
   readonly notes: readonly string[];
 }
 
@@ -56,7 +58,12 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
   const vectorLegWired = vectorRecall !== null;
   if (!recall) {
     notes.push('RecallMemoriesUseCase is not provided by the app yet: built here with the text leg only.');
-    recall = new RecallMemoriesUseCase(tx, new MemoryRepository(), new MemoryTextSearchRepository(), NO_VECTOR_LEG);
+    recall = new RecallMemoriesUseCase(
+      tx,
+      new MemoryRepository(),
+      new MemoryTextSearchRepository(),
+      NO_VECTOR_LEG,
+    );
   }
   let vectors = optional<MemoryVectorRepository>(app, MemoryVectorRepository);
   if (!vectors) {
@@ -67,7 +74,16 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
     notes.push('EMBEDDER_PROVIDER is not provided by the app yet: the benchmark loads the model itself.');
     embedders = embedderProviderFactory(config);
   }
-  return { recall, vectorLegWired, vectorRecall, vectors, tx, embedders, notes };
+  return {
+    recall,
+    vectorLegWired,
+    vectorRecall,
+    vectors,
+    tx,
+    embedders,
+    appRole: config.database.appRole,
+    notes,
+  };
 }
 
 /**
@@ -75,7 +91,9 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
  * registers the configured one the way the registry does (row + partial HNSW index).
  */
 export async function ensureActiveModel(pg: Client, embedders: EmbedderProvider): Promise<ActiveModel> {
-  const { rows } = await pg.query<{ n: number }>(`SELECT count(*)::int AS n FROM embedding_models WHERE status = 'active'`);
+  const { rows } = await pg.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM embedding_models WHERE status = 'active'`,
+  );
   if ((rows[0]?.n ?? 0) === 0) {
     const embedder = await embedders.get(embedders.defaultModelId);
     const registry = new EmbeddingModelRepository();

@@ -7,8 +7,10 @@ import type { ServiceOptions } from './bench-options';
 export interface ServiceStack {
   readonly config: AppConfig;
   readonly api: StartedApi;
-  /** Null when started without a worker (read-only measurements). */
-  readonly worker: StartedWorker | null;
+  /** Stops the worker (jobs then wait in Redis); no-op without one. */
+  stopWorker(): Promise<void>;
+  /** Starts a fresh worker against the same database and queue. */
+  startWorker(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startServiceStack(options: StackOptions): Promise<ServiceS
     EMBEDDING_MODEL: options.services.model,
     // The benchmark stores far faster than one client would; the limiter is not under test.
     RATE_LIMIT_PER_MINUTE: '0',
+    ...options.services.env,
     ...options.env,
   });
   const api = await startApi(config);
@@ -51,12 +54,21 @@ export async function startServiceStack(options: StackOptions): Promise<ServiceS
     await api.stop();
     throw error;
   }
+  const stopWorker = async () => {
+    const running = worker;
+    worker = null;
+    await running?.stop();
+  };
   return {
     config,
     api,
-    worker,
+    stopWorker,
+    startWorker: async () => {
+      await stopWorker();
+      worker = await startWorker(config);
+    },
     stop: async () => {
-      await worker?.stop();
+      await stopWorker();
       await api.stop();
     },
   };

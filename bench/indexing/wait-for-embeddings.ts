@@ -23,7 +23,9 @@ export async function waitUntilEmbedded(
     for (const id of await embeddedIds(pg, options.modelId, [...pending])) pending.delete(id);
     if (pending.size === 0) break;
     if (performance.now() - started > options.timeoutMs) {
-      throw new Error(`${pending.size} of ${options.ids.length} memories were not embedded after ${options.timeoutMs} ms`);
+      throw new Error(
+        `${pending.size} of ${options.ids.length} memories were not embedded after ${options.timeoutMs} ms`,
+      );
     }
     await sleep(options.pollMs ?? 20);
   }

@@ -57,6 +57,7 @@ export async function runRecallPhase(ctx: BenchContext, options: RecallPhaseOpti
     recall: wiring.recall,
     floor,
     legs: { text: true, vector: wiring.vectorLegWired },
+    appRole: wiring.appRole,
     warmup: timed.slice(0, options.warmup),
     queries: timed.slice(options.warmup),
   });
@@ -84,7 +85,10 @@ export async function runRecallPhase(ctx: BenchContext, options: RecallPhaseOpti
  * The vector leg's query preparation alone (active model lookup, query cache miss, embedder),
  * on texts not seen before: the part of the use case's time spent before any SQL runs.
  */
-async function timePrepare(wiring: RecallWiring, queries: readonly TimedQuery[]): Promise<LatencySummary | null> {
+async function timePrepare(
+  wiring: RecallWiring,
+  queries: readonly TimedQuery[],
+): Promise<LatencySummary | null> {
   if (!wiring.vectorRecall) return null;
   const times: number[] = [];
   for (const q of queries) {

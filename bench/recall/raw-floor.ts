@@ -65,8 +65,41 @@ export class RecallFloor {
     return new RecallFloor(options.pg, options.model, options.active, options.withVectorLeg);
   }
 
-  /** `plan`: the one the repository picks for this caller, so both sides run the same statement. */
-  async run(principal: Principal, text: string, k: number, plan: VectorPlan): Promise<FloorTiming> {
+  /**
+   * `plan`: the one the repository picks for this caller, so both sides run the same statement.
+   * `asRole`: run the statements inside a transaction as the application role with the caller's
+   * RLS context, as the service does; the difference to the plain floor is what RLS costs.
+   */
+  async run(
+    principal: Principal,
+    text: string,
+    k: number,
+    plan: VectorPlan,
+    asRole?: string,
+  ): Promise<FloorTiming> {
+    if (!asRole) return this.statements(principal, text, k, plan);
+    const started = performance.now();
+    await this.pg.query('BEGIN');
+    try {
+      await this.pg.query(
+        `SELECT set_config('role', $1, true), set_config('app.tenant_id', $2, true), set_config('app.user_id', $3, true)`,
+        [asRole, principal.tenantId, principal.userId],
+      );
+      const timing = await this.statements(principal, text, k, plan);
+      await this.pg.query('COMMIT');
+      return { ...timing, totalMs: performance.now() - started };
+    } catch (error) {
+      await this.pg.query('ROLLBACK');
+      throw error;
+    }
+  }
+
+  private async statements(
+    principal: Principal,
+    text: string,
+    k: number,
+    plan: VectorPlan,
+  ): Promise<FloorTiming> {
     const t0 = performance.now();
     const [vector] = this.withVectorLeg ? await this.model.embedBatch([text]) : [];
     const t1 = performance.now();

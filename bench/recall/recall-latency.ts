@@ -11,6 +11,8 @@ export const RECALL_LEG_K = Math.max(RECALL_LIMIT * 3, 30);
 
 export interface RecallLatencyResult {
   readonly useCase: LatencySummary;
+  /** The floor's statements in a transaction as the app role with RLS context (not the target's floor). */
+  readonly floorWithRls: LatencySummary;
   /** The same queries again: the query embedding now comes from the LRU cache. */
   readonly useCaseCached: LatencySummary;
   readonly floor: LatencySummary;
@@ -35,6 +37,8 @@ export async function measureRecallLatency(options: {
   recall: RecallMemoriesUseCase;
   floor: RecallFloor;
   legs: NonNullable<RecallInput['legs']>;
+  /** The application role (DATABASE_APP_ROLE) for the RLS variant of the floor. */
+  appRole: string;
   warmup: readonly TimedQuery[];
   queries: readonly TimedQuery[];
 }): Promise<RecallLatencyResult> {
@@ -53,18 +57,29 @@ export async function measureRecallLatency(options: {
   for (const q of options.warmup) {
     await runUseCase(q);
     await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan);
+    await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan, options.appRole);
   }
   const useCase: number[] = [];
   const floor: number[] = [];
+  const floorWithRls: number[] = [];
   const parts = { embed: [] as number[], text: [] as number[], vector: [] as number[] };
   let results = 0;
   for (const [i, q] of options.queries.entries()) {
-    const floorFirst = i % 2 === 0;
-    if (floorFirst) floor.push(recordFloor(await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan), parts));
-    const measured = await runUseCase(q);
-    useCase.push(measured.ms);
-    results += measured.results;
-    if (!floorFirst) floor.push(recordFloor(await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan), parts));
+    const steps = [
+      async () => {
+        const measured = await runUseCase(q);
+        useCase.push(measured.ms);
+        results += measured.results;
+      },
+      async () =>
+        floor.push(recordFloor(await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan), parts)),
+      async () =>
+        floorWithRls.push(
+          (await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan, options.appRole)).totalMs,
+        ),
+    ];
+    // Rotate the order so no variant always runs first (cold) or last (warm).
+    for (let s = 0; s < steps.length; s++) await steps[(i + s) % steps.length]();
   }
   const cached: number[] = [];
   for (const q of options.queries) cached.push((await runUseCase(q)).ms);
@@ -72,6 +87,7 @@ export async function measureRecallLatency(options: {
     useCase: summariseLatencies(useCase),
     useCaseCached: summariseLatencies(cached),
     floor: summariseLatencies(floor),
+    floorWithRls: summariseLatencies(floorWithRls),
     floorParts: {
       embedMs: summariseLatencies(parts.embed).p50,
       textMs: summariseLatencies(parts.text).p50,

@@ -39,13 +39,21 @@ export async function measureVectorQuality(options: {
   for (const { principal, text } of options.queries) {
     const [vector] = await options.model.embedBatch([text]);
     const spec = { modelId: options.active.id, dimensions: options.active.dimensions, vector, k: options.k };
-    const result = await options.tx.inTenant(principal, (tx) => options.vectors.searchDetailed(principal, tx, spec));
+    const result = await options.tx.inTenant(principal, (tx) =>
+      options.vectors.searchDetailed(principal, tx, spec),
+    );
     plans[result.plan] += 1;
     if (result.exactFallback) exactFallbacks += 1;
     const exactQuery = buildNearestQuery('exact', 'visible', principal, { ...spec, filters: {} });
-    const { rows } = await options.pg.query<{ memory_id: string; distance: number }>(exactQuery.sql, exactQuery.params);
+    const { rows } = await options.pg.query<{ memory_id: string; distance: number }>(
+      exactQuery.sql,
+      exactQuery.params,
+    );
     const exact: RankedDistance[] = rows.map((r) => ({ id: r.memory_id, distance: Number(r.distance) }));
-    const approx: RankedDistance[] = result.hits.map((h) => ({ id: String(h.memoryId), distance: h.distance }));
+    const approx: RankedDistance[] = result.hits.map((h) => ({
+      id: String(h.memoryId),
+      distance: h.distance,
+    }));
     if (approx.length < Math.min(options.k, exact.length)) shortAnswers += 1;
     recalls.push(tieAwareRecallAtK(approx, exact, 10));
   }

@@ -104,7 +104,8 @@ export const envSchema = z.object({
   EMBEDDING_ALLOW_REMOTE: bool(false),
   EMBEDDING_QUANTIZED: bool(false),
   EMBEDDING_BATCH_SIZE: int(32, 1, 1024),
-  EMBEDDING_BATCH_WAIT_MS: int(5, 0, 1000),
+  // 0: a lone query is embedded at once; under load, calls queue behind the running batch and merge.
+  EMBEDDING_BATCH_WAIT_MS: int(0, 0, 1000),
   QUERY_EMBEDDING_CACHE_SIZE: int(1000, 0, 1_000_000),
   VECTOR_EXACT_SCAN_MAX_ROWS: int(20_000, 0, 10_000_000),
   DEDUP_NOOP_THRESHOLD: z.coerce.number().min(0).max(1).default(0.92),
