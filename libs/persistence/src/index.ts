@@ -5,3 +5,4 @@ export * from './transaction-runner';
 export * from './persistence.module';
 export * from './embedded/embedded-postgres';
 export { DataDirLockedError } from './embedded/data-dir-lock';
+export * from './sql-fragments';

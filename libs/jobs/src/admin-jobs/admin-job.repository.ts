@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantScope, Tx } from '@app/persistence';
+import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { AdminJob, AdminJobProgress, AdminJobStatus } from './admin-job';
 
-const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
-
 const COLUMNS = `id, tenant_id, kind, status, params, progress, checkpoint, error, created_by,
-  ${iso('created_at')} AS created_at, ${iso('started_at')} AS started_at, ${iso('finished_at')} AS finished_at`;
+  ${isoTimestamp('created_at')} AS created_at, ${isoTimestamp('started_at')} AS started_at, ${isoTimestamp('finished_at')} AS finished_at`;
 
 interface JobRow {
   id: string;

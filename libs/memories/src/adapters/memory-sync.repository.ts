@@ -1,13 +1,11 @@
-import type { TenantScope, Tx } from '@app/persistence';
+import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import { INITIAL_SYNC_STATE, type SyncedMemory, type SyncState, type SyncTombstone } from '../domain/sync';
-
-const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 
 /** The owner is the caller, so the username is looked up once (an InitPlan), not joined per row. */
 const SYNC_COLUMNS = `
   m.id, m.change_seq, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project,
   m.is_sensitive, (SELECT username FROM users WHERE id = $2) AS owner,
-  ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at, ${iso('m.deleted_at')} AS deleted_at`;
+  ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at, ${isoTimestamp('m.deleted_at')} AS deleted_at`;
 
 const DUMP_CURSOR = 'memory_sync_dump';
 
@@ -98,10 +96,10 @@ export class MemorySyncRepository {
              WHERE m.tenant_id = $1 AND m.owner_id = $2 AND m.change_seq > $3
              ORDER BY m.change_seq LIMIT $4) c) AS memories,
          (SELECT coalesce(json_agg(t ORDER BY t.change_seq), '[]'::json) FROM (
-            SELECT memory_id AS id, change_seq, ${iso('deleted_at')} AS deleted_at FROM memory_tombstones
+            SELECT memory_id AS id, change_seq, ${isoTimestamp('deleted_at')} AS deleted_at FROM memory_tombstones
              WHERE tenant_id = $1 AND owner_id = $2 AND change_seq > $3
              ORDER BY change_seq LIMIT $4) t) AS tombstones,
-         ${iso('clock_timestamp()')} AS server_time`,
+         ${isoTimestamp('clock_timestamp()')} AS server_time`,
       [scope.tenantId, scope.userId, afterSeq, limit],
     );
     const row = rows[0];
@@ -116,7 +114,7 @@ export class MemorySyncRepository {
   /** The user's sync state and the current time, read before a seed dump starts. */
   async readState(scope: TenantScope, tx: Tx): Promise<{ state: SyncState; serverTime: string }> {
     const { rows } = await tx.query<Partial<StateRow> & { server_time: string }>(
-      `SELECT s.last_seq, s.min_valid_seq, s.epoch, ${iso('clock_timestamp()')} AS server_time
+      `SELECT s.last_seq, s.min_valid_seq, s.epoch, ${isoTimestamp('clock_timestamp()')} AS server_time
          FROM (SELECT 1) one
          LEFT JOIN sync_state s ON s.user_id = $2 AND s.tenant_id = $1`,
       [scope.tenantId, scope.userId],
@@ -168,7 +166,7 @@ export class MemorySyncRepository {
     overlapMs: number,
   ): Promise<SyncTombstone[]> {
     const { rows } = await tx.query<TombstoneRow>(
-      `SELECT memory_id AS id, change_seq, ${iso('deleted_at')} AS deleted_at FROM memory_tombstones
+      `SELECT memory_id AS id, change_seq, ${isoTimestamp('deleted_at')} AS deleted_at FROM memory_tombstones
         WHERE tenant_id = $1 AND owner_id = $2
           AND deleted_at >= $3::timestamptz - make_interval(secs => $4::double precision / 1000)
         ORDER BY change_seq`,

@@ -1,12 +1,10 @@
-import type { TenantScope, Tx } from '@app/persistence';
+import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
-
-const iso = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 
 const MEMORY_COLUMNS = `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
-  u.username AS owner, ${iso('m.created_at')} AS created_at, ${iso('m.updated_at')} AS updated_at,
-  ${iso('m.deleted_at')} AS deleted_at`;
+  u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
+  ${isoTimestamp('m.deleted_at')} AS deleted_at`;
 
 interface MemoryRow {
   id: string;
