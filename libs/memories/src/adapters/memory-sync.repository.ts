@@ -1,5 +1,6 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import { INITIAL_SYNC_STATE, type SyncedMemory, type SyncState, type SyncTombstone } from '../domain/sync';
+import type { MemoryRow } from './memory-row';
 
 /** The owner is the caller, so the username is looked up once (an InitPlan), not joined per row. */
 const SYNC_COLUMNS = `
@@ -9,20 +10,8 @@ const SYNC_COLUMNS = `
 
 const DUMP_CURSOR = 'memory_sync_dump';
 
-interface SyncRow {
-  id: string | number;
+interface SyncRow extends MemoryRow {
   change_seq: string | number;
-  content: string;
-  category: string;
-  tags: string[];
-  expanded_keywords: string;
-  importance: number;
-  project: string | null;
-  is_sensitive: boolean;
-  owner: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
 }
 
 interface TombstoneRow {

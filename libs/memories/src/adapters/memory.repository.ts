@@ -1,25 +1,11 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
+import type { MemoryRow } from './memory-row';
 
 const MEMORY_COLUMNS = `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
   u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
   ${isoTimestamp('m.deleted_at')} AS deleted_at`;
-
-interface MemoryRow {
-  id: string;
-  content: string;
-  category: string;
-  tags: string[];
-  expanded_keywords: string;
-  importance: number;
-  project: string | null;
-  is_sensitive: boolean;
-  owner: string;
-  created_at: string;
-  updated_at: string;
-  deleted_at: string | null;
-}
 
 interface StoredRow {
   id: string;
