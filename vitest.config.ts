@@ -58,6 +58,17 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
+          // Helm chart, kustomize, Dockerfile and compose checks; fetches pinned helm/kubectl once.
+          name: 'chart',
+          include: ['test/chart/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 360_000,
+        },
+      },
     ],
   },
 });

@@ -3,6 +3,7 @@ import { OutboxNotify1763700000001 } from './1763700000001-outbox-notify';
 import { ApiKeyRevocationReason1763700000002 } from './1763700000002-api-key-revocation-reason';
 import { MemoryEmbeddings1763700000003 } from './1763700000003-memory-embeddings';
 import { Sync1763700000004 } from './1763700000004-sync';
+import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   ApiKeyRevocationReason1763700000002,
   MemoryEmbeddings1763700000003,
   Sync1763700000004,
+  SecretMemories1763700000005,
 ];

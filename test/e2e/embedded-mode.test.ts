@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,12 @@ describe('embedded mode (built API, no DATABASE_URL or REDIS_URL)', () => {
     const carol = client(first.url, carolKey.body.key);
     expect((await carol.get(`/api/memories/${stored.body.id}`)).status).toBe(404);
 
+    // Secrets are encrypted with a key generated in the data directory (owner-only).
+    const pin = `${randomBytes(8).toString('hex')}Zq`;
+    const secret = await api.post<{ id: number }>('/api/memories', { content: `my password is ${pin}` });
+    expect(secret.status).toBe(200);
+    expect((statSync(join(dataDir, 'secret-store.key')).mode & 0o777).toString(8)).toBe('600');
+
     expect(await first.proc.stop('SIGTERM')).toBe(0);
 
     const second = await start();
@@ -70,6 +77,13 @@ describe('embedded mode (built API, no DATABASE_URL or REDIS_URL)', () => {
       status: 'ok',
       user_id: 'carol',
     });
+    // The same key after a restart: the secret still decrypts.
+    expect((await again.post(`/api/memories/${secret.body.id}/secret`)).body).toEqual({
+      id: secret.body.id,
+      content: `my password is ${pin}`,
+      source: 'encrypted',
+    });
+    expect((await again.get(`/api/memories/${secret.body.id}`)).body).toMatchObject({ is_sensitive: true });
     await second.proc.stop('SIGTERM');
   });
 

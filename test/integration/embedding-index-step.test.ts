@@ -8,6 +8,7 @@ import { ConfigModule, loadConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
 import { PersistenceModule } from '@app/persistence';
 import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
+import { SecretsModule } from '@app/secrets';
 import type { JobPayload } from '@app/jobs';
 import { EMBEDDER_PROVIDER, type EmbedderProvider, type NewMemory } from '@app/memories';
 import { EmbeddingModelRepository } from '@app/memories/adapters/embedding-model.repository';
@@ -221,6 +222,7 @@ describe('boot with an EMBEDDING_MODEL that cannot be loaded', () => {
         ConfigModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'test-missing-model', migrate: false }),
         JobsModule.forRoot({ role: 'worker' }),
+        SecretsModule,
         ProcessorsModule,
       ],
     }).compile();

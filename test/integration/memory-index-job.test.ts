@@ -11,7 +11,6 @@ import {
   JobHandlerRegistry,
   JobsModule,
   OutboxRelay,
-  OutboxWriter,
   type JobPayload,
   type JobRunEvent,
 } from '@app/jobs';
@@ -20,23 +19,23 @@ import { IdempotencyRepository } from '@app/memories/adapters/idempotency.reposi
 import { MemoryIndexStateRepository } from '@app/memories/adapters/memory-index-state.repository';
 import { MemoryRepository } from '@app/memories/adapters/memory.repository';
 import { IndexMemoryUseCase, type MemoryIndexStep } from '@app/memories/application/index-memory.use-case';
-import { MemoryWriter } from '@app/memories/application/memory-writer';
 import { PersistenceModule } from '@app/persistence';
-import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
-import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { AuditWriter, type Principal } from '@app/tenancy';
+import {
+  createTestTenant,
+  openTestDatabase,
+  type TestDatabase,
+  newMemory,
+  memberPrincipal,
+} from '@app/testing';
 import { waitFor } from '../support/wait-for';
 import { MemoryIndexProcessor } from '../../apps/worker/src/processors/memory-index.processor';
 import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
+import { SecretsModule } from '@app/secrets';
+import { memoryWriterFor, updateUseCaseFor } from '../support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
-const note = (content: string): NewMemory => ({
-  content,
-  category: 'facts',
-  tags: ['jobs'],
-  expandedKeywords: '',
-  importance: 0.5,
-  project: null,
-});
+const note = (content: string): NewMemory => newMemory(content, { tags: ['jobs'] });
 
 interface IndexStateRow {
   status: string;
@@ -85,18 +84,13 @@ describe('memory.index job', () => {
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 10);
     const repo = new MemoryRepository();
-    const writer = new MemoryWriter(repo, new OutboxWriter(), new AuditWriter(), limits);
+    const writer = memoryWriterFor(db.tx, limits, undefined, repo);
     create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    update = new UpdateMemoryUseCase(db.tx, repo, writer, new AuditWriter());
+    update = updateUseCaseFor(db.tx, writer, limits, repo);
     remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
     indexMemory = new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository());
     const tenant = await createTestTenant(db, 'idx');
-    const principal = async (name: string): Promise<Principal> => ({
-      ...(await tenant.addUser(name)),
-      tenantSlug: tenant.slug,
-      keyId: randomUUID(),
-      scopes: MEMBER_SCOPES,
-    });
+    const principal = (name: string) => memberPrincipal(tenant, name);
     alice = await principal('alice');
     bob = await principal('bob');
   });
@@ -315,6 +309,7 @@ describe('memory.index job', () => {
         ConfigModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'test-embedded-jobs', migrate: false }),
         JobsModule.forRoot({ role: 'api' }),
+        SecretsModule,
         ProcessorsModule,
       ],
     }).compile();
@@ -342,6 +337,7 @@ describe('memory.index job', () => {
         ConfigModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'test-missing-handlers', migrate: false }),
         JobsModule.forRoot({ role: 'worker' }),
+        SecretsModule,
       ],
     }).compile();
     await expect(moduleRef.init()).rejects.toThrow(/no handler for job "memory.index"/);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { OutboxWriter } from '@app/jobs';
 import {
   CreateMemoryUseCase,
   DeleteMemoryUseCase,
@@ -11,18 +10,18 @@ import {
 import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
 import { MemoryRepository } from '@app/memories/adapters/memory.repository';
 import { MemoryWriter } from '@app/memories/application/memory-writer';
-import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
-import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { AuditWriter, type Principal } from '@app/tenancy';
+import {
+  createTestTenant,
+  openTestDatabase,
+  type TestDatabase,
+  newMemory,
+  memberPrincipal,
+} from '@app/testing';
+import { memoryWriterFor } from '../support/memory-writes';
 
 const limits = { maxContentBytes: 1024, maxImportBatch: 10, maxListLimit: 100 };
-const memory = (content: string): NewMemory => ({
-  content,
-  category: 'facts',
-  tags: ['t'],
-  expandedKeywords: '',
-  importance: 0.5,
-  project: null,
-});
+const memory = (content: string): NewMemory => newMemory(content, { tags: ['t'] });
 
 describe('memory use cases against real Postgres', () => {
   let db: TestDatabase;
@@ -37,17 +36,12 @@ describe('memory use cases against real Postgres', () => {
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 8);
     repo = new MemoryRepository();
-    writer = new MemoryWriter(repo, new OutboxWriter(), new AuditWriter(), limits);
+    writer = memoryWriterFor(db.tx, limits, undefined, repo);
     create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
     importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), limits);
     remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
     const tenant = await createTestTenant(db);
-    const principal = async (name: string): Promise<Principal> => ({
-      ...(await tenant.addUser(name)),
-      tenantSlug: tenant.slug,
-      keyId: randomUUID(),
-      scopes: MEMBER_SCOPES,
-    });
+    const principal = (name: string) => memberPrincipal(tenant, name);
     alice = await principal('alice');
     bob = await principal('bob');
   });

@@ -1,25 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
-import { OutboxWriter } from '@app/jobs';
 import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
 import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { MemoryWriter } from '@app/memories/application/memory-writer';
-import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
-import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
+import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
 import { startWorker, type StartedWorker } from '../../apps/worker/src/main';
 import { PrivateRedis } from '../support/private-redis';
 import { waitFor } from '../support/wait-for';
+import { memoryWriterFor } from '../support/memory-writes';
 
-const note = (content: string): NewMemory => ({
-  content,
-  category: 'facts',
-  tags: [],
-  expandedKeywords: '',
-  importance: 0.5,
-  project: null,
-});
+const note = (content: string): NewMemory => newMemory(content);
 
 describe('Redis outage', () => {
   let db: TestDatabase;
@@ -59,7 +50,7 @@ describe('Redis outage', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 6);
-    const writer = new MemoryWriter(new MemoryRepository(), new OutboxWriter(), new AuditWriter(), {
+    const writer = memoryWriterFor(db.tx, {
       maxContentBytes: 4096,
       maxImportBatch: 10,
       maxListLimit: 100,

@@ -7,20 +7,14 @@ import type { NewMemory } from '@app/memories';
 import { runCli } from '../../apps/cli/src/cli';
 import { embeddingHarness, type EmbeddingHarness } from '../support/embedding-harness';
 import { waitFor } from '../support/wait-for';
+import { newMemory } from '@app/testing';
 
 /**
  * `npm run cli -- embeddings reindex --model <id>`: the CLI starts the job through the database
  * and the outbox (no API), and follows the jobs row with a progress bar. The real offline model is
  * loaded by the CLI (to validate it) and by the in-process worker that runs the job.
  */
-const note = (content: string): NewMemory => ({
-  content,
-  category: 'facts',
-  tags: [],
-  expandedKeywords: '',
-  importance: 0.5,
-  project: null,
-});
+const note = (content: string): NewMemory => newMemory(content);
 
 describe('cli embeddings reindex (real glove-sif-100d model, in-process worker)', () => {
   const MODEL = 'glove-sif-100d';

@@ -21,7 +21,7 @@ import { RunReindexUseCase } from '@app/memories/application/run-reindex.use-cas
 import { StartReindexUseCase } from '@app/memories/application/start-reindex.use-case';
 import { EmbeddingErrorCode } from '@app/memories/domain/embedding.errors';
 import { ALL_SCOPES, type Principal } from '@app/tenancy';
-import { createTestTenant } from '@app/testing';
+import { createTestTenant, newMemory } from '@app/testing';
 import { DeterministicEmbedderProvider } from '@app/testing/deterministic-embedder';
 import { embeddingHarness, type EmbeddingHarness } from '../support/embedding-harness';
 import { waitFor } from '../support/wait-for';
@@ -38,14 +38,7 @@ const NEW = 'test-new-96d';
 const THIRD = 'test-third-48d';
 const BATCH = 16; // EMBEDDING_BATCH_SIZE 4 → reindex steps of 4 × 4 memories
 
-const note = (content: string): NewMemory => ({
-  content,
-  category: 'facts',
-  tags: ['reindex'],
-  expandedKeywords: '',
-  importance: 0.5,
-  project: null,
-});
+const note = (content: string): NewMemory => newMemory(content, { tags: ['reindex'] });
 
 describe('reindex to another embedding model', () => {
   const embedders = new DeterministicEmbedderProvider(OLD, { [OLD]: 64, [NEW]: 96, [THIRD]: 48 });

@@ -59,6 +59,16 @@ describe('VaultSecretStore through node-vault against the fake Vault', () => {
     expect(await store.get(ref(2))).toBe('first');
   });
 
+  it('overwrites as a new version and reads back exactly the version a row points at', async () => {
+    const store = storeWith({ kind: 'token', token: vault.rootToken });
+    const first = await store.put(ref(20), 'version one');
+    const second = await store.put(ref(20), 'version two', { overwrite: true });
+    expect(second.version).toBe((first.version ?? 0) + 1);
+    expect(await store.get(ref(20), { version: first.version })).toBe('version one');
+    expect(await store.get(ref(20), second)).toBe('version two');
+    expect(await store.get(ref(20))).toBe('version two');
+  });
+
   it('renews its token at about two thirds of the TTL', async () => {
     const token = vault.issueToken({ ttlSeconds: 1, renewable: true });
     const store = storeWith({ kind: 'token', token });

@@ -10,9 +10,8 @@ import {
 } from '@app/memories';
 import { MemorySyncRepository } from '@app/memories/adapters/memory-sync.repository';
 import { SyncRetentionRepository } from '@app/memories/adapters/sync-retention.repository';
-import { SyncSecretRepository } from '@app/memories/adapters/sync-secret.repository';
 import { SyncCursorCodecProvider } from '@app/memories/application/sync-cursor-codec.provider';
-import type { TenantScope } from '@app/persistence';
+import { ServerSecretRepository, type TenantScope } from '@app/persistence';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import type { TestDatabase, TestTenant } from '@app/testing';
 
@@ -26,7 +25,7 @@ export const SYNC_SETTINGS_FOR_TESTS: SyncSettings = {
 
 export function syncUseCases(db: TestDatabase, settings: SyncSettings = SYNC_SETTINGS_FOR_TESTS) {
   const config: Pick<AppConfig, 'sync'> = { sync: { cursorSecret: undefined, ...settings } };
-  const codecs = new SyncCursorCodecProvider(config, db.tx, new SyncSecretRepository());
+  const codecs = new SyncCursorCodecProvider(config, db.tx, new ServerSecretRepository());
   const repository = new MemorySyncRepository();
   return {
     codecs,

@@ -2,23 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { inject } from 'vitest';
 import { ConfigModule, loadConfig } from '@app/config';
-import { JobsModule, OutboxWriter } from '@app/jobs';
+import { JobsModule } from '@app/jobs';
 import {
   CreateMemoryUseCase,
   DeleteMemoryUseCase,
   EMBEDDER_PROVIDER,
   PurgeMemoryUseCase,
-  UpdateMemoryUseCase,
   type EmbedderProvider,
 } from '@app/memories';
 import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
 import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { MemoryWriter } from '@app/memories/application/memory-writer';
 import { PersistenceModule } from '@app/persistence';
 import { ALL_SCOPES, AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase } from '@app/testing';
 import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
+import { SecretsModule } from '@app/secrets';
 import { createScratchDatabase } from './scratch-database';
+import { memoryWriterFor, updateUseCaseFor } from './memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 
@@ -52,6 +52,7 @@ export async function embeddingHarness(
       ConfigModule.forRoot(config),
       PersistenceModule.forRoot({ applicationName: `test-${label}`, migrate: false }),
       JobsModule.forRoot({ role: 'api' }),
+      SecretsModule,
       ProcessorsModule,
     ],
   });
@@ -59,7 +60,7 @@ export async function embeddingHarness(
   const app: TestingModule = await builder.compile();
   await app.init();
   const repo = new MemoryRepository();
-  const writer = new MemoryWriter(repo, new OutboxWriter(), new AuditWriter(), limits);
+  const writer = memoryWriterFor(db.tx, limits, undefined, repo);
   const tenant = await createTestTenant(db, label.replace(/_/g, '-'));
   const principal = async (name: string, admin = false): Promise<Principal> => ({
     ...(await tenant.addUser(name)),
@@ -85,7 +86,7 @@ export async function embeddingHarness(
     principal,
     embeddingsOf,
     create: new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository()),
-    update: new UpdateMemoryUseCase(db.tx, repo, writer, new AuditWriter()),
+    update: updateUseCaseFor(db.tx, writer, limits, repo),
     remove: new DeleteMemoryUseCase(db.tx, repo, new AuditWriter()),
     purge: new PurgeMemoryUseCase(db.tx, repo, new AuditWriter()),
     close: async () => {

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
@@ -7,6 +8,7 @@ import { genReqId, registerHttpMetrics, METRICS_REGISTRY } from '@app/observabil
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@app/persistence';
 import { AppModule } from './app.module';
 import { BootstrapResultHolder } from './auth/auth.module';
+import { drainJobs } from '../../worker/src/shutdown/drain-jobs';
 import { ShutdownState } from './health/shutdown-state';
 import { configureHttp } from './http/configure-http';
 
@@ -44,6 +46,7 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
     });
     app.useLogger(app.get(Logger));
     registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
+    closeConnectionsWhenDraining(app);
     await configureHttp(app, config);
     await app.listen(config.http.port, config.http.host);
   } catch (error) {
@@ -59,10 +62,31 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
   const stop = () =>
     (stopping ??= (async () => {
       app.get(ShutdownState).beginShutdown();
+      // Readiness is 503 from here on; keep serving while load balancers that watch it notice.
+      if (config.http.shutdownDelayMs > 0) await delay(config.http.shutdownDelayMs);
+      // Stop accepting and let in-flight requests finish before any destroy hook runs: Nest calls
+      // those (embedder, job relay) before it closes the HTTP server, under running requests.
+      await app.getHttpAdapter().close();
+      await drainJobs(app, config.worker.shutdownGraceMs);
       await app.close();
       await embedded?.close();
     })());
   return { app, url, stop };
+}
+
+/**
+ * Once shutdown begins, every response ends its keep-alive connection: clients reconnect to
+ * another replica, and the server's close is not held open by idle sockets of finished requests.
+ */
+function closeConnectionsWhenDraining(app: NestFastifyApplication): void {
+  const shutdown = app.get(ShutdownState);
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onSend', async (_request, reply, payload) => {
+      if (shutdown.isShuttingDown) void reply.header('connection', 'close');
+      return payload;
+    });
 }
 
 async function main(): Promise<void> {
@@ -90,7 +114,8 @@ async function main(): Promise<void> {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.log(`${signal} received; draining`, 'Bootstrap');
-      const timer = setTimeout(() => process.exit(1), config.worker.shutdownGraceMs).unref();
+      const budgetMs = config.http.shutdownDelayMs + config.worker.shutdownGraceMs;
+      const timer = setTimeout(() => process.exit(1), budgetMs).unref();
       void api.stop().then(
         () => {
           clearTimeout(timer);

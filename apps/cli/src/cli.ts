@@ -5,6 +5,7 @@ import { CliContext, CliUsageError, type CliIo } from './cli-context';
 import { registerEmbeddingsCommands } from './commands/embeddings.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
+import { registerSecretsCommands } from './commands/secrets.command';
 import { registerUsersCommands } from './commands/users.command';
 
 export interface RunCliOptions {
@@ -34,6 +35,7 @@ export function buildProgram(context: CliContext): Command {
   registerUsersCommands(program, context);
   registerKeysCommands(program, context);
   registerEmbeddingsCommands(program, context);
+  registerSecretsCommands(program, context);
   // Subcommands inherit exitOverride/output settings only when set on them too.
   for (const command of allCommands(program)) {
     command

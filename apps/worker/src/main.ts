@@ -4,6 +4,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, type AppConfig } from '@app/config';
 import { WorkerHealthServer } from './health/worker-health.server';
+import { drainJobs } from './shutdown/drain-jobs';
 import { WorkerModule } from './worker.module';
 
 export interface StartedWorker {
@@ -22,25 +23,23 @@ export function missingWorkerSettings(config: AppConfig): string[] {
 }
 
 /** Builds and starts the worker (used by main and by in-process tests). */
-export async function startWorker(
-  config: AppConfig,
-  options: { shutdownHooks?: boolean } = {},
-): Promise<StartedWorker> {
+export async function startWorker(config: AppConfig): Promise<StartedWorker> {
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
   app.useLogger(app.get(Logger));
-  // On SIGTERM/SIGINT Nest runs the destroy hooks: the relay stops, BullMQ workers stop taking
-  // jobs and active ones get SHUTDOWN_GRACE_MS to finish (then their locks lapse and another
-  // worker picks them up), and connections close.
-  if (options.shutdownHooks) app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
   await app.init();
   const health = app.get(WorkerHealthServer);
   const host = config.worker.healthHost === '0.0.0.0' ? '127.0.0.1' : config.worker.healthHost;
   let stopping: Promise<void> | undefined;
-  return {
-    app,
-    healthUrl: `http://${host}:${health.port()}`,
-    stop: () => (stopping ??= app.close()),
-  };
+  // Readiness turns 503 first; the BullMQ workers stop taking jobs and active ones get
+  // SHUTDOWN_GRACE_MS to finish (waiting ones stay queued for other workers); then the
+  // destroy hooks close the models, Redis and Postgres connections and the health server.
+  const stop = () =>
+    (stopping ??= (async () => {
+      health.beginDrain();
+      await drainJobs(app, config.worker.shutdownGraceMs);
+      await app.close();
+    })());
+  return { app, healthUrl: `http://${host}:${health.port()}`, stop };
 }
 
 async function main(): Promise<void> {
@@ -62,14 +61,24 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
-  const worker = await startWorker(config, { shutdownHooks: true });
+  const worker = await startWorker(config);
   const logger = worker.app.get(Logger);
   logger.log(`worker started; health and metrics on ${worker.healthUrl}`, 'Bootstrap');
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    // Backstop if draining hangs (e.g. a stuck database call): exit rather than linger.
     process.once(signal, () => {
       logger.log(`${signal} received; draining`, 'Bootstrap');
-      setTimeout(() => process.exit(1), config.worker.shutdownGraceMs + 10_000).unref();
+      // Backstop if closing hangs after the drain (e.g. a stuck database call): exit rather than linger.
+      const backstop = setTimeout(() => process.exit(1), config.worker.shutdownGraceMs + 10_000).unref();
+      void worker.stop().then(
+        () => {
+          clearTimeout(backstop);
+          process.exit(0);
+        },
+        (error: unknown) => {
+          logger.error(`shutdown failed: ${String(error)}`, 'Bootstrap');
+          process.exit(1);
+        },
+      );
     });
   }
 }

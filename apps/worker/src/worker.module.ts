@@ -3,6 +3,7 @@ import { ConfigModule, type AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
 import { ObservabilityModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
+import { SecretsModule } from '@app/secrets';
 import { WorkerHealthServer } from './health/worker-health.server';
 import { ProcessorsModule } from './processors/processors.module';
 
@@ -18,6 +19,7 @@ export class WorkerModule {
         // Migrations are guarded by an advisory lock, so the worker may apply them too.
         PersistenceModule.forRoot({ applicationName: 'memory-worker', migrate: true }),
         JobsModule.forRoot({ role: 'worker' }),
+        SecretsModule,
         ProcessorsModule,
       ],
       providers: [WorkerHealthServer],

@@ -14,6 +14,8 @@ export interface AppConfig {
     readonly requestTimeoutMs: number;
     readonly trustProxy: boolean;
     readonly rateLimitPerMinute: number;
+    /** SIGTERM → listener close: time for load balancers that watch readiness to see the 503. */
+    readonly shutdownDelayMs: number;
   };
   readonly log: { readonly level: Env['LOG_LEVEL'] };
   readonly database: {
@@ -51,6 +53,14 @@ export interface AppConfig {
     readonly exactScanMaxRows: number;
   };
   readonly dedup: { readonly noopThreshold: number; readonly updateThreshold: number };
+  readonly mcp: {
+    /** Normalised origins (scheme://host[:port]); an Origin header outside the list is refused. */
+    readonly allowedOrigins: readonly string[];
+    /** Lower-case Host values (host or host:port); empty → not checked. */
+    readonly allowedHosts: readonly string[];
+    readonly maxOutputChars: number;
+    readonly startupContextChars: number;
+  };
   readonly worker: {
     readonly concurrency: number;
     readonly healthPort: number;
@@ -81,6 +91,7 @@ export interface AppConfig {
     };
     /** 64 hex chars (raw key) or a passphrase stretched with scrypt. */
     readonly encryptionKey: string | undefined;
+    readonly migrationBatchSize: number;
   };
 }
 
@@ -118,6 +129,7 @@ function toAppConfig(env: Env): AppConfig {
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       trustProxy: env.TRUST_PROXY,
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+      shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     },
     log: { level: env.LOG_LEVEL },
     database: {
@@ -152,6 +164,12 @@ function toAppConfig(env: Env): AppConfig {
       exactScanMaxRows: env.VECTOR_EXACT_SCAN_MAX_ROWS,
     },
     dedup: { noopThreshold: env.DEDUP_NOOP_THRESHOLD, updateThreshold: env.DEDUP_UPDATE_THRESHOLD },
+    mcp: {
+      allowedOrigins: env.MCP_ALLOWED_ORIGINS,
+      allowedHosts: env.MCP_ALLOWED_HOSTS,
+      maxOutputChars: env.MCP_MAX_OUTPUT_CHARS,
+      startupContextChars: env.MCP_STARTUP_CONTEXT_CHARS,
+    },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       healthPort: env.WORKER_HEALTH_PORT,
@@ -178,6 +196,7 @@ function toAppConfig(env: Env): AppConfig {
         timeoutMs: env.VAULT_TIMEOUT_MS,
       },
       encryptionKey: env.MEMORY_ENCRYPTION_KEY,
+      migrationBatchSize: env.SECRET_MIGRATION_BATCH_SIZE,
     },
   };
 }

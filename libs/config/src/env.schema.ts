@@ -53,6 +53,31 @@ const apiKeysJson = z
     return result.data;
   });
 
+/** A comma-separated list ("a, b"); empty entries dropped. */
+const commaList = z
+  .string()
+  .optional()
+  .transform((v) =>
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
+
+/** Browser origins such as https://app.example.com, normalised to scheme://host[:port]. */
+const originList = commaList.transform((values, ctx) =>
+  values.map((value) => {
+    try {
+      const origin = new URL(value).origin;
+      if (origin !== 'null') return origin;
+    } catch {
+      /* reported below */
+    }
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not an origin such as https://app.example.com` });
+    return value;
+  }),
+);
+
 export const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
   PORT: int(8080, 0, 65535),
@@ -96,6 +121,8 @@ export const envSchema = z.object({
   WORKER_HEALTH_PORT: int(9464, 0, 65535),
   WORKER_HEALTH_HOST: z.string().default('0.0.0.0'),
   SHUTDOWN_GRACE_MS: int(10_000, 0, 300_000),
+  /** After SIGTERM the API keeps serving this long with /health/ready at 503, then closes its listener. */
+  SHUTDOWN_DELAY_MS: int(0, 0, 60_000),
   EMBEDDING_MODEL: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/, 'a model folder name under MODELS_DIR, e.g. glove-sif-100d')
@@ -139,6 +166,16 @@ export const envSchema = z.object({
     )
     .default('memory-service'),
   VAULT_TIMEOUT_MS: int(3000, 100, 60_000),
+  /** Browser origins allowed to call /mcp; a request with any other Origin gets 403 (none → only non-browser clients). */
+  MCP_ALLOWED_ORIGINS: originList,
+  /** Host header values /mcp answers to (host or host:port); empty → any host. */
+  MCP_ALLOWED_HOSTS: commaList.transform((hosts) => hosts.map((h) => h.toLowerCase())),
+  /** Output budget of list-like MCP tools (recall, list), in characters (≈ 4 per token). */
+  MCP_MAX_OUTPUT_CHARS: int(20_000, 500, 1_000_000),
+  /** Output budget of the startup_context tool, in characters. */
+  MCP_STARTUP_CONTEXT_CHARS: int(8_000, 500, 1_000_000),
+  /** Memories screened per transaction by the secret migration (progress is saved after each). */
+  SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** 64 hex chars = raw 256-bit key; anything else is a passphrase stretched with scrypt. */
   MEMORY_ENCRYPTION_KEY: optionalString.refine(
     (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || v.length >= 16,

@@ -28,6 +28,19 @@ export const JOB_DEFINITIONS = {
     /** The schedule slot (ISO time) this run belongs to; part of the deterministic job id. */
     slot: z.string().max(64),
   }),
+  /** Move secrets found in a tenant's stored memories into the secret store (admin job). */
+  'secrets.migrate': z.object({
+    tenantId: uuid,
+    /** The `jobs` row that records progress and the resume point. */
+    jobId: uuid,
+    dryRun: z.boolean(),
+    requestId: z.string().max(200).optional(),
+  }),
+  /** Delete Vault secrets no row points at (all tenants), enqueued on a schedule by the worker. */
+  'secrets.cleanup': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOB_DEFINITIONS;

@@ -26,6 +26,9 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'embeddings.reindex': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
   // Idempotent and re-run every slot anyway; a couple of retries is enough.
   'sync.purge-tombstones': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
+  // Resumable from its checkpoint; Vault may be sealed for a while, so retry patiently.
+  'secrets.migrate': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
+  'secrets.cleanup': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
 };
 
 export type JobPolicyResolver = (name: JobName) => JobPolicy;

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { ServerSecretRepository } from '@app/persistence';
 import { MemorySyncRepository } from './adapters/memory-sync.repository';
 import { SyncRetentionRepository } from './adapters/sync-retention.repository';
-import { SyncSecretRepository } from './adapters/sync-secret.repository';
 import { SyncCursorCodecProvider } from './application/sync-cursor-codec.provider';
 import { SyncMemoryChangesUseCase } from './application/sync-memory-changes.use-case';
 import { SyncPurgeTombstonesUseCase } from './application/sync-purge-tombstones.use-case';
@@ -16,7 +16,7 @@ const USE_CASES = [SyncMemoryChangesUseCase, SyncSeedDumpUseCase, SyncPurgeTombs
   providers: [
     MemorySyncRepository,
     SyncRetentionRepository,
-    SyncSecretRepository,
+    ServerSecretRepository,
     SyncCursorCodecProvider,
     {
       provide: SYNC_SETTINGS,

@@ -6,3 +6,4 @@ export * from './persistence.module';
 export * from './embedded/embedded-postgres';
 export { DataDirLockedError } from './embedded/data-dir-lock';
 export * from './sql-fragments';
+export * from './server-secret.repository';

@@ -8,3 +8,5 @@ export * from './local/local-secret-store.adapter';
 export * from './vault/vault-auth';
 export * from './vault/vault-secret-store.adapter';
 export * from './detection';
+export * from './secrets.module';
+export * from './local/embedded-key-file';

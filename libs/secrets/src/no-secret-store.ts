@@ -19,6 +19,10 @@ export class NoSecretStore implements Omit<SecretStore, 'kind'> {
     throw new SecretStoreError(SecretStoreErrorCode.Unavailable, NO_STORE_MESSAGE);
   }
 
+  locate(_ref: SecretRef): null {
+    return null;
+  }
+
   /** Nothing can have been stored, so there is nothing to delete. */
   async delete(_ref: SecretRef): Promise<void> {}
 }

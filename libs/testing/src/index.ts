@@ -1,2 +1,3 @@
 export * from './test-database';
 export * from './fake-vault';
+export * from './fixtures';

@@ -8,6 +8,7 @@ import {
   SyncError,
   SyncErrorCode,
 } from '@app/memories';
+import { SecretStoreError, SecretStoreErrorCode } from '@app/secrets';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
 import { RequestValidationError } from './request-validation.error';
 
@@ -32,8 +33,6 @@ export function memoryErrorStatus(code: MemoryErrorCode): number {
     case MemoryErrorCode.NotDeleted:
     case MemoryErrorCode.DuplicateContent:
       return 409;
-    case MemoryErrorCode.SecretStoreUnavailable:
-      return 503;
   }
 }
 
@@ -45,6 +44,7 @@ export function tenancyErrorStatus(code: TenancyErrorCode): number {
       return 403;
     case TenancyErrorCode.UserNotFound:
     case TenancyErrorCode.KeyNotFound:
+    case TenancyErrorCode.TenantNotFound:
       return 404;
     case TenancyErrorCode.UserExists:
       return 409;
@@ -84,6 +84,20 @@ export function syncErrorStatus(code: SyncErrorCode): number {
   }
 }
 
+export function secretStoreErrorStatus(code: SecretStoreErrorCode): number {
+  switch (code) {
+    case SecretStoreErrorCode.NotFound:
+      return 404;
+    case SecretStoreErrorCode.Conflict:
+      return 409;
+    // Credentials refused or a ciphertext that does not decrypt: the server's problem, not the
+    // caller's; nothing was stored in clear.
+    case SecretStoreErrorCode.Denied:
+    case SecretStoreErrorCode.Unavailable:
+      return 503;
+  }
+}
+
 interface FastifyLikeError {
   statusCode?: number;
   code?: string;
@@ -120,6 +134,14 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   }
   if (error instanceof SyncError) {
     return { status: syncErrorStatus(error.code), body: { detail: error.message, code: error.code } };
+  }
+  if (error instanceof SecretStoreError) {
+    const status = secretStoreErrorStatus(error.code);
+    // Sealed, slow or unreachable: say when to try again. (No store configured: retrying won't help.)
+    const headers =
+      error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
+    const code = `secret_store_${error.code}`;
+    return { status, body: { detail: error.message, code }, headers };
   }
   if (error instanceof TenancyError) {
     const status = tenancyErrorStatus(error.code);

@@ -3,9 +3,10 @@ import { MemoriesModule } from '@app/memories';
 import { MemoriesController } from './memories.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
+import { MemorySecretsController } from './memory-secrets.controller';
 
 @Module({
   imports: [MemoriesModule],
-  controllers: [MemorySearchController, MemorySyncController, MemoriesController],
+  controllers: [MemorySearchController, MemorySyncController, MemorySecretsController, MemoriesController],
 })
 export class MemoriesHttpModule {}

@@ -4,7 +4,8 @@ import type { Memory, RecalledMemory } from '@app/memories';
 export function presentListItem(memory: Memory) {
   return {
     id: memory.id,
-    content: memory.content,
+    // The secret itself is only ever returned by the audited reveal route.
+    content: memory.isSensitive ? sensitivePlaceholder(memory.id) : memory.content,
     category: memory.category,
     tags: memory.tags.join(','),
     importance: memory.importance,

@@ -24,3 +24,13 @@ describe('OpenAPI for the embedding admin routes', () => {
     );
   });
 });
+
+describe('OpenAPI for the secret routes', () => {
+  it('describes the reveal, the per-user migration and the admin migration job', () => {
+    const doc = buildOpenApiDocument();
+    const reveal = doc.paths['/api/memories/{id}/secret'].post?.responses ?? {};
+    expect(Object.keys(reveal)).toEqual(expect.arrayContaining(['200', '403', '404', '503']));
+    expect(doc.paths['/api/memories/migrate-secrets'].post).toBeDefined();
+    expect(Object.keys(doc.paths['/api/admin/secrets/migrate'].post?.responses ?? {})).toContain('202');
+  });
+});

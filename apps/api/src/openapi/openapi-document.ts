@@ -24,6 +24,7 @@ import {
 import { ADMIN_ROUTES } from './admin-routes';
 import { errorBody, json, ok } from './openapi-helpers';
 import { EMBEDDINGS_ADMIN_ROUTES } from './embeddings-admin-routes';
+import { SECRETS_ROUTES } from './secrets-routes';
 
 const idParam = z.object({ id: z.string().regex(/^\d+$/) });
 const errors = {
@@ -137,7 +138,13 @@ const ROUTES: RouteConfig[] = [
 export function buildOpenApiDocument(extraRoutes: readonly RouteConfig[] = []) {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  for (const route of [...ROUTES, ...ADMIN_ROUTES, ...EMBEDDINGS_ADMIN_ROUTES, ...extraRoutes]) {
+  for (const route of [
+    ...ROUTES,
+    ...ADMIN_ROUTES,
+    ...EMBEDDINGS_ADMIN_ROUTES,
+    ...SECRETS_ROUTES,
+    ...extraRoutes,
+  ]) {
     registry.registerPath({ security: [{ bearer: [] }], ...route });
   }
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({

@@ -1,21 +1,18 @@
-import { Writable } from 'node:stream';
-import { SingleBar } from 'cli-progress';
 import type { Command } from 'commander';
-import { isFinished, toAdminJobResponse, type AdminJob } from '@app/jobs/admin-jobs/admin-job';
+import { toAdminJobResponse } from '@app/jobs/admin-jobs/admin-job';
 import { embedderProviderFactory } from '@app/memories/adapters/transformers-embedder';
 import { reindexBodySchema } from '@app/memories/contracts/embeddings-admin.schemas';
-import { createReindexUseCases, type ReindexUseCases } from '@app/memories/embeddings.factory';
+import { createReindexUseCases } from '@app/memories/embeddings.factory';
 import { TransactionRunner } from '@app/persistence';
-import { parseInput, type SystemActor } from '@app/tenancy';
+import { parseInput } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
+import { followJob } from '../job-progress';
 
 interface Globals {
   json?: boolean;
   tenant?: string;
 }
-
-const POLL_MS = 500;
 
 /**
  * `embeddings reindex --model <id>`: starts the same job as POST /api/admin/embeddings/reindex,
@@ -55,7 +52,11 @@ export function registerEmbeddingsCommands(program: Command, context: CliContext
             `Reindex job ${job.id} to "${input.model}" queued; a worker runs it (Ctrl-C stops watching, not the job).\n`,
           );
         }
-        const done = await follow(context, cases, actor, job, !globals.json);
+        const done = await followJob(context, cases.getJob, actor, job, {
+          label: 'reindex',
+          unit: 'memories',
+          showBar: !globals.json,
+        });
         if (globals.json) context.io.out(json(toAdminJobResponse(done)));
         if (done.status === 'failed')
           throw new Error(`reindex job ${done.id} failed: ${done.error ?? 'unknown error'}`);
@@ -69,45 +70,4 @@ export function registerEmbeddingsCommands(program: Command, context: CliContext
         await embedders.onModuleDestroy();
       }
     });
-}
-
-/** Polls the job row, drawing the bar on stderr (a live bar on a terminal, periodic lines otherwise). */
-async function follow(
-  context: CliContext,
-  cases: ReindexUseCases,
-  actor: SystemActor,
-  job: AdminJob,
-  showBar: boolean,
-): Promise<AdminJob> {
-  const tty = process.stderr.isTTY === true;
-  const stream = tty
-    ? process.stderr
-    : new Writable({
-        write(chunk: Buffer | string, _encoding, callback) {
-          context.io.err(String(chunk));
-          callback();
-        },
-      });
-  const bar = new SingleBar({
-    stream,
-    noTTYOutput: true,
-    notTTYSchedule: 1_000,
-    format: 'reindex [{bar}] {percentage}% | {value}/{total} memories | {status}',
-    hideCursor: tty,
-  });
-  let current = job;
-  if (showBar) bar.start(job.progress.total ?? 0, 0, { status: job.status });
-  try {
-    while (!isFinished(current)) {
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-      current = await cases.getJob.execute(actor, job.id);
-      if (showBar) {
-        bar.setTotal(current.progress.total ?? 0);
-        bar.update(current.progress.done + current.progress.failed, { status: current.status });
-      }
-    }
-  } finally {
-    if (showBar) bar.stop();
-  }
-  return current;
 }

@@ -48,9 +48,13 @@ export class WorkerHealthServer implements OnApplicationBootstrap, OnModuleDestr
     return (this.server?.address() as AddressInfo | null)?.port ?? this.config.worker.healthPort;
   }
 
-  onModuleDestroy(): void {
-    // Draining: report not-ready so nothing waits on this replica, but stay up for the probes.
+  /** Draining: report not-ready so nothing waits on this replica, but stay up for the probes. */
+  beginDrain(): void {
     this.draining = true;
+  }
+
+  onModuleDestroy(): void {
+    this.beginDrain();
   }
 
   async onApplicationShutdown(): Promise<void> {

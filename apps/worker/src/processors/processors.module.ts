@@ -6,6 +6,12 @@ import { IndexMemoryUseCase, MEMORY_INDEX_STEP } from '@app/memories/application
 import { EmbeddingsReindexProcessor } from './embeddings-reindex.processor';
 import { MemoryIndexProcessor } from './memory-index.processor';
 import { SyncModule } from '@app/memories/sync.module';
+import { MemoriesModule } from '@app/memories/memories.module';
+import {
+  SecretsCleanupProcessor,
+  SecretsCleanupSchedule,
+  SecretsMigrateProcessor,
+} from './secrets.processors';
 import { SyncPurgeTombstonesProcessor, SyncPurgeTombstonesSchedule } from './sync-purge-tombstones.processor';
 
 /**
@@ -14,7 +20,7 @@ import { SyncPurgeTombstonesProcessor, SyncPurgeTombstonesSchedule } from './syn
  * EmbeddingModelsModule brings the embedder (transformers.js) and registers EMBEDDING_MODEL at boot.
  */
 @Module({
-  imports: [EmbeddingModelsModule, SyncModule],
+  imports: [EmbeddingModelsModule, SyncModule, MemoriesModule],
   providers: [
     MemoryIndexStateRepository,
     { provide: MEMORY_INDEX_STEP, useExisting: EmbedMemoryStep },
@@ -23,6 +29,9 @@ import { SyncPurgeTombstonesProcessor, SyncPurgeTombstonesSchedule } from './syn
     EmbeddingsReindexProcessor,
     SyncPurgeTombstonesProcessor,
     SyncPurgeTombstonesSchedule,
+    SecretsMigrateProcessor,
+    SecretsCleanupProcessor,
+    SecretsCleanupSchedule,
   ],
 })
 export class ProcessorsModule {}

@@ -11,7 +11,7 @@ interface JobRow {
   kind: string;
   status: AdminJobStatus;
   params: Record<string, unknown>;
-  progress: { total?: number | null; done?: number; failed?: number };
+  progress: { total?: number | null; done?: number; failed?: number } & Record<string, unknown>;
   checkpoint: unknown;
   error: string | null;
   created_by: string | null;
@@ -30,6 +30,7 @@ const toJob = (row: JobRow): AdminJob => ({
     total: row.progress.total ?? null,
     done: row.progress.done ?? 0,
     failed: row.progress.failed ?? 0,
+    counters: countersOf(row.progress),
   },
   checkpoint: row.checkpoint,
   error: row.error,
@@ -38,6 +39,15 @@ const toJob = (row: JobRow): AdminJob => ({
   startedAt: row.started_at,
   finishedAt: row.finished_at,
 });
+
+const BASE_PROGRESS_KEYS = new Set(['total', 'done', 'failed']);
+
+function countersOf(progress: Record<string, unknown>): Record<string, number> | undefined {
+  const entries = Object.entries(progress).filter(
+    (e): e is [string, number] => !BASE_PROGRESS_KEYS.has(e[0]) && typeof e[1] === 'number',
+  );
+  return entries.length > 0 ? Object.fromEntries(entries) : undefined;
+}
 
 /**
  * SQL for the `jobs` table. Creating and reading are tenant-scoped (RLS checks the tenant too);
@@ -94,9 +104,10 @@ export class AdminJobRepository {
   }
 
   async saveProgress(tx: Tx, id: string, progress: AdminJobProgress, checkpoint: unknown): Promise<void> {
+    const { counters, ...base } = progress;
     await tx.query(`UPDATE jobs SET progress = $2, checkpoint = $3 WHERE id = $1`, [
       id,
-      JSON.stringify(progress),
+      JSON.stringify({ ...counters, ...base }),
       JSON.stringify(checkpoint),
     ]);
   }

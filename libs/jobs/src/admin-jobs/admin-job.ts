@@ -8,6 +8,8 @@ export interface AdminJobProgress {
   readonly total: number | null;
   readonly done: number;
   readonly failed: number;
+  /** Further counters a job kind reports (e.g. the secret migration's scanned/found/migrated). */
+  readonly counters?: Readonly<Record<string, number>>;
 }
 
 export interface AdminJob {
@@ -37,11 +39,13 @@ export const adminJobResponseSchema = z.object({
   id: z.uuid(),
   kind: z.string(),
   status: z.enum(['queued', 'running', 'succeeded', 'failed']),
-  progress: z.object({
-    total: z.number().int().nullable(),
-    done: z.number().int(),
-    failed: z.number().int(),
-  }),
+  progress: z
+    .object({
+      total: z.number().int().nullable(),
+      done: z.number().int(),
+      failed: z.number().int(),
+    })
+    .catchall(z.number().int().nullable()),
   error: z.string().nullable(),
   created_at: z.string(),
   started_at: z.string().nullable(),
@@ -54,7 +58,12 @@ export function toAdminJobResponse(job: AdminJob): AdminJobResponse {
     id: job.id,
     kind: job.kind,
     status: job.status,
-    progress: { total: job.progress.total, done: job.progress.done, failed: job.progress.failed },
+    progress: {
+      ...job.progress.counters,
+      total: job.progress.total,
+      done: job.progress.done,
+      failed: job.progress.failed,
+    },
     error: job.error,
     created_at: job.createdAt,
     started_at: job.startedAt,

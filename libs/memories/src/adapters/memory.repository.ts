@@ -7,6 +7,23 @@ const MEMORY_COLUMNS = `
   u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
   ${isoTimestamp('m.deleted_at')} AS deleted_at`;
 
+/** Where a sensitive row's secret is: a Vault path and version, or a local `enc:v1:` ciphertext. */
+export interface RowSecret {
+  readonly ref: string;
+  readonly version: number | null;
+}
+
+/** A row the secret migration screens. */
+export interface UnscreenedRow {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly content: string;
+  readonly category: string;
+  readonly tags: readonly string[];
+  readonly expandedKeywords: string;
+  readonly project: string | null;
+}
+
 interface StoredRow {
   id: string;
   category: string;
@@ -41,15 +58,29 @@ const toStored = (row: StoredRow): StoredMemory => ({
  * security enforces the same rule again underneath, so a missed filter still returns nothing.
  */
 export class MemoryRepository {
-  /** Inserts unless the owner already has live content with the same hash; `created` tells which. */
+  /** A memory id drawn before the row exists: a secret is written under its memory's id first. */
+  async reserveId(tx: Tx): Promise<number> {
+    const { rows } = await tx.query<{ id: string }>(
+      `SELECT nextval(pg_get_serial_sequence('memories', 'id')) AS id`,
+    );
+    return Number(rows[0].id);
+  }
+
+  /**
+   * Inserts unless the owner already has live content with the same hash; `created` tells which.
+   * A sensitive memory comes with its reserved `id` and where its secret is stored.
+   */
   async insertOrGetDuplicate(
     scope: TenantScope,
     tx: Tx,
-    memory: NewMemory & { contentHash: Buffer },
+    memory: NewMemory & { contentHash: Buffer; id?: number; secret?: RowSecret },
   ): Promise<StoredMemory & { created: boolean }> {
     const inserted = await tx.query<StoredRow>(
-      `INSERT INTO memories (tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project, content_hash)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
+                             content_hash, is_sensitive, secret_ref, secret_version)
+       OVERRIDING SYSTEM VALUE
+       VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
+               $9, $11::text IS NOT NULL, $11, $12)
        ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL DO NOTHING
        RETURNING id, category, importance`,
       [
@@ -62,6 +93,9 @@ export class MemoryRepository {
         memory.importance,
         memory.project,
         memory.contentHash,
+        memory.id ?? null,
+        memory.secret?.ref ?? null,
+        memory.secret?.version ?? null,
       ],
     );
     if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };
@@ -71,6 +105,29 @@ export class MemoryRepository {
       [scope.tenantId, scope.userId, memory.contentHash],
     );
     return { ...toStored(existing.rows[0]), created: false };
+  }
+
+  /** Where the owner's live memory keeps its secret; null when there is no such memory. */
+  async findSecret(
+    scope: TenantScope,
+    tx: Tx,
+    id: number,
+  ): Promise<{ isSensitive: boolean; secret: RowSecret | null } | null> {
+    const { rows } = await tx.query<{
+      is_sensitive: boolean;
+      secret_ref: string | null;
+      secret_version: number | null;
+    }>(
+      `SELECT is_sensitive, secret_ref, secret_version FROM memories
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL`,
+      [id, scope.tenantId, scope.userId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      isSensitive: row.is_sensitive,
+      secret: row.secret_ref === null ? null : { ref: row.secret_ref, version: row.secret_version },
+    };
   }
 
   /** The owner's live memory with this normalised content hash, if any. */
@@ -143,7 +200,7 @@ export class MemoryRepository {
     scope: TenantScope,
     tx: Tx,
     id: number,
-    patch: MemoryPatch & { contentHash?: Buffer },
+    patch: MemoryPatch & { contentHash?: Buffer; secret?: RowSecret | null },
   ): Promise<boolean> {
     const sets: string[] = [];
     const params: unknown[] = [id, scope.tenantId, scope.userId];
@@ -157,6 +214,11 @@ export class MemoryRepository {
     if (patch.tags !== undefined) set('tags', patch.tags);
     if (patch.expandedKeywords !== undefined) set('expanded_keywords', patch.expandedKeywords);
     if (patch.importance !== undefined) set('importance', patch.importance);
+    if (patch.secret !== undefined) {
+      set('is_sensitive', patch.secret !== null);
+      set('secret_ref', patch.secret?.ref ?? null);
+      set('secret_version', patch.secret?.version ?? null);
+    }
     const result = await tx.query(
       `UPDATE memories SET ${sets.join(', ')}, updated_at = now()
         WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL`,
@@ -218,6 +280,85 @@ export class MemoryRepository {
       params,
     );
     return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * Memories not yet marked sensitive (live or soft-deleted: a restore must not bring a secret
+   * back), in id order after `afterId`, locked for the secret migration unless `lock` is false.
+   * A concurrent migration waits for the lock and then skips rows it already moved.
+   */
+  async lockUnscreenedBatch(
+    tx: Tx,
+    filter: { tenantId: string; ownerId?: string; afterId: string; limit: number; lock: boolean },
+  ): Promise<UnscreenedRow[]> {
+    const params: unknown[] = [filter.tenantId, filter.afterId, filter.limit];
+    const owner = filter.ownerId === undefined ? '' : `AND owner_id = $${params.push(filter.ownerId)}`;
+    const { rows } = await tx.query<{
+      id: string;
+      owner_id: string;
+      content: string;
+      category: string;
+      tags: string[];
+      expanded_keywords: string;
+      project: string | null;
+    }>(
+      `SELECT id, owner_id, content, category, tags, expanded_keywords, project FROM memories
+        WHERE tenant_id = $1 AND NOT is_sensitive AND id > $2::bigint ${owner}
+        ORDER BY id LIMIT $3 ${filter.lock ? 'FOR UPDATE' : ''}`,
+      params,
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      ownerId: r.owner_id,
+      content: r.content,
+      category: r.category,
+      tags: r.tags,
+      expandedKeywords: r.expanded_keywords,
+      project: r.project,
+    }));
+  }
+
+  async countUnscreened(tx: Tx, filter: { tenantId: string; ownerId?: string }): Promise<number> {
+    const params: unknown[] = [filter.tenantId];
+    const owner = filter.ownerId === undefined ? '' : `AND owner_id = $${params.push(filter.ownerId)}`;
+    const { rows } = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM memories WHERE tenant_id = $1 AND NOT is_sensitive ${owner}`,
+      params,
+    );
+    return rows[0].n;
+  }
+
+  /** Replaces a row's text with its redacted form and points it at its secret (if one was kept). */
+  async applyRedaction(
+    tx: Tx,
+    id: string,
+    redacted: {
+      content: string;
+      category: string;
+      tags: readonly string[];
+      expandedKeywords: string;
+      project: string | null;
+      contentHash: Buffer;
+      secret: RowSecret | null;
+    },
+  ): Promise<void> {
+    await tx.query(
+      `UPDATE memories
+          SET content = $2, category = $3, tags = $4, expanded_keywords = $5, project = $6, content_hash = $7,
+              is_sensitive = $8::text IS NOT NULL, secret_ref = $8, secret_version = $9, updated_at = now()
+        WHERE id = $1`,
+      [
+        id,
+        redacted.content,
+        redacted.category,
+        redacted.tags,
+        redacted.expandedKeywords,
+        redacted.project,
+        redacted.contentHash,
+        redacted.secret?.ref ?? null,
+        redacted.secret?.version ?? null,
+      ],
+    );
   }
 
   /** Records that the memory's index input changed; the memory.index job brings it up to date. */

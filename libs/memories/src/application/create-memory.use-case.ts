@@ -25,24 +25,32 @@ export class CreateMemoryUseCase {
     input: NewMemory,
     options: CreateMemoryOptions = {},
   ): Promise<StoredMemory> {
-    this.writer.assertValid(input);
-    return this.tx.inTenant(principal, async (tx) => {
-      const key = options.idempotencyKey;
-      if (key !== undefined) {
-        const requestHash = createHash('sha256').update(JSON.stringify(input)).digest();
-        const claim = await this.idempotency.claim<StoredMemory>(principal, tx, key, requestHash);
-        if (claim.kind === 'replay') return claim.response;
-        if (claim.kind === 'mismatch') {
-          throw new MemoryError(
-            MemoryErrorCode.IdempotencyKeyReused,
-            'this Idempotency-Key was already used with a different request body',
-          );
+    const screened = this.writer.screenNew(input);
+    const prepared = await this.writer.prepare(principal, screened);
+    const staged = prepared.staged ? [prepared.staged] : [];
+    const { response, replayed } = await this.writer.staging.withStaged(principal, staged, () =>
+      this.tx.inTenant(principal, async (tx) => {
+        const key = options.idempotencyKey;
+        if (key !== undefined) {
+          // Hash of the redacted request: no hash of a secret is kept.
+          const requestHash = createHash('sha256').update(JSON.stringify(screened.value)).digest();
+          const claim = await this.idempotency.claim<StoredMemory>(principal, tx, key, requestHash);
+          if (claim.kind === 'replay') return { response: claim.response, replayed: true };
+          if (claim.kind === 'mismatch') {
+            throw new MemoryError(
+              MemoryErrorCode.IdempotencyKeyReused,
+              'this Idempotency-Key was already used with a different request body',
+            );
+          }
         }
-      }
-      const { id, category, importance } = await this.writer.store(principal, tx, input);
-      const response: StoredMemory = { id, category, importance };
-      if (key !== undefined) await this.idempotency.complete(principal, tx, key, response);
-      return response;
-    });
+        const { id, category, importance } = await this.writer.store(principal, tx, prepared);
+        const stored: StoredMemory = { id, category, importance };
+        if (key !== undefined) await this.idempotency.complete(principal, tx, key, stored);
+        return { response: stored, replayed: false };
+      }),
+    );
+    // A replayed request already has its secret; the one written for this attempt is not needed.
+    if (replayed) await this.writer.staging.discard(principal, staged);
+    return response;
   }
 }

@@ -4,7 +4,8 @@ import { AuditWriter, type Principal } from '@app/tenancy';
 import type { NewMemory, StoredMemory } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
-import { MemoryWriter } from './memory-writer';
+import { MemoryWriter, type PreparedMemory } from './memory-writer';
+import type { StagedSecret } from './secret-staging';
 
 /** Stores a batch in one transaction: every item or none. Answers in input order. */
 @Injectable()
@@ -23,27 +24,39 @@ export class ImportMemoriesUseCase {
         `import accepts at most ${this.limits.maxImportBatch} memories per request; got ${items.length}`,
       );
     }
-    items.forEach((item, index) => {
+    const screened = items.map((item, index) => {
       try {
-        this.writer.assertValid(item);
+        return this.writer.screenNew(item);
       } catch (error) {
         if (error instanceof MemoryError)
           throw new MemoryError(error.code, `item ${index}: ${error.message}`);
         throw error;
       }
     });
-    return this.tx.inTenant(principal, async (tx) => {
-      const results: StoredMemory[] = [];
-      for (const item of items) {
-        const { id, category, importance } = await this.writer.store(principal, tx, item);
-        results.push({ id, category, importance });
+    // Secrets first (one by one, so a failure leaves little to clean up), then every row at once.
+    const prepared: PreparedMemory[] = [];
+    const staged: StagedSecret[] = [];
+    await this.writer.staging.withStaged(principal, staged, async () => {
+      for (const s of screened) {
+        const p = await this.writer.prepare(principal, s);
+        if (p.staged) staged.push(p.staged);
+        prepared.push(p);
       }
-      await this.audit.record(principal, tx, {
-        action: 'memory.import',
-        targetType: 'memory',
-        details: { count: items.length, ids: results.map((r) => r.id) },
-      });
-      return results;
     });
+    return this.writer.staging.withStaged(principal, staged, () =>
+      this.tx.inTenant(principal, async (tx) => {
+        const results: StoredMemory[] = [];
+        for (const p of prepared) {
+          const { id, category, importance } = await this.writer.store(principal, tx, p);
+          results.push({ id, category, importance });
+        }
+        await this.audit.record(principal, tx, {
+          action: 'memory.import',
+          targetType: 'memory',
+          details: { count: items.length, ids: results.map((r) => r.id) },
+        });
+        return results;
+      }),
+    );
   }
 }

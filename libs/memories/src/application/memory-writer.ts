@@ -1,17 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Tx } from '@app/persistence';
+import type { TenantScope, Tx } from '@app/persistence';
 import { OutboxWriter } from '@app/jobs';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
-import { assertContentSize, contentHash } from '../domain/content-rules';
+import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import { indexInputHash } from '../domain/index-input';
 import type { NewMemory, StoredMemory } from '../domain/memory';
-import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
+import { SecretScreen, type Screened } from './secret-screen';
+import { SecretStaging, type StagedSecret } from './secret-staging';
+
+/** A new memory after screening, with its secret already in the store when it had one. */
+export interface PreparedMemory {
+  readonly screened: Screened<NewMemory>;
+  readonly staged: StagedSecret | null;
+}
 
 /**
- * The one write path for new memories (store and import): size rule, duplicate check, and the
- * index job recorded in the same transaction as the row.
+ * The one write path for new memories (store and import): size rule, secret screening, secret
+ * storage ahead of the row, duplicate check, and the index job recorded in the same transaction
+ * as the row.
  */
 @Injectable()
 export class MemoryWriter {
@@ -20,38 +28,52 @@ export class MemoryWriter {
     private readonly outbox: OutboxWriter,
     private readonly audit: AuditWriter,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
+    private readonly screen: SecretScreen,
+    readonly staging: SecretStaging,
   ) {}
 
-  assertValid(memory: NewMemory): void {
+  /** Validates and redacts, synchronously, before anything is written, logged or enqueued. */
+  screenNew(memory: NewMemory): Screened<NewMemory> {
     assertContentSize(memory.content, this.limits.maxContentBytes);
-    if (memory.forceSensitive) {
-      // No secret store is configured in this release: refuse rather than keep a secret in clear.
-      throw new MemoryError(
-        MemoryErrorCode.SecretStoreUnavailable,
-        'force_sensitive needs a secret store (Vault or MEMORY_ENCRYPTION_KEY), which is not available; nothing was stored',
-      );
-    }
+    return this.screen.screenNew(memory);
   }
 
-  async store(principal: Principal, tx: Tx, memory: NewMemory): Promise<StoredMemory & { created: boolean }> {
-    this.assertValid(memory);
+  /** Writes the secret (if any) to the secret store; call before the row's transaction. */
+  async prepare(principal: Principal, screened: Screened<NewMemory>): Promise<PreparedMemory> {
+    const staged = screened.secret === null ? null : await this.staging.stage(principal, screened.secret);
+    return { screened, staged };
+  }
+
+  async store(
+    principal: Principal,
+    tx: Tx,
+    prepared: PreparedMemory,
+  ): Promise<StoredMemory & { created: boolean }> {
+    const { screened, staged } = prepared;
+    const memory = screened.value;
     const stored = await this.memories.insertOrGetDuplicate(principal, tx, {
       ...memory,
-      contentHash: contentHash(memory.content),
+      // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
+      contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),
+      id: staged?.memoryId,
+      secret: staged?.secret,
     });
+    if (staged) await this.staging.confirm(principal, tx, [staged]);
     if (stored.created) {
       await this.scheduleIndexing(principal, tx, stored.id, memory);
       await this.audit.record(principal, tx, {
         action: 'memory.create',
         targetType: 'memory',
         targetId: stored.id,
+        details:
+          screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : undefined,
       });
     }
     return stored;
   }
 
   async scheduleIndexing(
-    principal: Principal,
+    principal: TenantScope & { readonly requestId?: string },
     tx: Tx,
     memoryId: number,
     input: { content: string; expandedKeywords: string; tags: readonly string[] },

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { JobPayload } from '@app/jobs';
 import { isFinished, type AdminJob, type AdminJobProgress } from '@app/jobs/admin-jobs/admin-job';
+import { failAdminJob, runAdminJobAttempt } from '@app/jobs/admin-jobs/admin-job-attempt';
 import { AdminJobRepository } from '@app/jobs/admin-jobs/admin-job.repository';
 import { TransactionRunner } from '@app/persistence';
 import { EmbeddingModelRepository } from '../adapters/embedding-model.repository';
@@ -50,14 +51,14 @@ const sameCheckpoint = (a: Checkpoint, b: Checkpoint) => a.phase === b.phase && 
  */
 @Injectable()
 export class RunReindexUseCase {
-  private readonly logger = new Logger('Reindex');
+  readonly logger = new Logger('Reindex');
 
   constructor(
-    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(TransactionRunner) readonly tx: TransactionRunner,
     @Inject(EMBEDDER_PROVIDER) private readonly embedders: EmbedderProvider,
     @Inject(EmbeddingModelRepository) private readonly models: EmbeddingModelRepository,
     @Inject(MemoryEmbeddingRepository) private readonly embeddings: MemoryEmbeddingRepository,
-    @Inject(AdminJobRepository) private readonly jobs: AdminJobRepository,
+    @Inject(AdminJobRepository) readonly jobs: AdminJobRepository,
     @Inject(REINDEX_OPTIONS) private readonly options: ReindexOptions,
   ) {}
 
@@ -65,13 +66,11 @@ export class RunReindexUseCase {
     payload: JobPayload<'embeddings.reindex'>,
     options: { finalAttempt?: boolean } = {},
   ): Promise<ReindexOutcome> {
-    try {
-      return await this.run(payload);
-    } catch (error) {
-      // Retries resume from the checkpoint; only the last attempt marks the job failed.
-      if (options.finalAttempt) await this.fail(payload.jobId, `reindex failed: ${errorText(error)}`);
-      throw error;
-    }
+    return runAdminJobAttempt(
+      this,
+      { id: payload.jobId, label: 'reindex', finalAttempt: options.finalAttempt },
+      () => this.run(payload),
+    );
   }
 
   private async run(payload: JobPayload<'embeddings.reindex'>): Promise<ReindexOutcome> {
@@ -211,14 +210,7 @@ export class RunReindexUseCase {
   }
 
   private async fail(jobId: string, error: string): Promise<void> {
-    await this.tx
-      .asSystem(async (tx) => {
-        const job = await this.jobs.lock(tx, jobId);
-        if (job && !isFinished(job)) await this.jobs.finish(tx, jobId, { status: 'failed', error });
-      })
-      .catch((recordError: unknown) =>
-        this.logger.warn(`could not record the failure of reindex job ${jobId}: ${errorText(recordError)}`),
-      );
+    await failAdminJob(this, jobId, error);
   }
 }
 

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { TransactionRunner } from '@app/persistence';
-import { SyncSecretRepository } from '../adapters/sync-secret.repository';
+import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
 import { SyncCursorCodec } from '../domain/sync-cursor';
 
 const SECRET_NAME = 'sync_cursor_hmac';
@@ -19,7 +18,7 @@ export class SyncCursorCodecProvider {
   constructor(
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'sync'>,
     private readonly tx: TransactionRunner,
-    private readonly secrets: SyncSecretRepository,
+    private readonly secrets: ServerSecretRepository,
   ) {}
 
   get(): Promise<SyncCursorCodec> {

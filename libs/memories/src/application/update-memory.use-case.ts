@@ -1,11 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
-import { contentHash } from '../domain/content-rules';
+import { MemoryRepository, type RowSecret } from '../adapters/memory.repository';
+import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { MemoryPatch } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter } from './memory-writer';
+import { SecretScreen } from './secret-screen';
+import type { StagedSecret } from './secret-staging';
 
 @Injectable()
 export class UpdateMemoryUseCase {
@@ -14,47 +17,71 @@ export class UpdateMemoryUseCase {
     private readonly memories: MemoryRepository,
     private readonly writer: MemoryWriter,
     private readonly audit: AuditWriter,
+    private readonly screen: SecretScreen,
+    @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
   ) {}
 
   async execute(principal: Principal, id: number, patch: MemoryPatch): Promise<{ updated: number }> {
     const fields = Object.keys(patch).filter((k) => patch[k as keyof MemoryPatch] !== undefined);
     if (fields.length === 0) throw new MemoryError(MemoryErrorCode.NoFieldsToUpdate, 'No fields to update');
-    return this.tx.inTenant(principal, async (tx) => {
-      const current = await this.memories.lockOwned(principal, tx, id);
-      if (!current || current.deleted) throw MemoryError.notFound(id);
-      const existing = await this.memories.findLive(principal, tx, id);
-      if (!existing) throw MemoryError.notFound(id);
-      const next = {
-        content: patch.content ?? existing.content,
-        category: patch.category ?? existing.category,
-        tags: patch.tags ?? existing.tags,
-        expandedKeywords: patch.expandedKeywords ?? existing.expandedKeywords,
-        importance: patch.importance ?? existing.importance,
-        project: existing.project,
-      };
-      this.writer.assertValid(next);
-      let hash: Buffer | undefined;
-      if (patch.content !== undefined) {
-        hash = contentHash(patch.content);
-        const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, hash);
-        if (duplicate !== null) {
-          throw new MemoryError(
-            MemoryErrorCode.DuplicateContent,
-            `Memory ${duplicate} already has this content`,
-          );
+    if (patch.content !== undefined) assertContentSize(patch.content, this.limits.maxContentBytes);
+    const screened = this.screen.screenPatch(patch);
+    const changes = screened.value;
+    let staged: StagedSecret | null = null;
+    if (screened.secret !== null) {
+      // Only the owner's live memory gets a secret written under its id.
+      const owned = await this.tx.inTenant(principal, (tx) => this.memories.findSecret(principal, tx, id));
+      if (!owned) throw MemoryError.notFound(id);
+      staged = await this.writer.staging.stage(principal, screened.secret, id);
+    }
+    return this.writer.staging.withStaged(principal, staged ? [staged] : [], () =>
+      this.tx.inTenant(principal, async (tx) => {
+        const current = await this.memories.lockOwned(principal, tx, id);
+        if (!current || current.deleted) throw MemoryError.notFound(id);
+        const existing = await this.memories.findLive(principal, tx, id);
+        if (!existing) throw MemoryError.notFound(id);
+        const next = {
+          content: changes.content ?? existing.content,
+          tags: changes.tags ?? existing.tags,
+          expandedKeywords: changes.expandedKeywords ?? existing.expandedKeywords,
+        };
+        let hash: Buffer | undefined;
+        let secret: RowSecret | null | undefined;
+        if (staged) {
+          hash = sensitiveContentHash(id);
+          secret = staged.secret;
+          await this.writer.staging.confirm(principal, tx, [staged]);
+        } else if (changes.content !== undefined) {
+          hash = contentHash(changes.content);
+          // New content without a secret: the row lets go of any secret it had.
+          if (existing.isSensitive) secret = null;
+          const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, hash);
+          if (duplicate !== null) {
+            throw new MemoryError(
+              MemoryErrorCode.DuplicateContent,
+              `Memory ${duplicate} already has this content`,
+            );
+          }
         }
-      }
-      await this.memories.update(principal, tx, id, { ...patch, contentHash: hash });
-      if (patch.content !== undefined || patch.tags !== undefined || patch.expandedKeywords !== undefined) {
-        await this.writer.scheduleIndexing(principal, tx, id, next);
-      }
-      await this.audit.record(principal, tx, {
-        action: 'memory.update',
-        targetType: 'memory',
-        targetId: id,
-        details: { fields },
-      });
-      return { updated: id };
-    });
+        await this.memories.update(principal, tx, id, { ...changes, contentHash: hash, secret });
+        if (
+          changes.content !== undefined ||
+          changes.tags !== undefined ||
+          changes.expandedKeywords !== undefined
+        ) {
+          await this.writer.scheduleIndexing(principal, tx, id, next);
+        }
+        await this.audit.record(principal, tx, {
+          action: 'memory.update',
+          targetType: 'memory',
+          targetId: id,
+          details: {
+            fields,
+            ...(screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : {}),
+          },
+        });
+        return { updated: id };
+      }),
+    );
   }
 }

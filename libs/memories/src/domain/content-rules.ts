@@ -17,6 +17,11 @@ export function contentHash(content: string): Buffer {
   return createHash('sha256').update(normaliseContent(content), 'utf8').digest();
 }
 
+/** Unique per memory: sensitive rows take no part in duplicate detection. */
+export function sensitiveContentHash(memoryId: number): Buffer {
+  return createHash('sha256').update(`sensitive-memory:${memoryId}`, 'utf8').digest();
+}
+
 export function assertContentSize(content: string, maxBytes: number): void {
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes > maxBytes) {

@@ -7,7 +7,6 @@ export enum MemoryErrorCode {
   DuplicateContent = 'duplicate_content',
   BatchTooLarge = 'batch_too_large',
   IdempotencyKeyReused = 'idempotency_key_reused',
-  SecretStoreUnavailable = 'secret_store_unavailable',
 }
 
 export class MemoryError extends Error {

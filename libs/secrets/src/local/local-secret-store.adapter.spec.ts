@@ -18,7 +18,7 @@ describe('LocalSecretStore', () => {
         expect(stored.startsWith(CIPHERTEXT_PREFIX)).toBe(true);
         expect(stored.split('.')).toHaveLength(3);
         if (content.length >= 8) expect(stored).not.toContain(content);
-        expect(await store.get(ref, stored)).toBe(content);
+        expect(await store.get(ref, { ref: stored })).toBe(content);
       }),
       { numRuns: 100 },
     );
@@ -37,11 +37,11 @@ describe('LocalSecretStore', () => {
     for (let i = kidEnd; i < body.length; i += 7) {
       if (body[i] === '.') continue;
       const flipped = body.slice(0, i) + (body[i] === 'A' ? 'B' : 'A') + body.slice(i + 1);
-      await expect(store.get(ref, CIPHERTEXT_PREFIX + flipped)).rejects.toMatchObject({
+      await expect(store.get(ref, { ref: CIPHERTEXT_PREFIX + flipped })).rejects.toMatchObject({
         code: SecretStoreErrorCode.Denied,
       });
     }
-    await expect(store.get(ref, stored.slice(0, -10))).rejects.toMatchObject({
+    await expect(store.get(ref, { ref: stored.slice(0, -10) })).rejects.toMatchObject({
       code: SecretStoreErrorCode.Denied,
     });
   });
@@ -53,19 +53,23 @@ describe('LocalSecretStore', () => {
       { ...ref, userId: 'u2' },
       { ...ref, tenantId: 't2' },
     ]) {
-      await expect(store.get(other, stored)).rejects.toMatchObject({ code: SecretStoreErrorCode.Denied });
+      await expect(store.get(other, { ref: stored })).rejects.toMatchObject({
+        code: SecretStoreErrorCode.Denied,
+      });
     }
   });
 
   it('says so when the key is different', async () => {
     const stored = (await store.put(ref, 'token-abc')).ref;
     const other = new LocalSecretStore(deriveKeyEncryptionKey(hexKey()));
-    await expect(other.get(ref, stored)).rejects.toThrow(/different MEMORY_ENCRYPTION_KEY/);
+    await expect(other.get(ref, { ref: stored })).rejects.toThrow(/different MEMORY_ENCRYPTION_KEY/);
   });
 
   it('reports not_found without a stored ciphertext and rejects foreign formats', async () => {
     await expect(store.get(ref)).rejects.toMatchObject({ code: SecretStoreErrorCode.NotFound });
-    await expect(store.get(ref, 'plaintext')).rejects.toMatchObject({ code: SecretStoreErrorCode.Denied });
+    await expect(store.get(ref, { ref: 'plaintext' })).rejects.toMatchObject({
+      code: SecretStoreErrorCode.Denied,
+    });
   });
 });
 
@@ -91,7 +95,7 @@ describe('deriveKeyEncryptionKey', () => {
       await new LocalSecretStore(deriveKeyEncryptionKey('a long passphrase here')).put(ref, 's3cr3t')
     ).ref;
     expect(
-      await new LocalSecretStore(deriveKeyEncryptionKey('a long passphrase here')).get(ref, stored),
+      await new LocalSecretStore(deriveKeyEncryptionKey('a long passphrase here')).get(ref, { ref: stored }),
     ).toBe('s3cr3t');
   });
 });

@@ -28,10 +28,14 @@ export class LocalSecretStore implements SecretStore {
     return { ref: this.encrypt(ref, content) };
   }
 
-  async get(ref: SecretRef, stored?: string): Promise<string> {
-    if (stored === undefined)
+  async get(ref: SecretRef, stored: Partial<StoredSecret> = {}): Promise<string> {
+    if (stored.ref === undefined)
       throw new SecretStoreError(SecretStoreErrorCode.NotFound, 'no ciphertext stored for this memory');
-    return this.decrypt(ref, stored);
+    return this.decrypt(ref, stored.ref);
+  }
+
+  locate(_ref: SecretRef): null {
+    return null;
   }
 
   /** The ciphertext lives in the row; deleting the row deletes the secret. */

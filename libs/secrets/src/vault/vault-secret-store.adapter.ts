@@ -1,6 +1,6 @@
 import { SecretStoreError } from '../secret-store.errors';
 import { secretPath, type SecretRef } from '../secret-ref';
-import type { SecretStore, StoredSecret } from '../secret-store.port';
+import type { PutSecretOptions, SecretStore, StoredSecret } from '../secret-store.port';
 import { canRelogin, login, renewSelf, type VaultAuthMethod, type VaultLease } from './vault-auth';
 import { mapVaultError, vaultStatusOf } from './vault-error-mapper';
 import { createNodeVaultClient, type NodeVaultClient } from './node-vault-client';
@@ -24,7 +24,8 @@ interface KvReadResponse {
 
 /**
  * Secrets in Vault KV v2 at `<mount>/data/<prefix>/<tenant>/<user>/mem-<id>` as `{content}`.
- * Creates use check-and-set 0 so a retried or concurrent write can never overwrite another secret.
+ * Creates use check-and-set 0 so a retried or concurrent write can never overwrite another secret;
+ * updates write a new version and the row records which version it points at.
  */
 export class VaultSecretStore implements SecretStore {
   readonly kind = 'vault' as const;
@@ -37,10 +38,11 @@ export class VaultSecretStore implements SecretStore {
     this.client = createNodeVaultClient({ endpoint: options.address, timeoutMs: options.timeoutMs });
   }
 
-  async put(ref: SecretRef, content: string): Promise<StoredSecret> {
+  async put(ref: SecretRef, content: string, options: PutSecretOptions = {}): Promise<StoredSecret> {
     const path = secretPath(this.options.prefix, ref);
+    const body = options.overwrite ? { data: { content } } : { data: { content }, options: { cas: 0 } };
     const response = (await this.call('write secret', () =>
-      this.client.write(`${this.options.mount}/data/${path}`, { data: { content }, options: { cas: 0 } }),
+      this.client.write(`${this.options.mount}/data/${path}`, body),
     )) as KvWriteResponse;
     const version = response?.data?.version;
     if (typeof version !== 'number')
@@ -48,15 +50,20 @@ export class VaultSecretStore implements SecretStore {
     return { ref: path, version };
   }
 
-  async get(ref: SecretRef): Promise<string> {
+  async get(ref: SecretRef, stored: Partial<StoredSecret> = {}): Promise<string> {
     const path = secretPath(this.options.prefix, ref);
+    const version = stored.version === undefined ? '' : `?version=${Math.trunc(stored.version)}`;
     const response = (await this.call('read secret', () =>
-      this.client.read(`${this.options.mount}/data/${path}`),
+      this.client.read(`${this.options.mount}/data/${path}${version}`),
     )) as KvReadResponse;
     const content = response?.data?.data?.content;
     if (typeof content !== 'string')
       throw SecretStoreError.unavailable('Vault answered the read with an unexpected body');
     return content;
+  }
+
+  locate(ref: SecretRef): string {
+    return secretPath(this.options.prefix, ref);
   }
 
   async delete(ref: SecretRef): Promise<void> {

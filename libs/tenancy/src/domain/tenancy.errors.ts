@@ -4,6 +4,7 @@ export enum TenancyErrorCode {
   UserNotFound = 'user_not_found',
   UserExists = 'user_exists',
   KeyNotFound = 'key_not_found',
+  TenantNotFound = 'tenant_not_found',
   InvalidInput = 'invalid_input',
 }
 

@@ -1,7 +1,7 @@
-import type { Tx } from '@app/persistence';
+import type { Tx } from './tx';
 
-/** Install-wide generated secrets (`server_secrets`, system-only). */
-export class SyncSecretRepository {
+/** Install-wide generated secrets (`server_secrets`, system-only): run inside `asSystem`. */
+export class ServerSecretRepository {
   /**
    * Stores `candidate` under `name` unless a value exists, then returns the stored value: every
    * process of the installation converges on whichever value was inserted first.

@@ -1,0 +1,37 @@
+import type { FastifyRequest } from 'fastify';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AuthenticateApiKeyUseCase, Principal } from '@app/tenancy';
+import { bearerToken } from '../auth/api-key.guard';
+import '../auth/authenticated-request';
+
+/**
+ * Route-level `onRequest` hook: the same `Authorization: Bearer <key>` check as REST, before the
+ * body is read. A failure throws TenancyError, which the global error handler answers with 401,
+ * `WWW-Authenticate: Bearer` and `{detail, code}`.
+ */
+export function authenticationHook(authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.principal = await authenticate.execute(
+      bearerToken(request.headers.authorization),
+      String(request.id),
+    );
+  };
+}
+
+/** What the transport hands to every tool call as `extra.authInfo`; the key itself stays out. */
+export function toAuthInfo(principal: Principal): AuthInfo {
+  return {
+    token: principal.keyId,
+    clientId: principal.username,
+    scopes: [...principal.scopes],
+    extra: { principal },
+  };
+}
+
+/** The verified caller of a tool call. Tools never take identity from their arguments. */
+export function principalOf(extra: { authInfo?: AuthInfo }): Principal {
+  const principal = extra.authInfo?.extra?.principal as Principal | undefined;
+  // Unreachable through /mcp (the hook refuses unauthenticated requests); a wiring error otherwise.
+  if (!principal) throw new Error('MCP request reached a tool without an authenticated principal');
+  return principal;
+}

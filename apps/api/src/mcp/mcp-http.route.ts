@@ -1,0 +1,99 @@
+import type { ServerResponse } from 'node:http';
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
+import { authenticationHook, toAuthInfo } from './mcp-auth';
+import { originHook, PREFLIGHT_HEADERS } from './mcp-origin.hook';
+import { McpServerFactory } from './mcp-server.factory';
+
+export const MCP_PATH = '/mcp';
+
+const jsonRpcError = (code: number, message: string) =>
+  JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * `POST /mcp`: MCP Streamable HTTP in stateless mode, mounted on the Fastify instance outside the
+ * `/api` prefix. Hooks refuse foreign origins (403) and missing or invalid keys (401) before the
+ * body is read; the handler hands the raw request, response and parsed body to the SDK transport.
+ */
+@Injectable()
+export class McpHttpRoute implements OnModuleInit {
+  private readonly logger = new Logger('Mcp');
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly servers: McpServerFactory,
+    @Inject(AuthenticateApiKeyUseCase) private readonly authenticate: AuthenticateApiKeyUseCase,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    const checkOrigin = originHook(this.config.mcp);
+    fastify.route({
+      method: 'POST',
+      url: MCP_PATH,
+      onRequest: [checkOrigin, authenticationHook(this.authenticate)],
+      handler: (request, reply) => this.handle(request, reply),
+    });
+    // Browser preflight; carries no key, so only the origin is checked.
+    fastify.route({
+      method: 'OPTIONS',
+      url: MCP_PATH,
+      onRequest: checkOrigin,
+      handler: (_request, reply) => reply.code(204).headers(PREFLIGHT_HEADERS).send(),
+    });
+    // Stateless: no standalone SSE stream to open (GET) and no session to end (DELETE).
+    fastify.route({
+      method: ['GET', 'DELETE'],
+      url: MCP_PATH,
+      onRequest: checkOrigin,
+      handler: (_request, reply) =>
+        reply
+          .code(405)
+          .header('allow', 'POST')
+          .type('application/json')
+          .send(jsonRpcError(-32000, 'Method not allowed: this server is stateless; use POST.')),
+    });
+  }
+
+  private async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const principal = request.principal as Principal;
+    const server = this.servers.create();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    // The SDK writes the response itself; keep the headers hooks set (rate limit, CORS).
+    reply.hijack();
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      const raw = Object.assign(request.raw, { auth: toAuthInfo(principal) });
+      // `null` rather than undefined for an empty body: the SDK must not read the consumed stream.
+      await transport.handleRequest(raw, reply.raw, request.body ?? null);
+    } catch (error) {
+      this.logger.error({ err: error, reqId: request.id }, 'MCP request failed');
+      sendInternalError(reply.raw);
+    }
+  }
+}
+
+function sendInternalError(res: ServerResponse): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res
+    .writeHead(500, { 'content-type': 'application/json' })
+    .end(jsonRpcError(-32603, 'Internal server error'));
+}

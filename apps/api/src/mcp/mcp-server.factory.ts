@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { MemorySearchTools } from './memory-search.tools';
+import { MemoryTools } from './memory.tools';
+import type { McpToolDefinition } from './mcp-tool';
+import { SecretTools } from './secret.tools';
+
+export const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' } as const;
+
+/** Shown to the agent once at initialisation: how the tools fit together. */
+const INSTRUCTIONS = [
+  'Shared team memory for coding agents.',
+  'At the start of a session call startup_context (with the project you work in).',
+  'Before answering questions about the codebase, its decisions or conventions, call memory_recall.',
+  'When you learn something worth keeping, call memory_check, then memory_store (ADD) or memory_update (UPDATE); skip NOOP.',
+  'Never put credentials in memory text on purpose; if one is needed later, secret_get reveals stored secrets.',
+].join(' ');
+
+/**
+ * Builds a fresh McpServer per HTTP request (stateless mode): nothing survives between requests,
+ * so any API replica can answer any call.
+ */
+@Injectable()
+export class McpServerFactory {
+  private readonly tools: readonly McpToolDefinition[];
+
+  constructor(memoryTools: MemoryTools, searchTools: MemorySearchTools, secretTools: SecretTools) {
+    this.tools = [...memoryTools.tools, ...searchTools.tools, ...secretTools.tools];
+  }
+
+  create(): McpServer {
+    const server = new McpServer(MCP_SERVER_INFO, {
+      capabilities: { tools: {} },
+      instructions: INSTRUCTIONS,
+    });
+    for (const tool of this.tools) tool.register(server);
+    return server;
+  }
+}

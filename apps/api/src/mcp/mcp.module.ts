@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { MemoriesModule } from '@app/memories';
+import { TenancyModule } from '@app/tenancy';
+import { McpHttpRoute } from './mcp-http.route';
+import { McpServerFactory } from './mcp-server.factory';
+import { MemorySearchTools } from './memory-search.tools';
+import { MemoryTools } from './memory.tools';
+import { SecretTools } from './secret.tools';
+
+/** MCP over Streamable HTTP at `POST /mcp` (stateless; per-key auth; tools per domain). */
+@Module({
+  imports: [MemoriesModule, TenancyModule],
+  providers: [MemoryTools, MemorySearchTools, SecretTools, McpServerFactory, McpHttpRoute],
+})
+export class McpModule {}

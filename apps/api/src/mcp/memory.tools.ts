@@ -1,0 +1,218 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import {
+  CountMemoriesUseCase,
+  CreateMemoryUseCase,
+  deleteResponse,
+  DeleteMemoryUseCase,
+  GetMemoryUseCase,
+  ListMemoriesUseCase,
+  memoryDetailResponse,
+  memoryListResponse,
+  restoreResponse,
+  RestoreMemoryUseCase,
+  storedMemoryResponse,
+  updateResponse,
+  UpdateMemoryUseCase,
+} from '@app/memories';
+import { presentDetail, presentListItem } from '../memories/memory.presenter';
+import { budgetFields, fitToBudget, truncationNote } from './mcp-output-budget';
+import { filterFields, memoryIdArg, storeFields, updateFields } from './mcp-schemas';
+import { countText, memoryText } from './mcp-text.presenter';
+import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
+
+/** Storing, reading, changing and deleting the caller's own memories. */
+@Injectable()
+export class MemoryTools {
+  readonly tools: McpToolDefinition[];
+
+  constructor(
+    private readonly createMemory: CreateMemoryUseCase,
+    private readonly getMemory: GetMemoryUseCase,
+    private readonly updateMemory: UpdateMemoryUseCase,
+    private readonly deleteMemory: DeleteMemoryUseCase,
+    private readonly restoreMemory: RestoreMemoryUseCase,
+    private readonly listMemories: ListMemoriesUseCase,
+    private readonly countMemories: CountMemoriesUseCase,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.tools = [
+      this.store(),
+      this.get(),
+      this.update(),
+      this.remove(),
+      this.restore(),
+      this.list(),
+      this.count(),
+    ];
+  }
+
+  private store() {
+    return defineTool({
+      name: 'memory_store',
+      title: 'Store a memory',
+      description:
+        'Save something worth remembering across sessions and teammates: a fact about the codebase, a decision and its reason, a preference, a gotcha, a runbook step. Call memory_check first to avoid near-duplicates. Identical content returns the existing id instead of a copy. Credentials are detected and moved to the secret store. Returns {id, category, importance}.',
+      scope: 'memories:write',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      input: z.strictObject(storeFields),
+      output: storedMemoryResponse,
+      run: async (principal, args) => {
+        const stored = await this.createMemory.execute(principal, {
+          content: args.content,
+          category: args.category,
+          tags: args.tags,
+          expandedKeywords: args.expanded_keywords,
+          importance: args.importance,
+          project: args.project ?? null,
+          forceSensitive: args.force_sensitive,
+        });
+        return {
+          text: `Stored as memory #${stored.id} (category ${stored.category}, importance ${stored.importance}).`,
+          data: stored,
+        };
+      },
+    });
+  }
+
+  private get() {
+    return defineTool({
+      name: 'memory_get',
+      title: 'Read one memory',
+      description:
+        'Read one of your memories in full, including its expanded keywords, when you have its id (from memory_list, memory_recall or startup_context). Returns the memory; a sensitive one shows its redacted text (use secret_get for the secret).',
+      scope: 'memories:read',
+      annotations: READ_ONLY,
+      input: z.strictObject({ id: memoryIdArg }),
+      output: memoryDetailResponse,
+      run: async (principal, args) => {
+        const memory = presentDetail(await this.getMemory.execute(principal, args.id));
+        const keywords = memory.expanded_keywords ? `keywords: ${memory.expanded_keywords}\n` : '';
+        return { text: `${memoryText(memory)}${keywords}`.trimEnd(), data: memory };
+      },
+    });
+  }
+
+  private update() {
+    return defineTool({
+      name: 'memory_update',
+      title: 'Update a memory',
+      description:
+        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use). Only the fields you pass change. Returns {updated: id}.',
+      scope: 'memories:write',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+      input: z.strictObject({ id: memoryIdArg, ...updateFields }),
+      output: updateResponse,
+      run: async (principal, { id, ...patch }) => {
+        const result = await this.updateMemory.execute(principal, id, {
+          content: patch.content,
+          category: patch.category,
+          tags: patch.tags,
+          expandedKeywords: patch.expanded_keywords,
+          importance: patch.importance,
+        });
+        return { text: `Updated memory #${result.updated}.`, data: result };
+      },
+    });
+  }
+
+  private remove() {
+    return defineTool({
+      name: 'memory_delete',
+      title: 'Delete a memory',
+      description:
+        'Delete one of your memories that is wrong or obsolete. The delete is soft: memory_restore brings it back. Accepts `id` (or `memory_id`). Returns {deleted: id, preview} with the start of the deleted content.',
+      scope: 'memories:write',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+      input: z
+        .strictObject({ id: memoryIdArg.optional(), memory_id: memoryIdArg.optional() })
+        .refine((args) => args.id !== undefined || args.memory_id !== undefined, {
+          message: 'pass the memory id as `id` (or `memory_id`)',
+        })
+        .refine(
+          (args) => args.id === undefined || args.memory_id === undefined || args.id === args.memory_id,
+          {
+            message: '`id` and `memory_id` name different memories; pass one of them',
+          },
+        ),
+      output: deleteResponse,
+      run: async (principal, args) => {
+        const result = await this.deleteMemory.execute(principal, (args.id ?? args.memory_id) as number);
+        return {
+          text: `Deleted memory #${result.deleted} (“${result.preview}”); memory_restore undoes it.`,
+          data: result,
+        };
+      },
+    });
+  }
+
+  private restore() {
+    return defineTool({
+      name: 'memory_restore',
+      title: 'Restore a deleted memory',
+      description:
+        'Undo memory_delete for one of your memories. Restoring a live memory changes nothing. Returns {restored: id}.',
+      scope: 'memories:write',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      input: z.strictObject({ id: memoryIdArg }),
+      output: restoreResponse,
+      run: async (principal, args) => {
+        const result = await this.restoreMemory.execute(principal, args.id);
+        return { text: `Restored memory #${result.restored}.`, data: result };
+      },
+    });
+  }
+
+  private list() {
+    const budget = this.config.mcp.maxOutputChars;
+    return defineTool({
+      name: 'memory_list',
+      title: 'List memories',
+      description:
+        'Browse your memories by category, tag or project, most important first, e.g. to review or clean up. To find memories about a topic use memory_recall instead. Returns {memories, total}; long pages are cut to the output budget (truncated, omitted).',
+      scope: 'memories:read',
+      annotations: READ_ONLY,
+      input: z.strictObject({
+        ...filterFields,
+        limit: z.number().int().min(1).optional().describe('Page size (default 50)'),
+        offset: z.number().int().min(0).optional().describe('Items to skip, for paging'),
+      }),
+      output: memoryListResponse.extend(budgetFields),
+      run: async (principal, args) => {
+        const page = await this.listMemories.execute(principal, args);
+        const fitted = fitToBudget(page.memories.map(presentListItem), memoryText, budget);
+        const nextOffset = (args.offset ?? 0) + fitted.items.length;
+        const header = `${countText(fitted.items.length, 'memory', 'memories')} of ${page.total}:\n\n`;
+        return {
+          text:
+            `${header}${fitted.texts.join('')}`.trimEnd() +
+            truncationNote(fitted, budget, `continue with offset=${nextOffset}`),
+          data: {
+            memories: fitted.items,
+            total: page.total,
+            truncated: fitted.truncated,
+            omitted: fitted.omitted,
+          },
+        };
+      },
+    });
+  }
+
+  private count() {
+    return defineTool({
+      name: 'memory_count',
+      title: 'Count memories',
+      description:
+        'How many memories you have, optionally within a category, tag or project. Cheap; use it before paging through memory_list. Returns {total}.',
+      scope: 'memories:read',
+      annotations: READ_ONLY,
+      input: z.strictObject(filterFields),
+      output: z.object({ total: z.number().int() }),
+      run: async (principal, args) => {
+        const result = await this.countMemories.execute(principal, args);
+        return { text: `${countText(result.total, 'memory', 'memories')}.`, data: result };
+      },
+    });
+  }
+}

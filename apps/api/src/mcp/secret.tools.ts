@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import { RevealSecretUseCase } from '@app/memories';
+import { memoryIdArg } from './mcp-schemas';
+import { defineTool, type McpToolDefinition } from './mcp-tool';
+
+/** Revealing secrets kept out of memory text. Every reveal is audited by the use case. */
+@Injectable()
+export class SecretTools {
+  readonly tools: McpToolDefinition[];
+
+  constructor(private readonly revealSecret: RevealSecretUseCase) {
+    this.tools = [this.get()];
+  }
+
+  private get() {
+    return defineTool({
+      name: 'secret_get',
+      title: 'Reveal a secret',
+      description:
+        'Reveal the original content of one of your sensitive memories (recall shows "[SENSITIVE - use secret_get(id=N)]" for them) when the task really needs the credential. Needs a key with the secrets:read scope; every reveal is recorded in the audit log. Returns {id, content, source}.',
+      scope: 'secrets:read',
+      annotations: { readOnlyHint: true, idempotentHint: true },
+      input: z.strictObject({ id: memoryIdArg }),
+      output: z.object({
+        id: z.number().int(),
+        content: z.string(),
+        source: z.enum(['vault', 'encrypted']).describe('which secret store held it'),
+      }),
+      run: async (principal, args) => {
+        const secret = await this.revealSecret.execute(principal, args.id);
+        return {
+          text: `Secret of memory #${secret.id} (from ${secret.source}; this reveal was audited):\n${secret.content}`,
+          data: { id: secret.id, content: secret.content, source: secret.source },
+        };
+      },
+    });
+  }
+}

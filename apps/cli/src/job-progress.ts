@@ -1,0 +1,63 @@
+import { Writable } from 'node:stream';
+import { SingleBar } from 'cli-progress';
+import { isFinished, type AdminJob } from '@app/jobs/admin-jobs/admin-job';
+import type { GetAdminJobUseCase } from '@app/jobs/admin-jobs/get-admin-job.use-case';
+import type { SystemActor } from '@app/tenancy';
+import type { CliContext } from './cli-context';
+
+const POLL_MS = 500;
+
+export interface FollowOptions {
+  /** Bar label, e.g. `reindex`. */
+  readonly label: string;
+  /** What is counted, e.g. `memories`. */
+  readonly unit: string;
+  readonly showBar: boolean;
+  /** Extra text after the counts (e.g. the migration's found/migrated). */
+  readonly detail?: (job: AdminJob) => string;
+}
+
+/** Polls an admin job's row, drawing a bar on stderr (live on a terminal, periodic lines otherwise). */
+export async function followJob(
+  context: CliContext,
+  getJob: GetAdminJobUseCase,
+  actor: SystemActor,
+  job: AdminJob,
+  options: FollowOptions,
+): Promise<AdminJob> {
+  const tty = process.stderr.isTTY === true;
+  const stream = tty
+    ? process.stderr
+    : new Writable({
+        write(chunk: Buffer | string, _encoding, callback) {
+          context.io.err(String(chunk));
+          callback();
+        },
+      });
+  const bar = new SingleBar({
+    stream,
+    noTTYOutput: true,
+    notTTYSchedule: 1_000,
+    format: `${options.label} [{bar}] {percentage}% | {value}/{total} ${options.unit} | {status}{detail}`,
+    hideCursor: tty,
+  });
+  const payload = (j: AdminJob) => ({
+    status: j.status,
+    detail: options.detail ? ` | ${options.detail(j)}` : '',
+  });
+  let current = job;
+  if (options.showBar) bar.start(job.progress.total ?? 0, 0, payload(job));
+  try {
+    while (!isFinished(current)) {
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      current = await getJob.execute(actor, job.id);
+      if (options.showBar) {
+        bar.setTotal(current.progress.total ?? 0);
+        bar.update(current.progress.done + current.progress.failed, payload(current));
+      }
+    }
+  } finally {
+    if (options.showBar) bar.stop();
+  }
+  return current;
+}

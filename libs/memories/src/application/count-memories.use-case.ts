@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import type { Principal } from '@app/tenancy';
+import { MemoryRepository } from '../adapters/memory.repository';
+import type { MemoryFilter } from '../domain/memory';
+
+/** How many live memories the caller owns, optionally within a category, tag or project. */
+@Injectable()
+export class CountMemoriesUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly memories: MemoryRepository,
+  ) {}
+
+  async execute(principal: Principal, filter: MemoryFilter = {}): Promise<{ total: number }> {
+    const total = await this.tx.inTenant(principal, (tx) =>
+      this.memories.countMatching(principal, tx, filter),
+    );
+    return { total };
+  }
+}

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
+import { SecretDetector } from './detection/secret-detector';
+import { EMBEDDED_KEY_FILE, readOrCreateEmbeddedKey } from './local/embedded-key-file';
+import { isRawKey } from './local/encryption-key';
+import { createSecretStore, type ConfiguredSecretStore } from './secret-store.factory';
+import { SECRET_STORE } from './secret-store.port';
+import { VaultSecretStore } from './vault/vault-secret-store.adapter';
+
+/** Name of the per-installation salt for MEMORY_ENCRYPTION_KEY passphrases in `server_secrets`. */
+export const KDF_SALT_SECRET = 'secret_store_kdf_salt';
+
+/**
+ * The installation's secret store: a passphrase key is stretched with a salt generated once per
+ * installation and kept in the database (every process converges on the first one written).
+ */
+export async function secretStoreFromConfig(
+  config: AppConfig,
+  tx: TransactionRunner,
+  serverSecrets: ServerSecretRepository,
+): Promise<ConfiguredSecretStore> {
+  const key = config.secrets.encryptionKey ?? embeddedKey(config);
+  const needsSalt = !config.secrets.vault.address && key !== undefined && !isRawKey(key);
+  const kdfSalt = needsSalt
+    ? (await tx.asSystem((t) => serverSecrets.getOrCreate(t, KDF_SALT_SECRET, randomBytes(32)))).toString(
+        'hex',
+      )
+    : undefined;
+  return createSecretStore({ ...config.secrets, encryptionKey: key }, { kdfSalt });
+}
+
+/** Embedded mode without Vault or a configured key: a generated key file in DATA_DIR. */
+function embeddedKey(config: AppConfig): string | undefined {
+  if (config.mode !== 'embedded' || config.secrets.vault.address) return undefined;
+  const { key, created } = readOrCreateEmbeddedKey(config.embedded.dataDir);
+  if (created) {
+    new Logger('Secrets').log(
+      `generated ${join(config.embedded.dataDir, EMBEDDED_KEY_FILE)} to encrypt secret memories (back it up with the data directory; set MEMORY_ENCRYPTION_KEY or VAULT_ADDR for a team install)`,
+    );
+  }
+  return key;
+}
+
+/** Stops Vault token renewal when the application shuts down. */
+@Injectable()
+class SecretStoreLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(SECRET_STORE) private readonly store: ConfiguredSecretStore) {}
+
+  onApplicationShutdown(): void {
+    if (this.store instanceof VaultSecretStore) this.store.close();
+  }
+}
+
+/** `SECRET_STORE` (Vault, local AES-GCM or none) and the `SecretDetector`, for API and worker. */
+@Global()
+@Module({
+  providers: [
+    ServerSecretRepository,
+    {
+      provide: SECRET_STORE,
+      inject: [APP_CONFIG, TransactionRunner, ServerSecretRepository],
+      useFactory: secretStoreFromConfig,
+    },
+    { provide: SecretDetector, useFactory: () => new SecretDetector() },
+    SecretStoreLifecycle,
+  ],
+  exports: [SECRET_STORE, SecretDetector],
+})
+export class SecretsModule {}
