@@ -83,6 +83,11 @@ export class SecretMigrator {
       limit: batch.limit,
       lock: !batch.dryRun,
     });
+    if (rows.length === 0 && !batch.dryRun && (await this.moreAfter(tx, batch))) {
+      // Locking with LIMIT can come back short when a concurrent migration moved the rows this
+      // batch waited for; rows further on still need screening, so stay at this checkpoint.
+      return { counts: NO_COUNTS, lastId: batch.afterId };
+    }
     let counts: SecretMigrationCounts = { ...NO_COUNTS, scanned: rows.length };
     for (const row of rows) {
       const screened = this.screen.screenNew({
@@ -123,6 +128,17 @@ export class SecretMigrator {
       counts = { ...counts, migrated: counts.migrated + 1 };
     }
     return { counts, lastId: rows.length > 0 ? rows[rows.length - 1].id : null };
+  }
+
+  private async moreAfter(tx: Tx, batch: SecretMigrationBatch): Promise<boolean> {
+    const next = await this.memories.lockUnscreenedBatch(tx, {
+      tenantId: batch.tenantId,
+      ownerId: batch.ownerId,
+      afterId: batch.afterId,
+      limit: 1,
+      lock: false,
+    });
+    return next.length > 0;
   }
 
   /**
