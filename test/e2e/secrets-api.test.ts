@@ -182,6 +182,7 @@ describe('secret memories with Vault (fake Vault API, built API and worker)', ()
       'x-request-id': 'reveal-request-1',
     });
     expect(revealed.status).toBe(200);
+    expect(revealed.headers.get('x-request-id')).toBe('reveal-request-1');
     expect(revealed.body).toEqual({ id, content: DB_URL_SECRET, source: 'vault' });
     const audit = await withDb(
       async (db) =>

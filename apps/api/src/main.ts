@@ -4,7 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, withDatabaseUrl, type AppConfig } from '@app/config';
-import { genReqId, registerHttpMetrics, METRICS_REGISTRY } from '@app/observability';
+import { genReqId, registerHttpMetrics, registerRequestIdHeader, METRICS_REGISTRY } from '@app/observability';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@app/persistence';
 import { AppModule } from './app.module';
 import { BootstrapResultHolder } from './auth/auth.module';
@@ -46,6 +46,7 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
     });
     app.useLogger(app.get(Logger));
     registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
+    registerRequestIdHeader(app.getHttpAdapter().getInstance());
     closeConnectionsWhenDraining(app);
     await configureHttp(app, config);
     await app.listen(config.http.port, config.http.host);
