@@ -1,3 +1,5 @@
+import type { Memory } from '../domain/memory';
+
 /** A memory row as the repositories select it (ids as `pg` returns bigints; timestamps already ISO text). */
 export interface MemoryRow {
   id: string | number;
@@ -12,4 +14,22 @@ export interface MemoryRow {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+}
+
+/** The domain view of a selected row. */
+export function toMemory(row: MemoryRow): Memory {
+  return {
+    id: Number(row.id),
+    content: row.content,
+    category: row.category,
+    tags: row.tags,
+    expandedKeywords: row.expanded_keywords,
+    importance: row.importance,
+    project: row.project,
+    isSensitive: row.is_sensitive,
+    owner: row.owner,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    deletedAt: row.deleted_at,
+  };
 }

@@ -1,6 +1,6 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import { INITIAL_SYNC_STATE, type SyncedMemory, type SyncState, type SyncTombstone } from '../domain/sync';
-import type { MemoryRow } from './memory-row';
+import { toMemory, type MemoryRow } from './memory-row';
 
 /** The owner is the caller, so the username is looked up once (an InitPlan), not joined per row. */
 const SYNC_COLUMNS = `
@@ -26,21 +26,7 @@ interface StateRow {
   epoch: number;
 }
 
-const toSynced = (row: SyncRow): SyncedMemory => ({
-  id: Number(row.id),
-  changeSeq: Number(row.change_seq),
-  content: row.content,
-  category: row.category,
-  tags: row.tags,
-  expandedKeywords: row.expanded_keywords,
-  importance: row.importance,
-  project: row.project,
-  isSensitive: row.is_sensitive,
-  owner: row.owner,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  deletedAt: row.deleted_at,
-});
+const toSynced = (row: SyncRow): SyncedMemory => ({ ...toMemory(row), changeSeq: Number(row.change_seq) });
 
 const toTombstone = (row: TombstoneRow): SyncTombstone => ({
   id: Number(row.id),

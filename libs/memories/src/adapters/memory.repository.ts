@@ -1,6 +1,6 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
-import type { MemoryRow } from './memory-row';
+import { toMemory, type MemoryRow } from './memory-row';
 
 const MEMORY_COLUMNS = `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
@@ -28,23 +28,6 @@ interface StoredRow {
   id: string;
   category: string;
   importance: number;
-}
-
-function toMemory(row: MemoryRow): Memory {
-  return {
-    id: Number(row.id),
-    content: row.content,
-    category: row.category,
-    tags: row.tags,
-    expandedKeywords: row.expanded_keywords,
-    importance: row.importance,
-    project: row.project,
-    isSensitive: row.is_sensitive,
-    owner: row.owner,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    deletedAt: row.deleted_at,
-  };
 }
 
 const toStored = (row: StoredRow): StoredMemory => ({
