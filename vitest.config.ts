@@ -12,6 +12,10 @@ const alias = {
   '@app/observability': resolve(root, 'libs/observability/src'),
   '@app/sessions': resolve(root, 'libs/sessions/src'),
   '@app/secrets': resolve(root, 'libs/secrets/src'),
+  '@app/embeddings': resolve(root, 'libs/embeddings/src'),
+  '@app/recall': resolve(root, 'libs/recall/src'),
+  '@app/sync': resolve(root, 'libs/sync/src'),
+  '@app/kernel': resolve(root, 'libs/kernel/src'),
   '@app/testing': resolve(root, 'libs/testing/src'),
   '@app/migrations': resolve(root, 'migrations'),
 };
@@ -32,7 +36,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'bench/**/*.spec.ts'],
+          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'bench/**/*.spec.ts', 'test/lint/**/*.test.ts'],
           environment: 'node',
         },
       },

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CreateMemoryUseCase, ImportMemoriesUseCase } from '@app/memories';
-import { loadTransformersModel } from '@app/memories/adapters/embedding/transformers-runtime';
+import { loadTransformersModel } from '@app/embeddings/testing';
 import { generateMemories, type GeneratedMemory } from './corpus/memory-generator';
 import {
   intFlag,

@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
-import type { Principal } from '@app/tenancy';
-import type { ImportMemoriesUseCase, NewMemory } from '@app/memories';
+import { type Principal } from '@app/tenancy';
+import { type ImportMemoriesUseCase, type NewMemory } from '@app/memories';
 import { waitUntilEmbedded } from '../indexing/wait-for-embeddings';
 import type { BeirDocument } from './beir-dataset';
 

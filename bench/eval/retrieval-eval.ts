@@ -1,5 +1,5 @@
-import type { Principal } from '@app/tenancy';
-import type { RecallInput, RecallMemoriesUseCase } from '@app/memories';
+import { type Principal } from '@app/tenancy';
+import { type RecallInput, type RecallMemoriesUseCase } from '@app/recall';
 import { mean, ndcgAtK, percentile, recallAtK } from '../metrics';
 import type { BeirDataset } from './beir-dataset';
 

@@ -1,8 +1,13 @@
 import type { Client } from 'pg';
-import type { Principal } from '@app/tenancy';
-import { contentHash, indexInputHash, type Embedder } from '@app/memories';
-import { embeddingInput, embeddingInputHash } from '@app/memories/domain/embedding-input';
-import { toVectorLiteral } from '@app/memories/adapters/vector-literal';
+import { type Principal } from '@app/tenancy';
+import { type Embedder } from '@app/embeddings';
+import {
+  indexInput as embeddingInput,
+  indexInputDigest as embeddingInputHash,
+  indexInputHash,
+} from '@app/jobs';
+import { contentHash } from '@app/memories';
+import { toVectorLiteral } from '@app/embeddings';
 import type { GeneratedMemory } from '../corpus/memory-generator';
 
 export interface ActiveModel {

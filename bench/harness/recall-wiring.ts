@@ -1,20 +1,15 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import type { Client } from 'pg';
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
-import {
-  EMBEDDER_PROVIDER,
-  RecallMemoriesUseCase,
-  VECTOR_RECALL,
-  type EmbedderProvider,
-  type VectorRecall,
-} from '@app/memories';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { MemoryTextSearchRepository } from '@app/memories/adapters/memory-text-search.repository';
-import { MemoryVectorRepository } from '@app/memories/adapters/memory-vector.repository';
-import { EmbeddingModelRepository } from '@app/memories/adapters/embedding-model.repository';
-import { embedderProviderFactory } from '@app/memories/adapters/transformers-embedder';
+import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
+import { RecallMemoriesUseCase, VECTOR_RECALL, type VectorRecall } from '@app/recall';
+import { MemoryRepository } from '@app/memories/testing';
+import { MemoryTextSearchRepository } from '@app/recall/testing';
+import { MemoryVectorRepository } from '@app/recall/testing';
+import { EmbeddingModelRepository } from '@app/embeddings/testing';
+import { embedderProviderFactory } from '@app/embeddings/testing';
 import { rawTx } from '../recall/raw-floor';
 import { activeModel, type ActiveModel } from './bulk-loader';
 

@@ -1,8 +1,8 @@
 import type { Client } from 'pg';
-import type { Principal } from '@app/tenancy';
-import type { ImportMemoriesUseCase, NewMemory } from '@app/memories';
-import { embeddingInput } from '@app/memories/domain/embedding-input';
-import type { LoadedModel } from '@app/memories/adapters/embedding/transformers-runtime';
+import { type Principal } from '@app/tenancy';
+import { type ImportMemoriesUseCase, type NewMemory } from '@app/memories';
+import { indexInput as embeddingInput } from '@app/jobs';
+import { type LoadedModel } from '@app/embeddings/testing';
 import type { GeneratedMemory } from '../corpus/memory-generator';
 import type { ServiceStack } from '../harness/service-stack';
 import { sleep, waitUntilEmbedded } from './wait-for-embeddings';

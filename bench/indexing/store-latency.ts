@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
-import type { Principal } from '@app/tenancy';
-import type { CreateMemoryUseCase } from '@app/memories';
+import { type Principal } from '@app/tenancy';
+import { type CreateMemoryUseCase } from '@app/memories';
 import type { GeneratedMemory } from '../corpus/memory-generator';
 import { summariseLatencies, type LatencySummary } from '../metrics';
 import { toNewMemory } from './index-throughput';

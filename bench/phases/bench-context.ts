@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
-import type { Principal } from '@app/tenancy';
-import type { LoadedModel } from '@app/memories/adapters/embedding/transformers-runtime';
+import { type Principal } from '@app/tenancy';
+import { type LoadedModel } from '@app/embeddings/testing';
 import type { ServiceOptions } from '../harness/bench-options';
 import type { BenchDatabase } from '../harness/bench-database';
 import type { ActiveModel } from '../harness/bulk-loader';

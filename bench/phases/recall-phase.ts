@@ -1,4 +1,4 @@
-import type { VectorPlan } from '@app/memories/adapters/memory-vector.sql';
+import { type VectorPlan } from '@app/recall/testing';
 import { summariseLatencies, type LatencySummary } from '../metrics';
 import { generateQueries } from '../corpus/memory-generator';
 import type { RecallWiring } from '../harness/recall-wiring';

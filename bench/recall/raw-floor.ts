@@ -1,10 +1,10 @@
 import type { Client } from 'pg';
-import type { Tx } from '@app/persistence';
-import type { Principal } from '@app/tenancy';
-import { MemoryTextSearchRepository } from '@app/memories/adapters/memory-text-search.repository';
-import { efSearchFor } from '@app/memories/adapters/memory-vector.repository';
-import { buildNearestQuery, type VectorPlan } from '@app/memories/adapters/memory-vector.sql';
-import type { LoadedModel } from '@app/memories/adapters/embedding/transformers-runtime';
+import { type Tx } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { MemoryTextSearchRepository } from '@app/recall/testing';
+import { efSearchFor } from '@app/recall/testing';
+import { buildNearestQuery, type VectorPlan } from '@app/recall/testing';
+import { type LoadedModel } from '@app/embeddings/testing';
 import type { ActiveModel } from '../harness/bulk-loader';
 
 /** pgvector's iterative-scan budget the repository sets by default (`hnsw.max_scan_tuples`). */

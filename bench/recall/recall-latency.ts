@@ -1,7 +1,7 @@
-import type { Principal } from '@app/tenancy';
-import type { RecallInput, RecallMemoriesUseCase } from '@app/memories';
+import { type Principal } from '@app/tenancy';
+import { type RecallInput, type RecallMemoriesUseCase } from '@app/recall';
 import { summariseLatencies, type LatencySummary } from '../metrics';
-import type { VectorPlan } from '@app/memories/adapters/memory-vector.sql';
+import { type VectorPlan } from '@app/recall/testing';
 import type { RecallFloor } from './raw-floor';
 
 /** What the benchmark asks: the default recall request of an agent (top 10 by relevance). */

@@ -1,9 +1,9 @@
 import type { Client } from 'pg';
-import type { TransactionRunner } from '@app/persistence';
-import type { Principal } from '@app/tenancy';
-import type { MemoryVectorRepository, VectorPlan } from '@app/memories/adapters/memory-vector.repository';
-import { buildNearestQuery } from '@app/memories/adapters/memory-vector.sql';
-import type { LoadedModel } from '@app/memories/adapters/embedding/transformers-runtime';
+import { type TransactionRunner } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { type MemoryVectorRepository, type VectorPlan } from '@app/recall/testing';
+import { buildNearestQuery } from '@app/recall/testing';
+import { type LoadedModel } from '@app/embeddings/testing';
 import type { ActiveModel } from '../harness/bulk-loader';
 import { mean, tieAwareRecallAtK, type RankedDistance } from '../metrics';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client as PgClient } from 'pg';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { loadConfig } from '@app/config';
-import { FakeVault } from '@app/testing/fake-vault';
+import { FakeVault } from '@app/testing';
 import { startApi, type StartedApi } from '../../apps/api/src/main';
 import { teamFixture } from '../support/e2e-env';
 import { client as httpClient } from '../support/http-client';

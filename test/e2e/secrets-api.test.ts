@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
-import { FakeVault } from '@app/testing/fake-vault';
+import { FakeVault } from '@app/testing';
 import { runCli } from '../../apps/cli/src/cli';
 import { teamFixture } from '../support/e2e-env';
 import { client } from '../support/http-client';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import type { TransactionRunner } from '@app/persistence';
+import { type TransactionRunner } from '@app/persistence';
 import {
   ALL_SCOPES,
   createTenancyUseCases,

@@ -1,3 +1,6 @@
+import { EmbeddingsModule } from '@app/embeddings';
+import { MemoriesModule } from '@app/memories';
+import { SyncModule } from '@app/sync';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -5,21 +8,20 @@ import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ConfigModule, loadConfig } from '@app/config';
-import { JobsModule } from '@app/jobs';
+import { JobsRuntimeModule } from '@app/jobs';
 import { PersistenceModule } from '@app/persistence';
-import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
-import { SecretsModule } from '@app/secrets';
-import type { JobPayload } from '@app/jobs';
-import { EMBEDDER_PROVIDER, type EmbedderProvider, type NewMemory } from '@app/memories';
-import { EmbeddingModelRepository } from '@app/memories/adapters/embedding-model.repository';
-import { MemoryVectorRepository } from '@app/memories/adapters/memory-vector.repository';
-import { IndexMemoryUseCase } from '@app/memories/application/index-memory.use-case';
-import { RegisterConfiguredModelUseCase } from '@app/memories/application/register-configured-model.use-case';
-import { embeddingInput, embeddingInputHash } from '@app/memories/domain/embedding-input';
-import { hnswIndexName } from '@app/memories/domain/embedding-model';
-import type { Principal } from '@app/tenancy';
+import { type JobPayload } from '@app/jobs';
+import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
+import { type NewMemory } from '@app/memories';
+import { EmbeddingModelRepository } from '@app/embeddings/testing';
+import { MemoryVectorRepository } from '@app/recall/testing';
+import { IndexMemoryUseCase } from '@app/embeddings';
+import { RegisterConfiguredModelUseCase } from '@app/embeddings';
+import { indexInput as embeddingInput, indexInputDigest as embeddingInputHash } from '@app/jobs';
+import { hnswIndexName } from '@app/embeddings';
+import { type Principal } from '@app/tenancy';
 import { openTestDatabase } from '@app/testing';
-import { DeterministicEmbedderProvider } from '@app/testing/deterministic-embedder';
+import { DeterministicEmbedderProvider } from '@app/testing';
 import { embeddingHarness, type EmbeddingHarness } from '../support/embedding-harness';
 import { createScratchDatabase } from '../support/scratch-database';
 import { waitFor } from '../support/wait-for';
@@ -221,9 +223,11 @@ describe('boot with an EMBEDDING_MODEL that cannot be loaded', () => {
       imports: [
         ConfigModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'test-missing-model', migrate: false }),
-        JobsModule.forRoot({ role: 'worker' }),
-        SecretsModule,
-        ProcessorsModule,
+        JobsRuntimeModule.forRoot({ role: 'worker' }),
+        // Every module that declares a @HandlesJob method, as the worker composes them.
+        EmbeddingsModule,
+        MemoriesModule,
+        SyncModule,
       ],
     }).compile();
     const failure = await app.init().then(

@@ -3,11 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbeddingError, EmbeddingErrorCode } from '@app/memories/domain/embedding.errors';
-import {
-  TransformersEmbedderProvider,
-  type TransformersEmbedder,
-} from '@app/memories/adapters/transformers-embedder';
+import { EmbeddingError, EmbeddingErrorCode } from '@app/embeddings';
+import { TransformersEmbedderProvider, type TransformersEmbedder } from '@app/embeddings/testing';
 
 // Builds the default model with the real script and loads it through the real adapter
 // (transformers.js + onnxruntime-node). No network: everything comes from node_modules.

@@ -3,12 +3,12 @@ import {
   CountMemoriesUseCase,
   CreateMemoryUseCase,
   DeleteMemoryUseCase,
-  StartupContextUseCase,
   type NewMemory,
 } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { StartupContextRepository } from '@app/memories/adapters/startup-context.repository';
+import { StartupContextUseCase } from '@app/sessions';
+import { IdempotencyRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
+import { StartupContextRepository } from '@app/sessions/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, memberPrincipal } from '@app/testing';
 import { memoryWriterFor } from '../support/memory-writes';

@@ -1,3 +1,6 @@
+import { EmbeddingsModule } from '@app/embeddings';
+import { MemoriesModule } from '@app/memories';
+import { SyncModule } from '@app/sync';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Test } from '@nestjs/testing';
@@ -9,16 +12,18 @@ import {
   BullMqJobQueue,
   JobExecutor,
   JobHandlerRegistry,
-  JobsModule,
+  JobsRuntimeModule,
   OutboxRelay,
+  JOB_DEFINITIONS,
+  type JobContext,
   type JobPayload,
   type JobRunEvent,
 } from '@app/jobs';
 import { CreateMemoryUseCase, DeleteMemoryUseCase, UpdateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
-import { MemoryIndexStateRepository } from '@app/memories/adapters/memory-index-state.repository';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { IndexMemoryUseCase, type MemoryIndexStep } from '@app/memories/application/index-memory.use-case';
+import { IdempotencyRepository } from '@app/memories/testing';
+import { MemoryIndexStateRepository } from '@app/embeddings/testing';
+import { MemoryRepository } from '@app/memories/testing';
+import { IndexMemoryUseCase, type MemoryIndexStep } from '@app/embeddings';
 import { PersistenceModule } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
@@ -29,8 +34,6 @@ import {
   memberPrincipal,
 } from '@app/testing';
 import { waitFor } from '../support/wait-for';
-import { MemoryIndexProcessor } from '../../apps/worker/src/processors/memory-index.processor';
-import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
 import { SecretsModule } from '@app/secrets';
 import { memoryWriterFor, updateUseCaseFor } from '../support/memory-writes';
 
@@ -46,6 +49,12 @@ interface IndexStateRow {
   last_error: string | null;
   indexed_at: Date | null;
 }
+
+/** What the jobs runtime registers for IndexMemoryUseCase's @HandlesJob method: parse, then call. */
+const jobHandler = (useCase: IndexMemoryUseCase) => ({
+  handle: (data: unknown, context: JobContext) =>
+    useCase.onJob(JOB_DEFINITIONS['memory.index'].parse(data), context),
+});
 
 describe('memory.index job', () => {
   let db: TestDatabase;
@@ -88,7 +97,10 @@ describe('memory.index job', () => {
     create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
     update = updateUseCaseFor(db.tx, writer, limits, repo);
     remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
-    indexMemory = new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository());
+    // The state machine alone: a step that embeds nothing.
+    indexMemory = new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), {
+      run: async () => undefined,
+    });
     const tenant = await createTestTenant(db, 'idx');
     const principal = (name: string) => memberPrincipal(tenant, name);
     alice = await principal('alice');
@@ -202,7 +214,7 @@ describe('memory.index job', () => {
     const redisUrl = inject('redisUrl');
     const prefix = `test-index-${randomUUID().slice(0, 8)}`;
     const registry = new JobHandlerRegistry(['memory.index']);
-    new MemoryIndexProcessor(registry, indexMemory).onModuleInit();
+    registry.register('memory.index', jobHandler(indexMemory));
     registry.assertComplete();
     const executor = new JobExecutor(registry);
     const runs: JobRunEvent[] = [];
@@ -268,10 +280,10 @@ describe('memory.index job', () => {
       },
     };
     const registry = new JobHandlerRegistry(['memory.index']);
-    new MemoryIndexProcessor(
-      registry,
-      new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), slowStep),
-    ).onModuleInit();
+    registry.register(
+      'memory.index',
+      jobHandler(new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), slowStep)),
+    );
     const consumer = new BullMqJobConsumer({
       url: redisUrl,
       prefix,
@@ -308,9 +320,11 @@ describe('memory.index job', () => {
       imports: [
         ConfigModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'test-embedded-jobs', migrate: false }),
-        JobsModule.forRoot({ role: 'api' }),
-        SecretsModule,
-        ProcessorsModule,
+        JobsRuntimeModule.forRoot({ role: 'api' }),
+        // Every module that declares a @HandlesJob method, as the worker composes them.
+        EmbeddingsModule,
+        MemoriesModule,
+        SyncModule,
       ],
     }).compile();
     await moduleRef.init();
@@ -336,7 +350,7 @@ describe('memory.index job', () => {
       imports: [
         ConfigModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'test-missing-handlers', migrate: false }),
-        JobsModule.forRoot({ role: 'worker' }),
+        JobsRuntimeModule.forRoot({ role: 'worker' }),
         SecretsModule,
       ],
     }).compile();

@@ -7,9 +7,9 @@ import {
   MemoryError,
   type NewMemory,
 } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { MemoryWriter } from '@app/memories/application/memory-writer';
+import { IdempotencyRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
+import { MemoryWriter } from '@app/memories/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,

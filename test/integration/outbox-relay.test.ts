@@ -10,7 +10,7 @@ import {
   type JobQueue,
   type QueuedJob,
 } from '@app/jobs';
-import type { TenantScope } from '@app/persistence';
+import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 
 /** Wraps a real queue, records every add, and can simulate an outage. */

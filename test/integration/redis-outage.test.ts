@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
+import { IdempotencyRepository } from '@app/memories/testing';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
 import { startWorker, type StartedWorker } from '../../apps/worker/src/main';

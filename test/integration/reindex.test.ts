@@ -1,28 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toAdminJobResponse, type AdminJob } from '@app/jobs/admin-jobs/admin-job';
-import { AdminJobErrorCode } from '@app/jobs/admin-jobs/admin-job.errors';
-import { AdminJobRepository } from '@app/jobs/admin-jobs/admin-job.repository';
-import { GetAdminJobUseCase } from '@app/jobs/admin-jobs/get-admin-job.use-case';
-import {
-  QueryEmbeddingCache,
-  RecallMemoriesUseCase,
-  type EmbedderProvider,
-  type NewMemory,
-  type RecalledMemory,
-} from '@app/memories';
-import { EmbeddingModelRepository } from '@app/memories/adapters/embedding-model.repository';
-import { MemoryEmbeddingRepository } from '@app/memories/adapters/memory-embedding.repository';
-import { MemoryTextSearchRepository } from '@app/memories/adapters/memory-text-search.repository';
-import { MemoryVectorRepository } from '@app/memories/adapters/memory-vector.repository';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { VectorRecallAdapter } from '@app/memories/adapters/vector-recall.adapter';
-import { RunReindexUseCase } from '@app/memories/application/run-reindex.use-case';
-import { StartReindexUseCase } from '@app/memories/application/start-reindex.use-case';
-import { EmbeddingErrorCode } from '@app/memories/domain/embedding.errors';
+import { toAdminJobResponse, type AdminJob } from '@app/jobs';
+import { AdminJobErrorCode } from '@app/jobs';
+import { AdminJobRepository } from '@app/jobs';
+import { GetAdminJobUseCase } from '@app/jobs';
+import { type NewMemory } from '@app/memories';
+import { QueryEmbeddingCache } from '@app/embeddings/testing';
+import { QueryEmbedder } from '@app/embeddings';
+import { RecallMemoriesUseCase, type RecalledMemory } from '@app/recall';
+import { type EmbedderProvider } from '@app/embeddings';
+import { EmbeddingModelRepository } from '@app/embeddings/testing';
+import { MemoryEmbeddingRepository } from '@app/embeddings/testing';
+import { MemoryTextSearchRepository } from '@app/recall/testing';
+import { MemoryVectorRepository } from '@app/recall/testing';
+import { MemoryRepository } from '@app/memories/testing';
+import { VectorRecallAdapter } from '@app/recall/testing';
+import { RunReindexUseCase } from '@app/embeddings';
+import { StartReindexUseCase } from '@app/embeddings';
+import { EmbeddingErrorCode } from '@app/embeddings';
 import { ALL_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, newMemory } from '@app/testing';
-import { DeterministicEmbedderProvider } from '@app/testing/deterministic-embedder';
+import { DeterministicEmbedderProvider } from '@app/testing';
 import { embeddingHarness, type EmbeddingHarness } from '../support/embedding-harness';
 import { waitFor } from '../support/wait-for';
 
@@ -54,11 +52,13 @@ describe('reindex to another embedding model', () => {
       new MemoryRepository(),
       new MemoryTextSearchRepository(),
       new VectorRecallAdapter(
-        h.db.tx,
-        new EmbeddingModelRepository(),
+        new QueryEmbedder(
+          h.db.tx,
+          new EmbeddingModelRepository(),
+          new QueryEmbeddingCache(0),
+          embedders as EmbedderProvider,
+        ),
         new MemoryVectorRepository({ exactScanMaxRows: 20_000 }),
-        new QueryEmbeddingCache(0),
-        embedders as EmbedderProvider,
       ),
     );
   /** Vector-only recall of one of alice's notes by its own text: the note itself must come first. */

@@ -1,10 +1,11 @@
+import { SecretBatchRepository } from '@app/memories/testing';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AdminJobRepository } from '@app/jobs/admin-jobs/admin-job.repository';
+import { AdminJobRepository } from '@app/jobs';
 import { RunSecretMigrationUseCase, SecretMigrator } from '@app/memories';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { SecretScreen } from '@app/memories/application/secret-screen';
-import { createSecretMigrationUseCases } from '@app/memories/secret-migration.factory';
+import { MemoryRepository } from '@app/memories/testing';
+import { SecretScreen } from '@app/memories/testing';
+import { createSecretMigrationUseCases } from '@app/memories';
 import {
   SecretDetector,
   SecretStoreError,
@@ -15,7 +16,7 @@ import {
 } from '@app/secrets';
 import { AuditWriter, type Principal, type SystemActor } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
-import { FakeVault } from '@app/testing/fake-vault';
+import { FakeVault } from '@app/testing';
 import { memoryWriterFor } from '../support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
@@ -55,12 +56,20 @@ describe('secret migration job', () => {
     const repo = new MemoryRepository();
     const migrator = new SecretMigrator(
       secretStore,
-      repo,
+      new SecretBatchRepository(),
       new SecretScreen(new SecretDetector()),
       memoryWriterFor(db.tx, limits, secretStore, repo),
       new AuditWriter(),
     );
-    return new RunSecretMigrationUseCase(db.tx, new AdminJobRepository(), repo, migrator, { batchSize });
+    return new RunSecretMigrationUseCase(
+      db.tx,
+      new AdminJobRepository(),
+      new SecretBatchRepository(),
+      migrator,
+      {
+        batchSize,
+      },
+    );
   };
 
   /** `count` rows per user, every third one holding a generated database password. */

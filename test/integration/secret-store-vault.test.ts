@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeVault } from '@app/testing/fake-vault';
+import { FakeVault } from '@app/testing';
 import { SecretStoreErrorCode, VaultSecretStore, type VaultAuthMethod } from '@app/secrets';
 
 const ref = (memoryId: number) => ({ tenantId: 'tenant-a', userId: 'user-1', memoryId });

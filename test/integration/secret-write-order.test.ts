@@ -7,13 +7,13 @@ import {
   PurgeMemoryUseCase,
   SweepSecretsUseCase,
 } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { SecretCleanupRepository } from '@app/memories/adapters/secret-cleanup.repository';
+import { IdempotencyRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
+import { SecretCleanupRepository } from '@app/memories/testing';
 import { VaultSecretStore } from '@app/secrets';
 import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
-import { FakeVault } from '@app/testing/fake-vault';
+import { FakeVault } from '@app/testing';
 import { memoryWriterFor } from '../support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Client } from 'pg';
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import {
   SyncMemoryChangesUseCase,
   SyncPurgeTombstonesUseCase,
   SyncSeedDumpUseCase,
   type SyncSettings,
-} from '@app/memories';
-import { MemorySyncRepository } from '@app/memories/adapters/memory-sync.repository';
-import { SyncRetentionRepository } from '@app/memories/adapters/sync-retention.repository';
-import { SyncCursorCodecProvider } from '@app/memories/application/sync-cursor-codec.provider';
+} from '@app/sync';
+import { MemorySyncRepository } from '@app/sync/testing';
+import { SyncRetentionRepository } from '@app/sync/testing';
+import { SyncCursorCodecProvider } from '@app/sync/testing';
 import { ServerSecretRepository, type TenantScope } from '@app/persistence';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
-import type { TestDatabase, TestTenant } from '@app/testing';
+import { type TestDatabase, type TestTenant } from '@app/testing';
 
 /** Shared wiring for the sync integration suites (not a test file itself). */
 export const SYNC_SETTINGS_FOR_TESTS: SyncSettings = {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { asUser, ManualWriter, principalIn, syncUseCases } from './sync-harness';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Tx } from '@app/persistence';
-import type { Principal } from '@app/tenancy';
+import { type Tx } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, type TestTenant } from '@app/testing';
 import { asUser, principalIn, syncUseCases } from './sync-harness';
 

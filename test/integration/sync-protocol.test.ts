@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { SyncError, SyncErrorCode, type SyncPage } from '@app/memories';
-import type { Principal } from '@app/tenancy';
+import { SyncError, SyncErrorCode, type SyncPage } from '@app/sync';
+import { type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { asUser, changeSeqOf, insertMemory, principalIn, readJson, syncUseCases } from './sync-harness';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeVault } from '@app/testing/fake-vault';
-import { createNodeVaultClient, type NodeVaultClient } from '@app/secrets/vault/node-vault-client';
+import { FakeVault } from '@app/testing';
+import { createNodeVaultClient, type NodeVaultClient } from '@app/secrets/testing';
 
 /**
  * One set of assertions about Vault's HTTP API, run through the real node-vault client against

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { EmbeddingModelRepository } from '@app/memories/adapters/embedding-model.repository';
-import { MemoryVectorRepository } from '@app/memories/adapters/memory-vector.repository';
-import type { TenantScope } from '@app/persistence';
+import { EmbeddingModelRepository } from '@app/embeddings/testing';
+import { MemoryVectorRepository } from '@app/recall/testing';
+import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 

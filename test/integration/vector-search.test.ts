@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { EmbeddingModelRepository } from '@app/memories/adapters/embedding-model.repository';
-import { MemoryVectorRepository, type VectorHit } from '@app/memories/adapters/memory-vector.repository';
-import { hnswIndexName } from '@app/memories/domain/embedding-model';
-import type { TenantScope } from '@app/persistence';
+import { EmbeddingModelRepository } from '@app/embeddings/testing';
+import { MemoryVectorRepository } from '@app/recall/testing';
+import { type VectorHit } from '@app/recall';
+import { hnswIndexName } from '@app/embeddings';
+import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 

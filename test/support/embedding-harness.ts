@@ -1,22 +1,18 @@
+import { EmbeddingsModule } from '@app/embeddings';
+import { MemoriesModule } from '@app/memories';
+import { SyncModule } from '@app/sync';
 import { randomUUID } from 'node:crypto';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { inject } from 'vitest';
 import { ConfigModule, loadConfig } from '@app/config';
-import { JobsModule } from '@app/jobs';
-import {
-  CreateMemoryUseCase,
-  DeleteMemoryUseCase,
-  EMBEDDER_PROVIDER,
-  PurgeMemoryUseCase,
-  type EmbedderProvider,
-} from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/adapters/idempotency.repository';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
+import { JobsRuntimeModule } from '@app/jobs';
+import { CreateMemoryUseCase, DeleteMemoryUseCase, PurgeMemoryUseCase } from '@app/memories';
+import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
+import { IdempotencyRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
 import { PersistenceModule } from '@app/persistence';
 import { ALL_SCOPES, AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase } from '@app/testing';
-import { ProcessorsModule } from '../../apps/worker/src/processors/processors.module';
-import { SecretsModule } from '@app/secrets';
 import { createScratchDatabase } from './scratch-database';
 import { memoryWriterFor, updateUseCaseFor } from './memory-writes';
 
@@ -51,9 +47,11 @@ export async function embeddingHarness(
     imports: [
       ConfigModule.forRoot(config),
       PersistenceModule.forRoot({ applicationName: `test-${label}`, migrate: false }),
-      JobsModule.forRoot({ role: 'api' }),
-      SecretsModule,
-      ProcessorsModule,
+      JobsRuntimeModule.forRoot({ role: 'api' }),
+      // Every module that declares a @HandlesJob method, as the worker composes them.
+      EmbeddingsModule,
+      MemoriesModule,
+      SyncModule,
     ],
   });
   if (embedders) builder = builder.overrideProvider(EMBEDDER_PROVIDER).useValue(embedders);

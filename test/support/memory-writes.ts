@@ -1,12 +1,13 @@
+import { MemoryIndexRequestRepository } from '@app/memories/testing';
 import { OutboxWriter } from '@app/jobs';
-import { MemoryRepository } from '@app/memories/adapters/memory.repository';
-import { SecretCleanupRepository } from '@app/memories/adapters/secret-cleanup.repository';
-import type { MemoryLimits } from '@app/memories/application/memory-limits';
-import { MemoryWriter } from '@app/memories/application/memory-writer';
-import { SecretScreen } from '@app/memories/application/secret-screen';
-import { SecretStaging } from '@app/memories/application/secret-staging';
-import { UpdateMemoryUseCase } from '@app/memories/application/update-memory.use-case';
-import type { TransactionRunner } from '@app/persistence';
+import { MemoryRepository } from '@app/memories/testing';
+import { SecretCleanupRepository } from '@app/memories/testing';
+import { type MemoryLimits } from '@app/memories';
+import { MemoryWriter } from '@app/memories/testing';
+import { SecretScreen } from '@app/memories/testing';
+import { SecretStaging } from '@app/memories/testing';
+import { UpdateMemoryUseCase } from '@app/memories';
+import { type TransactionRunner } from '@app/persistence';
 import { NoSecretStore, SecretDetector, type ConfiguredSecretStore } from '@app/secrets';
 import { AuditWriter } from '@app/tenancy';
 
@@ -19,6 +20,7 @@ export function memoryWriterFor(
 ): MemoryWriter {
   return new MemoryWriter(
     repo,
+    new MemoryIndexRequestRepository(),
     new OutboxWriter(),
     new AuditWriter(),
     limits,

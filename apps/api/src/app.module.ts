@@ -1,11 +1,9 @@
-import { DynamicModule, Module, type Type } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@app/config';
-import { JobsModule } from '@app/jobs';
+import { JobsRuntimeModule } from '@app/jobs';
 import { ObservabilityModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
-import { SecretsModule } from '@app/secrets';
-import { ProcessorsModule } from '../../worker/src/processors/processors.module';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
@@ -13,21 +11,23 @@ import { HttpExceptionFilter } from './http/http-exception.filter';
 import { MemoriesHttpModule } from './memories/memories-http.module';
 import { McpModule } from './mcp/mcp.module';
 
+/**
+ * The API's composition root, for every mode: the transports (REST, MCP, health) over the domain
+ * libs. The job runtime is chosen by configuration, not by importing another app: with Redis the
+ * API only produces jobs and workers consume them; without Redis (embedded mode, or a small
+ * install with Postgres only) the in-process queue runs the `@HandlesJob` handlers that the
+ * domain modules imported here declare.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    // Without Redis (embedded mode, or a small install with Postgres only) there is no separate
-    // worker: the in-process queue runs the same job handlers inside the API process.
-    const inProcessWorker: Type[] = config.redis.url === undefined ? [ProcessorsModule] : [];
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
         ObservabilityModule.forRoot(config),
         PersistenceModule.forRoot({ applicationName: 'memory-api', migrate: true }),
-        JobsModule.forRoot({ role: 'api' }),
-        SecretsModule,
-        ...inProcessWorker,
+        JobsRuntimeModule.forRoot({ role: 'api' }),
         AuthModule,
         AdminModule,
         HealthModule,

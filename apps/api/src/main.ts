@@ -8,7 +8,7 @@ import { genReqId, registerHttpMetrics, registerRequestIdHeader, METRICS_REGISTR
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@app/persistence';
 import { AppModule } from './app.module';
 import { BootstrapResultHolder } from './auth/auth.module';
-import { drainJobs } from '../../worker/src/shutdown/drain-jobs';
+import { drainJobs } from '@app/jobs';
 import { ShutdownState } from './health/shutdown-state';
 import { configureHttp } from './http/configure-http';
 

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { createDataSource, TransactionRunner } from '@app/persistence';
 import { createTenancyUseCases, type SystemActor, type TenancyUseCases } from '@app/tenancy';
 

@@ -1,4 +1,4 @@
-import type { ApiKeyResponse, UserResponse } from '@app/tenancy';
+import { type ApiKeyResponse, type UserResponse } from '@app/tenancy';
 
 /** Left-aligned columns, for humans. Scripts should use --json. */
 export function table(headers: readonly string[], rows: readonly (readonly string[])[]): string {

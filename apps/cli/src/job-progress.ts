@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { SingleBar } from 'cli-progress';
-import { isFinished, type AdminJob } from '@app/jobs/admin-jobs/admin-job';
-import type { GetAdminJobUseCase } from '@app/jobs/admin-jobs/get-admin-job.use-case';
-import type { SystemActor } from '@app/tenancy';
+import { isFinished, type AdminJob } from '@app/jobs';
+import { type GetAdminJobUseCase } from '@app/jobs';
+import { type SystemActor } from '@app/tenancy';
 import type { CliContext } from './cli-context';
 
 const POLL_MS = 500;

@@ -4,7 +4,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, type AppConfig } from '@app/config';
 import { WorkerHealthServer } from './health/worker-health.server';
-import { drainJobs } from './shutdown/drain-jobs';
+import { drainJobs } from '@app/jobs';
 import { WorkerModule } from './worker.module';
 
 export interface StartedWorker {

@@ -1,13 +1,18 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule, type AppConfig } from '@app/config';
-import { JobsModule } from '@app/jobs';
+import { EmbeddingsModule } from '@app/embeddings';
+import { JobsRuntimeModule } from '@app/jobs';
+import { MemoriesModule } from '@app/memories';
 import { ObservabilityModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
-import { SecretsModule } from '@app/secrets';
+import { SyncModule } from '@app/sync';
 import { WorkerHealthServer } from './health/worker-health.server';
-import { ProcessorsModule } from './processors/processors.module';
 
-/** The worker process: job processors, the outbox relay, health and metrics. No public routes. */
+/**
+ * The worker process: the job runtime consuming every job the imported domain modules declare
+ * with @HandlesJob (embeddings: memory.index, embeddings.reindex; memories: secrets.migrate,
+ * secrets.cleanup; sync: sync.purge-tombstones), the outbox relay, health and metrics. No public routes.
+ */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -18,9 +23,10 @@ export class WorkerModule {
         ObservabilityModule.forRoot(config, { name: 'memory-worker' }),
         // Migrations are guarded by an advisory lock, so the worker may apply them too.
         PersistenceModule.forRoot({ applicationName: 'memory-worker', migrate: true }),
-        JobsModule.forRoot({ role: 'worker' }),
-        SecretsModule,
-        ProcessorsModule,
+        JobsRuntimeModule.forRoot({ role: 'worker' }),
+        EmbeddingsModule,
+        MemoriesModule,
+        SyncModule,
       ],
       providers: [WorkerHealthServer],
     };

@@ -9,6 +9,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import type { Registry } from 'prom-client';
+import { DiscoveryModule } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { METRICS_REGISTRY } from '@app/observability';
 import { TransactionRunner } from '@app/persistence';
@@ -20,6 +21,10 @@ import { registerJobMetrics } from './job-metrics';
 import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from './job-queue.port';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox-writer';
+import { AdminJobRepository } from './admin-jobs/admin-job.repository';
+import { GetAdminJobUseCase } from './admin-jobs/get-admin-job.use-case';
+import { JobHandlerDiscovery } from './job-handler.discovery';
+import { SlotScheduler } from './slot-scheduler';
 
 export type JobsRole = 'api' | 'worker';
 
@@ -86,6 +91,7 @@ function createRelay(
 export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Jobs');
   private unregisterMetrics: (() => void) | undefined;
+  private scheduler: SlotScheduler | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -94,6 +100,7 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(JobHandlerRegistry) private readonly registry: JobHandlerRegistry,
     @Inject(OutboxRelay) private readonly relay: OutboxRelay,
     @Inject(JobExecutor) private readonly executor: JobExecutor,
+    @Inject(JobHandlerDiscovery) private readonly handlers: JobHandlerDiscovery,
     @Optional() @Inject(METRICS_REGISTRY) private readonly metrics?: Registry,
   ) {}
 
@@ -105,15 +112,19 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
       });
     }
     if (this.consumer) {
-      // Processors register in onModuleInit, which has run for every module by now.
+      // Handlers are discovered in onModuleInit, which has run for every module by now.
       this.registry.assertComplete();
       await this.consumer.start();
+      // A producing-only API leaves scheduling to the consuming processes.
+      this.scheduler = new SlotScheduler(this.queue);
+      this.scheduler.start(this.handlers.schedules());
     }
     await this.relay.start();
     this.logger.log(`jobs: ${this.queue.driver} queue, ${this.consumer ? 'consuming' : 'producing only'}`);
   }
 
   async onModuleDestroy(): Promise<void> {
+    this.scheduler?.stop();
     await this.relay.stop();
     if (this.consumer) await this.consumer.close(this.config.worker.shutdownGraceMs);
     await this.queue.close();
@@ -121,17 +132,33 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+/**
+ * What domain libs use to produce work and report on it: the outbox writer and the admin job
+ * store. Import it where a use case records a job; the runtime (queue, relay, consumer) is the
+ * apps' business, through JobsRuntimeModule.
+ */
+@Module({
+  providers: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase],
+  exports: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase],
+})
+export class JobsModule {}
+
+/**
+ * The job runtime of one process, imported once by each composition root: the queue driver
+ * (BullMQ with Redis, else in-process), the consumer (workers, and the API when the queue is
+ * in-process), the outbox relay, and the registry filled from `@HandlesJob` methods.
+ */
 @Module({})
-export class JobsModule {
+export class JobsRuntimeModule {
   static forRoot(options: JobsModuleOptions): DynamicModule {
     const { role } = options;
     return {
-      module: JobsModule,
-      global: true,
+      module: JobsRuntimeModule,
+      imports: [DiscoveryModule],
       providers: [
         { provide: JOBS_MODULE_OPTIONS, useValue: options },
-        { provide: OutboxWriter, useValue: new OutboxWriter() },
         { provide: JobHandlerRegistry, useFactory: () => new JobHandlerRegistry() },
+        JobHandlerDiscovery,
         {
           provide: JobExecutor,
           inject: [JobHandlerRegistry],
@@ -160,7 +187,7 @@ export class JobsModule {
         },
         JobsLifecycle,
       ],
-      exports: [OutboxWriter, JOB_QUEUE, JOB_CONSUMER, JobHandlerRegistry, JobExecutor, OutboxRelay],
+      exports: [JOB_QUEUE, JOB_CONSUMER, JobHandlerRegistry, JobExecutor, OutboxRelay],
     };
   }
 }

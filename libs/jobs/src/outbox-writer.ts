@@ -1,4 +1,4 @@
-import type { TenantScope, Tx } from '@app/persistence';
+import { type TenantScope, type Tx } from '@app/persistence';
 import { JOB_DEFINITIONS, type JobName, type JobPayload } from './job-definitions';
 
 /**

@@ -1,20 +1,13 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { OutboxWriter } from '@app/jobs';
-import { AuditWriter } from '@app/tenancy';
+import { JobsModule } from '@app/jobs';
+import { SecretsModule } from '@app/secrets';
+import { TenancyModule } from '@app/tenancy';
 import { IdempotencyRepository } from './adapters/idempotency.repository';
-import { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
-import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
-import { CheckMemoryUseCase } from './application/check-memory.use-case';
-import { CountMemoriesUseCase } from './application/count-memories.use-case';
-import { StartupContextUseCase } from './application/startup-context.use-case';
-import { StartupContextRepository } from './adapters/startup-context.repository';
-import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
-import { RecallMemoriesUseCase } from './application/recall-memories.use-case';
-import { EmbeddingModelsModule } from './embedding-models.module';
-import { VECTOR_RECALL } from './ports/vector-recall.port';
+import { MemoryIndexRequestRepository } from './adapters/memory-index-request.repository';
 import { MemoryRepository } from './adapters/memory.repository';
 import { BulkDeleteMemoriesUseCase } from './application/bulk-delete-memories.use-case';
+import { CountMemoriesUseCase } from './application/count-memories.use-case';
 import { CreateMemoryUseCase } from './application/create-memory.use-case';
 import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
@@ -25,20 +18,20 @@ import { MemoryWriter } from './application/memory-writer';
 import { PurgeMemoryUseCase } from './application/purge-memory.use-case';
 import { RestoreMemoryUseCase } from './application/restore-memory.use-case';
 import { UpdateMemoryUseCase } from './application/update-memory.use-case';
-import { SyncModule } from './sync.module';
-import { AdminJobRepository } from '@app/jobs/admin-jobs/admin-job.repository';
-import { SecretCleanupRepository } from './adapters/secret-cleanup.repository';
-import { MigrateOwnSecretsUseCase } from './application/migrate-own-secrets.use-case';
-import { RevealSecretUseCase } from './application/reveal-secret.use-case';
+import { MemoryLookup } from './ports/memory-lookup.port';
+import { SecretBatchRepository } from './secret-memories/adapters/secret-batch.repository';
+import { SecretCleanupRepository } from './secret-memories/adapters/secret-cleanup.repository';
+import { MigrateOwnSecretsUseCase } from './secret-memories/application/migrate-own-secrets.use-case';
+import { RevealSecretUseCase } from './secret-memories/application/reveal-secret.use-case';
 import {
   RunSecretMigrationUseCase,
   SECRET_MIGRATION_OPTIONS,
-} from './application/run-secret-migration.use-case';
-import { SecretMigrator } from './application/secret-migrator';
-import { SecretScreen } from './application/secret-screen';
-import { SecretStaging } from './application/secret-staging';
-import { StartSecretMigrationUseCase } from './application/start-secret-migration.use-case';
-import { SweepSecretsUseCase } from './application/sweep-secrets.use-case';
+} from './secret-memories/application/run-secret-migration.use-case';
+import { SecretMigrator } from './secret-memories/application/secret-migrator';
+import { SecretScreen } from './secret-memories/application/secret-screen';
+import { SecretStaging } from './secret-memories/application/secret-staging';
+import { StartSecretMigrationUseCase } from './secret-memories/application/start-secret-migration.use-case';
+import { SweepSecretsUseCase } from './secret-memories/application/sweep-secrets.use-case';
 
 const USE_CASES = [
   CreateMemoryUseCase,
@@ -50,11 +43,10 @@ const USE_CASES = [
   PurgeMemoryUseCase,
   BulkDeleteMemoriesUseCase,
   ImportMemoriesUseCase,
-  RecallMemoriesUseCase,
-  CheckMemoryUseCase,
-  FindDuplicatesUseCase,
   CountMemoriesUseCase,
-  StartupContextUseCase,
+];
+
+const SECRET_MEMORY_USE_CASES = [
   RevealSecretUseCase,
   MigrateOwnSecretsUseCase,
   StartSecretMigrationUseCase,
@@ -62,35 +54,34 @@ const USE_CASES = [
   SweepSecretsUseCase,
 ];
 
+/**
+ * The memory aggregate: its use cases, the one write path (MemoryWriter) and the secret-memories
+ * sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs declared with
+ * @HandlesJob). Exports the use cases and the MemoryLookup port other contexts read through.
+ * Needs the global PersistenceModule and ConfigModule.
+ */
 @Module({
-  imports: [EmbeddingModelsModule, SyncModule],
+  imports: [JobsModule, TenancyModule, SecretsModule],
   providers: [
-    MemoryTextSearchRepository,
-    StartupContextRepository,
-    VectorRecallAdapter,
-    { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },
     MemoryRepository,
+    { provide: MemoryLookup, useExisting: MemoryRepository },
+    MemoryIndexRequestRepository,
     IdempotencyRepository,
     MemoryWriter,
     SecretScreen,
     SecretStaging,
     SecretCleanupRepository,
+    SecretBatchRepository,
     SecretMigrator,
-    AdminJobRepository,
     {
       provide: SECRET_MIGRATION_OPTIONS,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({ batchSize: config.secrets.migrationBatchSize }),
     },
-    { provide: OutboxWriter, useClass: OutboxWriter },
-    { provide: AuditWriter, useClass: AuditWriter },
-    {
-      provide: MEMORY_LIMITS,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => config.limits,
-    },
+    { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
     ...USE_CASES,
+    ...SECRET_MEMORY_USE_CASES,
   ],
-  exports: [...USE_CASES, SyncModule],
+  exports: [MemoryLookup, MEMORY_LIMITS, ...USE_CASES, ...SECRET_MEMORY_USE_CASES],
 })
 export class MemoriesModule {}

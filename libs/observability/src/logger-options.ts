@@ -3,7 +3,7 @@ import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import type { Options } from 'pino-http';
 import type { DestinationStream, Level } from 'pino';
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { genReqId } from './request-id';
 
 /**

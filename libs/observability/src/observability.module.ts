@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { createMetricsRegistry, METRICS_REGISTRY } from './http-metrics';
 import { buildLoggerParams } from './logger-options';
 

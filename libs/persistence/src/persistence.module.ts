@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { createDataSource } from './data-source.factory';
 import { runMigrations } from './migration-runner';
+import { ServerSecretRepository } from './server-secret.repository';
 import { TransactionRunner } from './transaction-runner';
 
 export interface PersistenceModuleOptions {
@@ -50,8 +51,9 @@ export class PersistenceModule implements OnApplicationShutdown {
           useFactory: (dataSource: DataSource, config: AppConfig) =>
             new TransactionRunner(dataSource, config.database.appRole),
         },
+        ServerSecretRepository,
       ],
-      exports: [DataSource, TransactionRunner],
+      exports: [DataSource, TransactionRunner, ServerSecretRepository],
     };
   }
 

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import { generateApiKey } from '@app/tenancy/domain/api-key-format';
+import { generateApiKey } from '@app/tenancy';
 
 /**
  * Secret-shaped strings built at run time from random bytes and public prefixes. Nothing realistic

@@ -1,4 +1,4 @@
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { deriveKeyEncryptionKey, DEFAULT_KDF_SALT } from './local/encryption-key';
 import { LocalSecretStore } from './local/local-secret-store.adapter';
 import { NoSecretStore } from './no-secret-store';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Global, Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
 import { SecretDetector } from './detection/secret-detector';
@@ -55,10 +55,8 @@ class SecretStoreLifecycle implements OnApplicationShutdown {
 }
 
 /** `SECRET_STORE` (Vault, local AES-GCM or none) and the `SecretDetector`, for API and worker. */
-@Global()
 @Module({
   providers: [
-    ServerSecretRepository,
     {
       provide: SECRET_STORE,
       inject: [APP_CONFIG, TransactionRunner, ServerSecretRepository],

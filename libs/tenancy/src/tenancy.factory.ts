@@ -1,4 +1,4 @@
-import type { TransactionRunner } from '@app/persistence';
+import { type TransactionRunner } from '@app/persistence';
 import { ApiKeyRepository } from './adapters/api-key.repository';
 import { EnvBootstrapRepository } from './adapters/env-bootstrap.repository';
 import { TenantRepository } from './adapters/tenant.repository';

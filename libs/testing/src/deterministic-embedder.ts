@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { EmbeddingError, EmbeddingErrorCode } from '@app/memories/domain/embedding.errors';
-import type { Embedder, EmbedderProvider } from '@app/memories/ports/embedder.port';
+import { EmbeddingError, EmbeddingErrorCode } from '@app/embeddings';
+import { type Embedder, type EmbedderProvider } from '@app/embeddings';
 
 /**
  * TEST DOUBLE, not a language model: a hashed bag of words. Each lower-cased word adds ±1 to a

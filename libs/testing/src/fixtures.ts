@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NewMemory } from '@app/memories';
+import { type NewMemory } from '@app/memories';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import type { TestTenant } from './test-database';
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { EmbeddingModelsModule } from '@app/memories/embedding-models.module';
+import { EmbeddingsModule } from '@app/embeddings';
+import { JobsModule } from '@app/jobs';
 import { TenancyModule } from '@app/tenancy';
 import { AdminController } from './admin.controller';
 import { EmbeddingsAdminController } from './embeddings-admin.controller';
@@ -8,10 +9,10 @@ import { MemoriesModule } from '@app/memories';
 
 /**
  * `/api/admin/*` (admin scope): users and API keys of the caller's tenant, the embedding model
- * switch, the secret migration and job progress. EmbeddingModelsModule also registers EMBEDDING_MODEL at API boot.
+ * switch, the secret migration and job progress. EmbeddingsModule also registers EMBEDDING_MODEL at API boot.
  */
 @Module({
-  imports: [TenancyModule, EmbeddingModelsModule, MemoriesModule],
+  imports: [TenancyModule, EmbeddingsModule, MemoriesModule, JobsModule],
   controllers: [AdminController, EmbeddingsAdminController, SecretsAdminController],
 })
 export class AdminModule {}

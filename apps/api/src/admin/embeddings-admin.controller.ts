@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { toAdminJobResponse, type AdminJobResponse } from '@app/jobs/admin-jobs/admin-job';
-import { GetAdminJobUseCase } from '@app/jobs/admin-jobs/get-admin-job.use-case';
-import { StartReindexUseCase } from '@app/memories/application/start-reindex.use-case';
-import { reindexBodySchema, type ReindexResponse } from '@app/memories/contracts/embeddings-admin.schemas';
+import { toAdminJobResponse, type AdminJobResponse } from '@app/jobs';
+import { GetAdminJobUseCase } from '@app/jobs';
+import { StartReindexUseCase } from '@app/embeddings';
+import { reindexBodySchema, type ReindexResponse } from '@app/embeddings';
 import { parseInput, type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 

@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal } from './auth.decorators';
 
 /** Lets a client verify its key (seed-compatible: `user_id` is the username). */

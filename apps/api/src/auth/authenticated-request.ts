@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 
 declare module 'fastify' {
   interface FastifyRequest {

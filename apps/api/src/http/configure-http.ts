@@ -2,7 +2,7 @@ import { RequestMethod } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import rateLimit from '@fastify/rate-limit';
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
 import { registerInputGuards } from './input-guards';
 

@@ -1,13 +1,8 @@
 import { HttpException } from '@nestjs/common';
-import { AdminJobError, AdminJobErrorCode } from '@app/jobs/admin-jobs/admin-job.errors';
-import {
-  EmbeddingError,
-  EmbeddingErrorCode,
-  MemoryError,
-  MemoryErrorCode,
-  SyncError,
-  SyncErrorCode,
-} from '@app/memories';
+import { AdminJobError, AdminJobErrorCode } from '@app/jobs';
+import { EmbeddingError, EmbeddingErrorCode } from '@app/embeddings';
+import { MemoryError, MemoryErrorCode } from '@app/memories';
+import { SyncError, SyncErrorCode } from '@app/sync';
 import { SecretStoreError, SecretStoreErrorCode } from '@app/secrets';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
 import { RequestValidationError } from './request-validation.error';

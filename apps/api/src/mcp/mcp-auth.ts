@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { AuthenticateApiKeyUseCase, Principal } from '@app/tenancy';
+import { type AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
 import { bearerToken } from '../auth/api-key.guard';
 import '../auth/authenticated-request';
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 
 export interface OriginPolicy {
   /** Normalised origins (scheme://host[:port]). */

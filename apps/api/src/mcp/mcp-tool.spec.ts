@@ -7,7 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MemoryError } from '@app/memories';
 import { SecretStoreError } from '@app/secrets';
-import type { Principal, Scope } from '@app/tenancy';
+import { type Principal, type Scope } from '@app/tenancy';
 import { toAuthInfo } from './mcp-auth';
 import { defineTool } from './mcp-tool';
 

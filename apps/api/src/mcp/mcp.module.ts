@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MemoriesModule } from '@app/memories';
+import { RecallModule } from '@app/recall';
+import { SessionsModule } from '@app/sessions';
 import { TenancyModule } from '@app/tenancy';
 import { McpHttpRoute } from './mcp-http.route';
 import { McpServerFactory } from './mcp-server.factory';
@@ -9,7 +11,7 @@ import { SecretTools } from './secret.tools';
 
 /** MCP over Streamable HTTP at `POST /mcp` (stateless; per-key auth; tools per domain). */
 @Module({
-  imports: [MemoriesModule, TenancyModule],
+  imports: [MemoriesModule, RecallModule, SessionsModule, TenancyModule],
   providers: [MemoryTools, MemorySearchTools, SecretTools, McpServerFactory, McpHttpRoute],
 })
 export class McpModule {}

@@ -5,13 +5,13 @@ import {
   CheckMemoryUseCase,
   checkResponse,
   checkSchema,
-  memoryListItemResponse,
   RecallMemoriesUseCase,
   recallResponse,
   recallSchema,
-  StartupContextUseCase,
   type CheckResult,
-} from '@app/memories';
+} from '@app/recall';
+import { memoryListItemResponse } from '@app/memories';
+import { StartupContextUseCase } from '@app/sessions';
 import { presentListItem, presentRecalled } from '../memories/memory.presenter';
 import { budgetFields, fitToBudget, truncationNote, type Budgeted } from './mcp-output-budget';
 import { filterFields } from './mcp-schemas';

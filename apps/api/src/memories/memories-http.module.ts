@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { MemoriesModule } from '@app/memories';
+import { RecallModule } from '@app/recall';
+import { SyncModule } from '@app/sync';
 import { MemoriesController } from './memories.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
 import { MemorySecretsController } from './memory-secrets.controller';
 
 @Module({
-  imports: [MemoriesModule],
+  imports: [MemoriesModule, RecallModule, SyncModule],
   controllers: [MemorySearchController, MemorySyncController, MemorySecretsController, MemoriesController],
 })
 export class MemoriesHttpModule {}

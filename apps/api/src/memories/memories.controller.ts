@@ -17,7 +17,7 @@ import {
   updateMemorySchema,
   type StoreMemoryBody,
 } from '@app/memories';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 import { idempotencyKeySchema } from './idempotency-key.schema';

@@ -6,8 +6,8 @@ import {
   FindDuplicatesUseCase,
   RecallMemoriesUseCase,
   recallSchema,
-} from '@app/memories';
-import type { Principal } from '@app/tenancy';
+} from '@app/recall';
+import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 import { presentRecalled } from './memory.presenter';

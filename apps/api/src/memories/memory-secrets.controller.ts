@@ -5,7 +5,7 @@ import {
   RevealSecretUseCase,
   type RevealedSecretResponse,
 } from '@app/memories';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 

@@ -5,8 +5,8 @@ import {
   SyncMemoryChangesUseCase,
   syncQuerySchema,
   SyncSeedDumpUseCase,
-} from '@app/memories';
-import type { Principal } from '@app/tenancy';
+} from '@app/sync';
+import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 

@@ -1,4 +1,5 @@
-import type { Memory, RecalledMemory } from '@app/memories';
+import { type Memory } from '@app/memories';
+import { type RecalledMemory } from '@app/recall';
 
 /** Seed wire format: tags as one comma-separated string, snake_case fields, integer ids. */
 export function presentListItem(memory: Memory) {

@@ -1,8 +1,8 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ADMIN_DENIED, errorBody, json } from './openapi-helpers';
-import { adminJobResponseSchema } from '@app/jobs/admin-jobs/admin-job';
-import { reindexBody, reindexResponseSchema } from '@app/memories/contracts/embeddings-admin.schemas';
+import { adminJobResponseSchema } from '@app/jobs';
+import { reindexBody, reindexResponseSchema } from '@app/embeddings';
 
 const denied = ADMIN_DENIED;
 

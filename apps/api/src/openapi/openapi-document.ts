@@ -14,13 +14,15 @@ import {
   storeMemorySchema,
   updateMemorySchema,
   updateResponse,
+} from '@app/memories';
+import {
   recallSchema,
   recallResponse,
   checkSchema,
   checkResponse,
   duplicatesQuerySchema,
   duplicatesResponse,
-} from '@app/memories';
+} from '@app/recall';
 import { ADMIN_ROUTES } from './admin-routes';
 import { errorBody, json, ok } from './openapi-helpers';
 import { EMBEDDINGS_ADMIN_ROUTES } from './embeddings-admin-routes';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { toAdminJobResponse } from '@app/jobs/admin-jobs/admin-job';
-import { embedderProviderFactory } from '@app/memories/adapters/transformers-embedder';
-import { reindexBodySchema } from '@app/memories/contracts/embeddings-admin.schemas';
-import { createReindexUseCases } from '@app/memories/embeddings.factory';
+import { toAdminJobResponse } from '@app/jobs';
+import { createEmbedderProvider } from '@app/embeddings';
+import { reindexBodySchema } from '@app/embeddings';
+import { createReindexUseCases } from '@app/embeddings';
 import { TransactionRunner } from '@app/persistence';
 import { parseInput } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
@@ -32,7 +32,7 @@ export function registerEmbeddingsCommands(program: Command, context: CliContext
       const globals = command.optsWithGlobals<Globals>();
       const input = parseInput(reindexBodySchema, { model: options.model });
       const actor = await context.actor(globals.tenant);
-      const embedders = embedderProviderFactory(context.config);
+      const embedders = createEmbedderProvider(context.config);
       try {
         const cases = createReindexUseCases(
           new TransactionRunner(await context.dataSource(), context.config.database.appRole),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { toAdminJobResponse, type AdminJob } from '@app/jobs/admin-jobs/admin-job';
-import { createSecretMigrationUseCases } from '@app/memories/secret-migration.factory';
+import { toAdminJobResponse, type AdminJob } from '@app/jobs';
+import { createSecretMigrationUseCases } from '@app/memories';
 import { TransactionRunner } from '@app/persistence';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';

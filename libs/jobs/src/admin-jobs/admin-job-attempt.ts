@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { TransactionRunner } from '@app/persistence';
+import { type TransactionRunner } from '@app/persistence';
 import { isFinished } from './admin-job';
 import type { AdminJobRepository } from './admin-job.repository';
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { TransactionRunner } from '@app/persistence';
+import { type TransactionRunner } from '@app/persistence';
 import { JOB_DEFINITIONS, type JobName } from '../job-definitions';
 import { outboxJobId, requestIdOf, type JobQueue, type QueuedJob } from '../job-queue.port';
 import { errorMessage } from '../jobs.errors';

@@ -1,4 +1,4 @@
-import type { Tx } from '@app/persistence';
+import { type Tx } from '@app/persistence';
 
 export interface OutboxRow {
   readonly id: string;

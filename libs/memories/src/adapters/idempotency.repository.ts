@@ -1,4 +1,4 @@
-import type { TenantScope, Tx } from '@app/persistence';
+import { type TenantScope, type Tx } from '@app/persistence';
 
 export type IdempotencyClaim<R> = { kind: 'fresh' } | { kind: 'replay'; response: R } | { kind: 'mismatch' };
 

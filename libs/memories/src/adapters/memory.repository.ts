@@ -1,6 +1,7 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
-import { toMemory, type MemoryRow } from './memory-row';
+import { toMemory, type MemoryRow } from '../contracts/memory-row';
+import type { MemoryLookup } from '../ports/memory-lookup.port';
 
 const MEMORY_COLUMNS = `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
@@ -11,17 +12,6 @@ const MEMORY_COLUMNS = `
 export interface RowSecret {
   readonly ref: string;
   readonly version: number | null;
-}
-
-/** A row the secret migration screens. */
-export interface UnscreenedRow {
-  readonly id: string;
-  readonly ownerId: string;
-  readonly content: string;
-  readonly category: string;
-  readonly tags: readonly string[];
-  readonly expandedKeywords: string;
-  readonly project: string | null;
 }
 
 interface StoredRow {
@@ -40,7 +30,7 @@ const toStored = (row: StoredRow): StoredMemory => ({
  * SQL for memories. Every statement filters by the caller's tenant and owner explicitly; row-level
  * security enforces the same rule again underneath, so a missed filter still returns nothing.
  */
-export class MemoryRepository {
+export class MemoryRepository implements MemoryLookup {
   /** A memory id drawn before the row exists: a secret is written under its memory's id first. */
   async reserveId(tx: Tx): Promise<number> {
     const { rows } = await tx.query<{ id: string }>(
@@ -263,95 +253,6 @@ export class MemoryRepository {
       params,
     );
     return rows.map((r) => Number(r.id));
-  }
-
-  /**
-   * Memories not yet marked sensitive (live or soft-deleted: a restore must not bring a secret
-   * back), in id order after `afterId`, locked for the secret migration unless `lock` is false.
-   * A concurrent migration waits for the lock and then skips rows it already moved.
-   */
-  async lockUnscreenedBatch(
-    tx: Tx,
-    filter: { tenantId: string; ownerId?: string; afterId: string; limit: number; lock: boolean },
-  ): Promise<UnscreenedRow[]> {
-    const params: unknown[] = [filter.tenantId, filter.afterId, filter.limit];
-    const owner = filter.ownerId === undefined ? '' : `AND owner_id = $${params.push(filter.ownerId)}`;
-    const { rows } = await tx.query<{
-      id: string;
-      owner_id: string;
-      content: string;
-      category: string;
-      tags: string[];
-      expanded_keywords: string;
-      project: string | null;
-    }>(
-      `SELECT id, owner_id, content, category, tags, expanded_keywords, project FROM memories
-        WHERE tenant_id = $1 AND NOT is_sensitive AND id > $2::bigint ${owner}
-        ORDER BY id LIMIT $3 ${filter.lock ? 'FOR UPDATE' : ''}`,
-      params,
-    );
-    return rows.map((r) => ({
-      id: r.id,
-      ownerId: r.owner_id,
-      content: r.content,
-      category: r.category,
-      tags: r.tags,
-      expandedKeywords: r.expanded_keywords,
-      project: r.project,
-    }));
-  }
-
-  async countUnscreened(tx: Tx, filter: { tenantId: string; ownerId?: string }): Promise<number> {
-    const params: unknown[] = [filter.tenantId];
-    const owner = filter.ownerId === undefined ? '' : `AND owner_id = $${params.push(filter.ownerId)}`;
-    const { rows } = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM memories WHERE tenant_id = $1 AND NOT is_sensitive ${owner}`,
-      params,
-    );
-    return rows[0].n;
-  }
-
-  /** Replaces a row's text with its redacted form and points it at its secret (if one was kept). */
-  async applyRedaction(
-    tx: Tx,
-    id: string,
-    redacted: {
-      content: string;
-      category: string;
-      tags: readonly string[];
-      expandedKeywords: string;
-      project: string | null;
-      contentHash: Buffer;
-      secret: RowSecret | null;
-    },
-  ): Promise<void> {
-    await tx.query(
-      `UPDATE memories
-          SET content = $2, category = $3, tags = $4, expanded_keywords = $5, project = $6, content_hash = $7,
-              is_sensitive = $8::text IS NOT NULL, secret_ref = $8, secret_version = $9, updated_at = now()
-        WHERE id = $1`,
-      [
-        id,
-        redacted.content,
-        redacted.category,
-        redacted.tags,
-        redacted.expandedKeywords,
-        redacted.project,
-        redacted.contentHash,
-        redacted.secret?.ref ?? null,
-        redacted.secret?.version ?? null,
-      ],
-    );
-  }
-
-  /** Records that the memory's index input changed; the memory.index job brings it up to date. */
-  async markIndexPending(scope: TenantScope, tx: Tx, memoryId: number, wantedHashHex: string): Promise<void> {
-    await tx.query(
-      `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
-       VALUES ($1, $2, $3, 'pending', decode($4, 'hex'))
-       ON CONFLICT (memory_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
-      [memoryId, scope.tenantId, scope.userId, wantedHashHex],
-    );
   }
 
   private filterClause(scope: TenantScope, filter: MemoryFilter): { where: string; params: unknown[] } {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import { IdempotencyRepository } from '../adapters/idempotency.repository';
 import type { NewMemory, StoredMemory } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';

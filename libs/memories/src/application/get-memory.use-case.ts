@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import type { Memory } from '../domain/memory';
 import { MemoryError } from '../domain/memory.errors';

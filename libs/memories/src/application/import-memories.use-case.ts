@@ -5,7 +5,7 @@ import type { NewMemory, StoredMemory } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter, type PreparedMemory } from './memory-writer';
-import type { StagedSecret } from './secret-staging';
+import type { StagedSecret } from '../secret-memories/application/secret-staging';
 
 /** Stores a batch in one transaction: every item or none. Answers in input order. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
-import type { Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import type { Memory, MemoryFilter } from '../domain/memory';
 import { DEFAULT_LIST_LIMIT, MEMORY_LIMITS, type MemoryLimits } from './memory-limits';

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { TenantScope, Tx } from '@app/persistence';
-import { OutboxWriter } from '@app/jobs';
+import { type TenantScope, type Tx } from '@app/persistence';
+import { indexInputHash, OutboxWriter } from '@app/jobs';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryIndexRequestRepository } from '../adapters/memory-index-request.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
-import { indexInputHash } from '../domain/index-input';
 import type { NewMemory, StoredMemory } from '../domain/memory';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
-import { SecretScreen, type Screened } from './secret-screen';
-import { SecretStaging, type StagedSecret } from './secret-staging';
+import { SecretScreen, type Screened } from '../secret-memories/application/secret-screen';
+import { SecretStaging, type StagedSecret } from '../secret-memories/application/secret-staging';
 
 /** A new memory after screening, with its secret already in the store when it had one. */
 export interface PreparedMemory {
@@ -25,6 +25,7 @@ export interface PreparedMemory {
 export class MemoryWriter {
   constructor(
     private readonly memories: MemoryRepository,
+    private readonly indexRequests: MemoryIndexRequestRepository,
     private readonly outbox: OutboxWriter,
     private readonly audit: AuditWriter,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
@@ -79,7 +80,7 @@ export class MemoryWriter {
     input: { content: string; expandedKeywords: string; tags: readonly string[] },
   ): Promise<void> {
     const hash = indexInputHash(input);
-    await this.memories.markIndexPending(principal, tx, memoryId, hash);
+    await this.indexRequests.markIndexPending(principal, tx, memoryId, hash);
     await this.outbox.enqueue(principal, tx, {
       name: 'memory.index',
       payload: {

@@ -7,8 +7,8 @@ import type { MemoryPatch } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter } from './memory-writer';
-import { SecretScreen } from './secret-screen';
-import type { StagedSecret } from './secret-staging';
+import { SecretScreen } from '../secret-memories/application/secret-screen';
+import type { StagedSecret } from '../secret-memories/application/secret-staging';
 
 @Injectable()
 export class UpdateMemoryUseCase {

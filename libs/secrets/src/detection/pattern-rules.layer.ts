@@ -1,4 +1,4 @@
-import { API_KEY_PATTERN, isWellFormedApiKey } from '@app/tenancy/domain/api-key-format';
+import { API_KEY_PATTERN, isWellFormedApiKey } from '@app/tenancy';
 import { shannonEntropy } from './entropy';
 import { isBenignValue } from './false-positive-filters';
 import type { DetectionLayer, SecretFinding } from './finding';

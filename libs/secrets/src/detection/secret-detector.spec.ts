@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { lintSource } from '@secretlint/core';
 import { creator as recommendPreset } from '@secretlint/secretlint-rule-preset-recommend';
-import { generateApiKey } from '@app/tenancy/domain/api-key-format';
+import { generateApiKey } from '@app/tenancy';
 import { describe, expect, it } from 'vitest';
 import { generateBenignSamples } from '../../eval/benign-samples';
 import { generateSecretSamples, randomFrom } from '../../eval/secret-samples';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantScope, Tx } from '@app/persistence';
+import { type TenantScope, type Tx } from '@app/persistence';
 import type { ApiKeySource, ApiKeySummary } from '../domain/api-key';
 import { normalizeScopes, type Scope } from '../domain/principal';
 import { isUuid } from '../domain/user';

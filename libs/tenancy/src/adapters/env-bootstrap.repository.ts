@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '@app/persistence';
+import { type Tx } from '@app/persistence';
 import type { Scope } from '../domain/principal';
 
 /** Two-int advisory lock key space, so it cannot collide with the migration lock (single bigint). */

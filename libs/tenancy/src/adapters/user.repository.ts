@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { TenantScope, Tx } from '@app/persistence';
+import { type TenantScope, type Tx } from '@app/persistence';
 import { isUuid, type User } from '../domain/user';
 
 interface UserRow {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Tx } from '@app/persistence';
+import { type Tx } from '@app/persistence';
 import { isSystemActor, type Actor } from '../domain/actor';
 
 export interface AuditEntry {

@@ -1,4 +1,4 @@
-import type { TenantScope } from '@app/persistence';
+import { type TenantScope } from '@app/persistence';
 import { hasScope, type Principal } from './principal';
 import { TenancyError, TenancyErrorCode } from './tenancy.errors';
 

@@ -1,4 +1,4 @@
-import type { TenantScope } from '@app/persistence';
+import { type TenantScope } from '@app/persistence';
 
 export const SCOPES = ['memories:read', 'memories:write', 'secrets:read', 'sessions:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -1,0 +1,85 @@
+// The architecture's fences as one ESLint rule, so a newcomer finds out at lint time, not in review:
+//  - other code uses a lib only through its index (`@app/<lib>`); tests and benchmarks may also use
+//    its test door (`@app/<lib>/testing`), production code may not;
+//  - an app never imports another app, and a lib never imports an app;
+//  - a lib never reaches into another lib by a relative path;
+//  - `domain/` never imports `adapters/` or a persistence/queue/vault client library.
+import { dirname, relative, resolve, sep } from 'node:path';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const DRIVER_PACKAGES = ['typeorm', '@nestjs/typeorm', 'pg', 'bullmq', 'ioredis', 'node-vault', '@huggingface/transformers'];
+
+/** Where a repository file sits: `{ kind: 'app' | 'lib' | 'other', name, rest }`. */
+function locate(absPath) {
+  const parts = relative(ROOT, absPath).split(sep);
+  if (parts[0] === 'apps' && parts.length > 1) return { kind: 'app', name: parts[1], rest: parts.slice(2) };
+  if (parts[0] === 'libs' && parts.length > 1) return { kind: 'lib', name: parts[1], rest: parts.slice(2) };
+  return { kind: 'other', name: parts[0], rest: parts.slice(1) };
+}
+
+/** Test and benchmark code, which may use a lib's test door. */
+function isTestCode(file, where) {
+  return (
+    /\.(spec|test)\.ts$/.test(file) ||
+    where.kind === 'other' ||
+    (where.kind === 'lib' && (where.name === 'testing' || where.rest[0] === 'test' || where.rest[0] === 'eval'))
+  );
+}
+
+const isDomain = (where) => where.kind === 'lib' && where.rest.includes('domain');
+const isAdapters = (where) => where.kind === 'lib' && where.rest.includes('adapters');
+
+const boundaries = {
+  meta: {
+    type: 'problem',
+    docs: { description: 'Keeps apps, libs and layers inside their fences (docs/architecture.md).' },
+    schema: [],
+    messages: {
+      deepImport: "Import '{{lib}}' through its index ('@app/{{lib}}'), not '{{source}}'.",
+      testDoor: "'{{source}}' is the lib's test door; production code imports '@app/{{lib}}'.",
+      appToApp: 'An app never imports another app ({{from}} → {{to}}): move the shared code into a lib.',
+      libToApp: 'A lib never imports an app ({{from}} → {{to}}).',
+      libByPath: "Import lib '{{to}}' through '@app/{{to}}', not by a relative path.",
+      domainToAdapter: "domain/ stays pure: it may not import '{{source}}'.",
+    },
+  },
+  create(context) {
+    const file = context.filename ?? context.getFilename();
+    const from = locate(file);
+    const test = isTestCode(file, from);
+    const check = (node, source) => {
+      if (typeof source !== 'string') return;
+      const report = (messageId, data) => context.report({ node, messageId, data: { source, ...data } });
+      if (isDomain(from) && DRIVER_PACKAGES.some((p) => source === p || source.startsWith(`${p}/`))) {
+        return report('domainToAdapter');
+      }
+      const alias = /^@app\/([a-z-]+)(?:\/(.*))?$/.exec(source);
+      if (alias) {
+        const [, lib, sub] = alias;
+        if (sub === 'testing' && !test) return report('testDoor', { lib });
+        if (sub !== undefined && sub !== 'testing') return report('deepImport', { lib });
+        return;
+      }
+      if (!source.startsWith('.')) return;
+      const to = locate(resolve(dirname(file), source));
+      if (from.kind === 'app' && to.kind === 'app' && to.name !== from.name) {
+        return report('appToApp', { from: `apps/${from.name}`, to: `apps/${to.name}` });
+      }
+      if (from.kind === 'lib' && to.kind === 'app') {
+        return report('libToApp', { from: `libs/${from.name}`, to: `apps/${to.name}` });
+      }
+      if (to.kind === 'lib' && !(from.kind === 'lib' && from.name === to.name)) {
+        return report('libByPath', { to: to.name });
+      }
+      if (isDomain(from) && isAdapters(to) && from.name === to.name) return report('domainToAdapter');
+    };
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+      ExportAllDeclaration: (node) => check(node, node.source.value),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node, node.source.value),
+    };
+  },
+};
+
+export const architecture = { meta: { name: 'architecture' }, rules: { boundaries } };

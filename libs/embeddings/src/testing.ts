@@ -1,0 +1,11 @@
+/**
+ * The test door: adapters and internals for integration tests and benchmarks that wire the lib
+ * by hand. Production code imports only the index (lint enforces both).
+ */
+export { QueryEmbeddingCache } from './adapters/embedding/query-embedding-cache';
+export { loadTransformersModel, type LoadedModel } from './adapters/embedding/transformers-runtime';
+export { EmbeddingModelRepository } from './adapters/embedding-model.repository';
+export { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';
+export { MemoryIndexStateRepository } from './adapters/memory-index-state.repository';
+export * from './adapters/transformers-embedder';
+export { EmbedMemoryStep } from './application/embed-memory.step';

@@ -1,0 +1,38 @@
+import { SetMetadata } from '@nestjs/common';
+import type { JobName, JobPayload } from './job-definitions';
+import type { JobContext } from './job-queue.port';
+
+export const HANDLES_JOB = Symbol('HANDLES_JOB');
+
+/** A periodic job: enqueued once per slot cluster-wide by every consuming process. */
+export interface JobSchedule {
+  /** One run per slot of this length. */
+  readonly slotMs: number;
+  /** How often each process tries to enqueue the current slot (more often than slots, so a restart skips none). */
+  readonly enqueueEveryMs: number;
+  /** Prefix of the slot's deterministic job id. */
+  readonly idPrefix: string;
+}
+
+export interface HandlesJobMetadata {
+  readonly name: JobName;
+  readonly schedule?: JobSchedule;
+}
+
+/** The method a job runs: the payload arrives parsed with the job's zod schema. */
+export type JobMethod<N extends JobName> = (payload: JobPayload<N>, context: JobContext) => Promise<unknown>;
+
+/**
+ * Declares the method that handles a job, beside the use case it calls. The jobs runtime
+ * discovers every such method at boot, parses each payload once with the job's schema before the
+ * call, and refuses to start consuming when a job has no handler or two. Jobs whose payload is
+ * only a schedule slot also pass `schedule`.
+ */
+export function HandlesJob<N extends JobName>(name: N, options: { schedule?: JobSchedule } = {}) {
+  const metadata: HandlesJobMetadata = { name, schedule: options.schedule };
+  return SetMetadata(HANDLES_JOB, metadata) as <T extends JobMethod<N>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<T>,
+  ) => void;
+}

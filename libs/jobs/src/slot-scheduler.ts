@@ -1,0 +1,46 @@
+import { Logger } from '@nestjs/common';
+import type { JobQueue } from './job-queue.port';
+import type { DiscoveredSchedule } from './job-handler.discovery';
+
+/**
+ * Puts each scheduled job on the queue once per slot from every consuming process (workers, and
+ * the embedded API). The job id is derived from the slot, so BullMQ (and the in-process driver)
+ * ignore the duplicates other replicas add: one run per slot cluster-wide, no leader election and
+ * no driver-specific scheduler API. Enqueue attempts are more frequent than slots, so a restart
+ * does not skip one.
+ */
+export class SlotScheduler {
+  private readonly logger = new Logger('SlotScheduler');
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly queue: JobQueue) {}
+
+  start(schedules: readonly DiscoveredSchedule[]): void {
+    for (const schedule of schedules) {
+      void this.enqueue(schedule);
+      const timer = setInterval(() => void this.enqueue(schedule), schedule.enqueueEveryMs);
+      timer.unref();
+      this.timers.push(timer);
+    }
+  }
+
+  stop(): void {
+    for (const timer of this.timers.splice(0)) clearInterval(timer);
+  }
+
+  private async enqueue(schedule: DiscoveredSchedule): Promise<void> {
+    const slot = new Date(Math.floor(Date.now() / schedule.slotMs) * schedule.slotMs).toISOString();
+    try {
+      await this.queue.add([
+        {
+          name: schedule.name,
+          jobId: `${schedule.idPrefix}-${slot.replace(/[^0-9]/g, '')}`,
+          // Only slot-payload jobs are scheduled; the registry parses the payload on the way in.
+          payload: { slot } as never,
+        },
+      ]);
+    } catch (error) {
+      this.logger.warn(`could not enqueue ${schedule.name}: ${String(error)}`);
+    }
+  }
+}

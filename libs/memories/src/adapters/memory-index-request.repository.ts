@@ -1,0 +1,17 @@
+import { type TenantScope, type Tx } from '@app/persistence';
+
+/**
+ * The memory side of indexing: a write marks the memory's index state pending in its own
+ * transaction (the embeddings lib's `memory.index` job brings it up to date).
+ */
+export class MemoryIndexRequestRepository {
+  /** Records that the memory's index input changed; the memory.index job brings it up to date. */
+  async markIndexPending(scope: TenantScope, tx: Tx, memoryId: number, wantedHashHex: string): Promise<void> {
+    await tx.query(
+      `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
+       VALUES ($1, $2, $3, 'pending', decode($4, 'hex'))
+       ON CONFLICT (memory_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
+      [memoryId, scope.tenantId, scope.userId, wantedHashHex],
+    );
+  }
+}

@@ -1,0 +1,14 @@
+import { type TenantScope, type Tx } from '@app/persistence';
+import type { Memory } from '../domain/memory';
+
+/**
+ * How other contexts (recall, sessions) read memories inside their own transaction: by id among
+ * what the caller may see, or by content hash among the caller's own. An abstract class, so it
+ * is its own injection token.
+ */
+export abstract class MemoryLookup {
+  /** Live memories the caller may read (own and team-visible), in no particular order. */
+  abstract findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]>;
+  /** The caller's own live memory with this normalised content hash, if any. */
+  abstract findLiveByHash(scope: TenantScope, tx: Tx, contentHash: Buffer): Promise<Memory | null>;
+}

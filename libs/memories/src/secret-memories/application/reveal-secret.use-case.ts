@@ -1,0 +1,64 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import {
+  CIPHERTEXT_PREFIX,
+  NO_STORE_MESSAGE,
+  SECRET_STORE,
+  SecretStoreError,
+  SecretStoreErrorCode,
+  type ConfiguredSecretStore,
+  type SecretStoreKind,
+} from '@app/secrets';
+import { AuditWriter, type Principal } from '@app/tenancy';
+import { MemoryRepository } from '../../adapters/memory.repository';
+import { MemoryError } from '../../domain/memory.errors';
+import { refOf } from './secret-staging';
+
+export interface RevealedSecret {
+  readonly id: number;
+  readonly content: string;
+  readonly source: SecretStoreKind;
+}
+
+/**
+ * The original content of one of the caller's sensitive memories (`POST /api/memories/:id/secret`,
+ * MCP `secret_get`). The transport checks the `secrets:read` scope. Another user's memory, a
+ * deleted one, or one without a secret answers 404. Each reveal writes an audit row (who, which
+ * memory, the request id) in the transaction that read the row; a failed read records nothing.
+ */
+@Injectable()
+export class RevealSecretUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly memories: MemoryRepository,
+    private readonly audit: AuditWriter,
+    @Inject(SECRET_STORE) private readonly store: ConfiguredSecretStore,
+  ) {}
+
+  async execute(principal: Principal, id: number): Promise<RevealedSecret> {
+    return this.tx.inTenant(principal, async (tx) => {
+      const row = await this.memories.findSecret(principal, tx, id);
+      if (!row?.isSensitive || row.secret === null) throw MemoryError.notFound(id);
+      const source: SecretStoreKind = row.secret.ref.startsWith(CIPHERTEXT_PREFIX) ? 'encrypted' : 'vault';
+      if (this.store.kind !== source) {
+        throw new SecretStoreError(
+          SecretStoreErrorCode.Unavailable,
+          this.store.kind === 'none'
+            ? NO_STORE_MESSAGE
+            : `Memory ${id} was stored with the ${source === 'vault' ? 'Vault' : 'local encryption'} secret store, which this server is not configured for`,
+        );
+      }
+      const content = await this.store.get(refOf(principal, id), {
+        ref: row.secret.ref,
+        version: row.secret.version ?? undefined,
+      });
+      await this.audit.record(principal, tx, {
+        action: 'memory.secret.reveal',
+        targetType: 'memory',
+        targetId: id,
+        details: { source },
+      });
+      return { id, content, source };
+    });
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * The test door: adapters and internals for integration tests and benchmarks that wire the lib
+ * by hand. Production code imports only the index (lint enforces both).
+ */
+export { IdempotencyRepository } from './adapters/idempotency.repository';
+export { MemoryIndexRequestRepository } from './adapters/memory-index-request.repository';
+export { MemoryRepository } from './adapters/memory.repository';
+export { MemoryWriter } from './application/memory-writer';
+export { SecretBatchRepository } from './secret-memories/adapters/secret-batch.repository';
+export { SecretCleanupRepository } from './secret-memories/adapters/secret-cleanup.repository';
+export { SecretScreen } from './secret-memories/application/secret-screen';
+export { SecretStaging } from './secret-memories/application/secret-staging';

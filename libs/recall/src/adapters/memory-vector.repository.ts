@@ -1,0 +1,220 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { type TenantScope, type Tx } from '@app/persistence';
+import type { RecallFilter } from '../domain/recall-filter';
+import type { VectorHit } from '../ports/vector-recall.port';
+import {
+  buildCandidateCountQuery,
+  buildNearDuplicatesQuery,
+  buildNearestQuery,
+  type BuiltQuery,
+  type NearDuplicateSpec,
+  type VectorPlan,
+  type VectorQuerySpec,
+  type VectorReach,
+} from './memory-vector.sql';
+
+export type { VectorPlan } from './memory-vector.sql';
+export type { VectorHit } from '../ports/vector-recall.port';
+
+export interface VectorSearchInput {
+  readonly modelId: string;
+  readonly dimensions: number;
+  /** The query embedding (same model), L2-normalised or not: cosine distance ignores length. */
+  readonly vector: ArrayLike<number>;
+  readonly k: number;
+  readonly filters?: RecallFilter;
+}
+
+export interface NearestInput {
+  readonly modelId: string;
+  readonly dimensions: number;
+  readonly vector: ArrayLike<number>;
+  readonly k: number;
+  /** Leave this memory out (the one being checked against the others). */
+  readonly excludeId?: number;
+}
+
+export type NearDuplicatesInput = NearDuplicateSpec;
+
+export interface NearDuplicatePair {
+  /** The smaller memory id of the pair. */
+  readonly firstId: number;
+  readonly secondId: number;
+  readonly similarity: number;
+}
+
+export interface VectorSearchResult {
+  readonly plan: VectorPlan;
+  /** The index walk came up short of k (selective filters, scan cap) and an exact scan answered. */
+  readonly exactFallback: boolean;
+  /** The bounded candidate count the plan was chosen by (capped at exactScanMaxRows). */
+  readonly candidates: number;
+  readonly hits: VectorHit[];
+}
+
+export interface MemoryVectorOptions {
+  /** Below this many candidate rows, scan exactly; at or above it, use the HNSW index. */
+  readonly exactScanMaxRows: number;
+  /** Upper bound on tuples one iterative index scan visits (pgvector `hnsw.max_scan_tuples`). */
+  readonly maxScanTuples?: number;
+}
+
+export const MEMORY_VECTOR_OPTIONS = Symbol('MEMORY_VECTOR_OPTIONS');
+
+const MAX_K = 1000;
+const MAX_SCAN_CAP = 5_000;
+const DEFAULT_MAX_SCAN_TUPLES = 20_000;
+
+/**
+ * HNSW candidate list size. Filtered walks drop most candidates, so it is generous: measured at
+ * 1% selectivity over 101k rows, 100 gave recall@10 ≈ 0.95 and 200 ≈ 0.99 at the same latency
+ * (the walk's cost is dominated by the rows it filters out). pgvector caps it at 1000.
+ */
+export function efSearchFor(k: number): number {
+  return Math.min(1000, Math.max(k * 10, 200));
+}
+
+/**
+ * Tenant-safe vector search over memory_embeddings. A shared HNSW index with a per-user filter
+ * returns far fewer than k rows at low selectivity, so the plan is chosen by the size of the
+ * caller's candidate set: an exact scan below `exactScanMaxRows` (exact and fast for small
+ * users), the model's partial HNSW index with `hnsw.iterative_scan = strict_order` above it
+ * (the walk continues until k rows pass the filters, in distance order). All settings are
+ * `SET LOCAL`, so they end with the caller's transaction.
+ */
+@Injectable()
+export class MemoryVectorRepository {
+  constructor(@Inject(MEMORY_VECTOR_OPTIONS) private readonly options: MemoryVectorOptions) {}
+
+  /** Nearest live memories the caller may read (own and team-visible), nearest first. */
+  async search(scope: TenantScope, tx: Tx, input: VectorSearchInput): Promise<VectorHit[]> {
+    return (await this.searchDetailed(scope, tx, input)).hits;
+  }
+
+  /** `search` plus how it was answered (for `explain` output and tests). */
+  async searchDetailed(scope: TenantScope, tx: Tx, input: VectorSearchInput): Promise<VectorSearchResult> {
+    return this.nearestWithPlan(scope, tx, 'visible', { ...input, filters: input.filters ?? {} });
+  }
+
+  /** The caller's own live memories nearest to a vector (dedup check), nearest first. */
+  async nearest(scope: TenantScope, tx: Tx, input: NearestInput): Promise<VectorHit[]> {
+    return (await this.nearestWithPlan(scope, tx, 'own', input)).hits;
+  }
+
+  /** Near-duplicate pairs among the caller's own memories (bounded by `scanCap` probes). */
+  async nearDuplicatePairs(
+    scope: TenantScope,
+    tx: Tx,
+    input: NearDuplicatesInput,
+  ): Promise<NearDuplicatePair[]> {
+    assertCount('limit', input.limit, 1, MAX_K);
+    // Cost is scanCap probes (HNSW) or scanCap × the owner's rows (< exactScanMaxRows) distances.
+    assertCount('scanCap', input.scanCap, 1, MAX_SCAN_CAP);
+    if (!(input.threshold >= -1 && input.threshold <= 1))
+      throw new RangeError('threshold must be within [-1, 1]');
+    const plan = await this.choosePlan(scope, tx, 'own', input.modelId);
+    const { sql, params } = buildNearDuplicatesQuery(plan, scope, input);
+    const query = () => tx.query<{ first_id: string; second_id: string; similarity: number }>(sql, params);
+    const { rows } = plan === 'hnsw' ? await this.withIndexPlan(tx, 1, query) : await query();
+    return rows.map((r) => ({
+      firstId: Number(r.first_id),
+      secondId: Number(r.second_id),
+      similarity: Number(r.similarity),
+    }));
+  }
+
+  /** The plan the bounded candidate count selects for this caller and model. */
+  async choosePlan(scope: TenantScope, tx: Tx, reach: VectorReach, modelId: string): Promise<VectorPlan> {
+    return (await this.countCandidates(scope, tx, reach, modelId)) < this.options.exactScanMaxRows
+      ? 'exact'
+      : 'hnsw';
+  }
+
+  /** EXPLAIN of the query a plan would run, with the same settings (tests and diagnostics). */
+  async explain(scope: TenantScope, tx: Tx, input: VectorSearchInput, plan: VectorPlan): Promise<string> {
+    assertCount('k', input.k, 1, MAX_K);
+    const { sql, params } = buildNearestQuery(plan, 'visible', scope, input);
+    const explain = () => tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${sql}`, params);
+    const { rows } = plan === 'hnsw' ? await this.withIndexPlan(tx, input.k, explain) : await explain();
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  }
+
+  private async nearestWithPlan(
+    scope: TenantScope,
+    tx: Tx,
+    reach: VectorReach,
+    spec: VectorQuerySpec,
+  ): Promise<VectorSearchResult> {
+    assertCount('k', spec.k, 1, MAX_K);
+    const candidates = await this.countCandidates(scope, tx, reach, spec.modelId);
+    const plan: VectorPlan = candidates < this.options.exactScanMaxRows ? 'exact' : 'hnsw';
+    if (plan === 'exact') {
+      return {
+        plan,
+        exactFallback: false,
+        candidates,
+        hits: await this.run(buildNearestQuery('exact', reach, scope, spec), tx),
+      };
+    }
+    const hits = await this.withIndexPlan(tx, spec.k, () =>
+      this.run(buildNearestQuery('hnsw', reach, scope, spec), tx),
+    );
+    if (hits.length >= spec.k) return { plan, exactFallback: false, candidates, hits };
+    // Iterative scan stops at max_scan_tuples; with selective filters that can leave it short.
+    // The exact form narrows by the filters through the memories indexes first, so it is cheap then.
+    const exact = await this.run(buildNearestQuery('exact', reach, scope, spec), tx);
+    return {
+      plan,
+      exactFallback: exact.length > hits.length,
+      candidates,
+      hits: exact.length > hits.length ? exact : hits,
+    };
+  }
+
+  private async countCandidates(
+    scope: TenantScope,
+    tx: Tx,
+    reach: VectorReach,
+    modelId: string,
+  ): Promise<number> {
+    const cap = this.options.exactScanMaxRows;
+    if (cap <= 0) return 0;
+    const { sql, params } = buildCandidateCountQuery(reach, scope, modelId, cap);
+    const { rows } = await tx.query<{ n: number }>(sql, params);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Runs `work` with the index walk configured: ef_search, strict-order iterative scan and its
+   * tuple cap (left in place for the transaction; only vector scans read them), and sorting
+   * disabled for the planner while `work` runs. At low selectivity the planner would otherwise
+   * prefer fetching the caller's rows through the memories indexes and sorting them, which is
+   * the exact plan's job; when we chose the index, the HNSW scan must be the only cheap way to
+   * produce rows in distance order. enable_sort is restored afterwards so later statements in
+   * the caller's transaction (the text leg) are planned normally.
+   */
+  private async withIndexPlan<T>(tx: Tx, k: number, work: () => Promise<T>): Promise<T> {
+    const { rows } = await tx.query<{ enable_sort: string }>(
+      `SELECT current_setting('enable_sort') AS enable_sort,
+              set_config('hnsw.ef_search', $1, true),
+              set_config('hnsw.iterative_scan', 'strict_order', true),
+              set_config('hnsw.max_scan_tuples', $2, true),
+              set_config('enable_sort', 'off', true)`,
+      [String(efSearchFor(k)), String(this.options.maxScanTuples ?? DEFAULT_MAX_SCAN_TUPLES)],
+    );
+    const result = await work();
+    await tx.query(`SELECT set_config('enable_sort', $1, true)`, [rows[0]?.enable_sort ?? 'on']);
+    return result;
+  }
+
+  private async run(query: BuiltQuery, tx: Tx): Promise<VectorHit[]> {
+    const { rows } = await tx.query<{ memory_id: string; distance: number }>(query.sql, query.params);
+    return rows.map((r) => ({ memoryId: Number(r.memory_id), distance: Number(r.distance) }));
+  }
+}
+
+function assertCount(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer between ${min} and ${max}, got ${value}`);
+  }
+}

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { efSearchFor } from './memory-vector.repository';
+import { buildCandidateCountQuery, buildNearestQuery } from './memory-vector.sql';
+import { toVectorLiteral } from '@app/embeddings';
+
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  userId: '00000000-0000-4000-8000-000000000002',
+};
+const spec = { modelId: 'glove-sif-100d', dimensions: 3, vector: [0.1, 0.2, 0.3], k: 10 };
+
+describe('vector search SQL', () => {
+  it('orders the HNSW form by the partial index expression and checks memories per row', () => {
+    const { sql, params } = buildNearestQuery('hnsw', 'visible', scope, {
+      ...spec,
+      filters: { category: 'facts' },
+    });
+    expect(sql).toMatch(/ORDER BY e\.embedding::vector\(3\) <=> \$2::vector\(3\)\s+LIMIT \$3/);
+    expect(sql).toMatch(/e\.model_id = \$1/);
+    expect(sql).toMatch(/\(SELECT true FROM memories m WHERE m\.id = e\.memory_id AND /);
+    expect(sql).toContain(`(m.owner_id = $5 OR m.visibility = 'team')`);
+    expect(params).toEqual(['glove-sif-100d', '[0.1,0.2,0.3]', 10, scope.tenantId, scope.userId, 'facts']);
+  });
+
+  it('sorts the exact form above a MATERIALIZED CTE, with a team branch only when teammates count', () => {
+    const visible = buildNearestQuery('exact', 'visible', scope, spec).sql;
+    expect(visible).toMatch(/WITH candidates AS MATERIALIZED/);
+    expect(visible).toMatch(/UNION ALL/);
+    const own = buildNearestQuery('exact', 'own', scope, { ...spec, excludeId: 7 });
+    expect(own.sql).not.toMatch(/UNION ALL/);
+    expect(own.sql).toContain('m.owner_id = $5');
+    expect(own.sql).toContain('m.id <> $6');
+    expect(own.params.at(-1)).toBe(7);
+  });
+
+  it('bounds the candidate count by the threshold', () => {
+    const { sql, params } = buildCandidateCountQuery('visible', scope, 'm', 20_000);
+    expect(sql.match(/LIMIT \$4/g)).toHaveLength(2);
+    expect(params).toEqual(['m', scope.tenantId, scope.userId, 20_000]);
+  });
+
+  it('refuses vectors of the wrong size or with non-finite values, and odd dimensions', () => {
+    expect(() => toVectorLiteral([1, 2], 3)).toThrow(/3-dimensional/);
+    expect(() => toVectorLiteral([1, Number.NaN, 2], 3)).toThrow(/finite/);
+    expect(() => buildNearestQuery('exact', 'own', scope, { ...spec, dimensions: 3.5 })).toThrow(
+      /dimensions/,
+    );
+  });
+
+  it('walks at least 200 candidates, more for larger k, never above pgvector’s limit', () => {
+    expect(efSearchFor(10)).toBe(200);
+    expect(efSearchFor(30)).toBe(300);
+    expect(efSearchFor(300)).toBe(1000);
+  });
+});

@@ -1,0 +1,203 @@
+import { type TenantScope } from '@app/persistence';
+import type { RecallFilter } from '../domain/recall-filter';
+import { recallWhere } from './recall-filter.sql';
+import { toVectorLiteral } from '@app/embeddings';
+
+/**
+ * `exact`: distance to every candidate, sorted (no index; exact by construction).
+ * `hnsw`: the model's partial HNSW index with iterative scan, filters applied as it walks.
+ */
+export type VectorPlan = 'exact' | 'hnsw';
+
+/** Whose rows a query may return: recall sees own + team rows; dedup compares own rows only. */
+export type VectorReach = 'visible' | 'own';
+
+export interface VectorQuerySpec {
+  readonly modelId: string;
+  readonly dimensions: number;
+  readonly vector: ArrayLike<number>;
+  readonly k: number;
+  readonly filters?: RecallFilter;
+  readonly excludeId?: number;
+}
+
+export interface BuiltQuery {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+/** The dimension is written into SQL (casts cannot take parameters), so it must be a plain integer. */
+export function dimensionsOf(dimensions: number): number {
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) {
+    throw new RangeError(`dimensions must be an integer between 1 and 2000, got ${dimensions}`);
+  }
+  return dimensions;
+}
+
+/**
+ * One k-nearest query over the caller's live memories for one model.
+ *
+ * The HNSW form orders by exactly the partial index's expression (`embedding::vector(D)`) and
+ * names the model, so the planner can use that index; tenant, owner/team and filter conditions
+ * are checked on each row the index yields (iterative scan keeps it going until k rows pass).
+ * The memories check is a scalar subquery on purpose: Postgres does not turn it into a join, so
+ * each candidate costs one primary-key probe instead of a join against the caller's whole set.
+ * The exact form gathers the candidates in a MATERIALIZED CTE through the (model_id, owner_id)
+ * btree and the team index, so the ORDER BY sits above the CTE where no index can serve it.
+ */
+export function buildNearestQuery(
+  plan: VectorPlan,
+  reach: VectorReach,
+  scope: TenantScope,
+  spec: VectorQuerySpec,
+): BuiltQuery {
+  const d = dimensionsOf(spec.dimensions);
+  const head: unknown[] = [spec.modelId, toVectorLiteral(spec.vector, d), spec.k];
+  const where = recallWhere(scope, spec.filters ?? {}, head.length + 1);
+  const params = [...head, ...where.params];
+  const tenant = `$${head.length + 1}`;
+  const user = `$${head.length + 2}`;
+  const extra: string[] = [];
+  if (reach === 'own') extra.push(`m.owner_id = ${user}`);
+  if (spec.excludeId !== undefined) {
+    params.push(spec.excludeId);
+    extra.push(`m.id <> $${params.length}`);
+  }
+  const memoryWhere = [where.sql, ...extra].join(' AND ');
+  const query = `$2::vector(${d})`;
+  const indexed = `e.embedding::vector(${d})`;
+
+  if (plan === 'hnsw') {
+    const ownerClause = reach === 'own' ? ` AND e.owner_id = ${user}` : '';
+    return {
+      sql: `SELECT e.memory_id, ${indexed} <=> ${query} AS distance
+              FROM memory_embeddings e
+             WHERE e.model_id = $1 AND e.tenant_id = ${tenant}${ownerClause}
+               AND (SELECT true FROM memories m WHERE m.id = e.memory_id AND ${memoryWhere})
+             ORDER BY ${indexed} <=> ${query}
+             LIMIT $3`,
+      params,
+    };
+  }
+
+  const teamBranch =
+    reach === 'visible'
+      ? `UNION ALL
+         SELECT e.memory_id, e.embedding
+           FROM memories m
+           JOIN memory_embeddings e ON e.memory_id = m.id AND e.model_id = $1
+          WHERE m.visibility = 'team' AND m.owner_id <> ${user} AND ${memoryWhere}`
+      : '';
+  return {
+    sql: `WITH candidates AS MATERIALIZED (
+            SELECT e.memory_id, e.embedding
+              FROM memory_embeddings e
+              JOIN memories m ON m.id = e.memory_id
+             WHERE e.model_id = $1 AND e.tenant_id = ${tenant} AND e.owner_id = ${user} AND ${memoryWhere}
+            ${teamBranch}
+          )
+          SELECT memory_id, embedding::vector(${d}) <=> ${query} AS distance
+            FROM candidates
+           ORDER BY distance, memory_id
+           LIMIT $3`,
+    params,
+  };
+}
+
+/**
+ * Bounded count of the caller's candidate rows for a model: stops at `cap`, so sizing a large
+ * user's set costs no more than the threshold. Own rows come from the (model_id, owner_id) btree;
+ * teammates' team-visible memories from the partial team index on memories.
+ */
+export function buildCandidateCountQuery(
+  reach: VectorReach,
+  scope: TenantScope,
+  modelId: string,
+  cap: number,
+): BuiltQuery {
+  const own = `SELECT count(*) FROM (
+      SELECT 1 FROM memory_embeddings e
+       WHERE e.model_id = $1 AND e.tenant_id = $2 AND e.owner_id = $3 LIMIT $4) o`;
+  const team = `SELECT count(*) FROM (
+      SELECT 1 FROM memories m
+       WHERE m.tenant_id = $2 AND m.visibility = 'team' AND m.deleted_at IS NULL AND m.owner_id <> $3
+       LIMIT $4) t`;
+  const sql = reach === 'own' ? `SELECT (${own})::int AS n` : `SELECT ((${own}) + (${team}))::int AS n`;
+  return { sql, params: [modelId, scope.tenantId, scope.userId, cap] };
+}
+
+export interface NearDuplicateSpec {
+  readonly modelId: string;
+  readonly dimensions: number;
+  /** Minimum cosine similarity (1 − cosine distance) for a pair. */
+  readonly threshold: number;
+  readonly limit: number;
+  /** How many of the caller's most recent memories are compared with the rest. */
+  readonly scanCap: number;
+}
+
+/** Neighbours looked at per scanned memory, so a cluster of near-copies yields all its pairs. */
+const NEIGHBOURS_PER_MEMORY = 3;
+
+/**
+ * Near-duplicate pairs among the caller's own live memories: each of the `scanCap` most recent
+ * ones is joined LATERAL with its nearest neighbours. Exact over a materialised copy of the
+ * owner's rows when that set is small; through the HNSW index (one probe per scanned memory)
+ * otherwise. Pairs come out once, smaller id first, most similar first.
+ */
+export function buildNearDuplicatesQuery(
+  plan: VectorPlan,
+  scope: TenantScope,
+  spec: NearDuplicateSpec,
+): BuiltQuery {
+  const d = dimensionsOf(spec.dimensions);
+  const params = [spec.modelId, scope.tenantId, scope.userId, spec.scanCap, spec.threshold, spec.limit];
+  const ownLive = `e.model_id = $1 AND e.tenant_id = $2 AND e.owner_id = $3
+                   AND m.tenant_id = $2 AND m.owner_id = $3 AND m.deleted_at IS NULL`;
+  const neighbours =
+    plan === 'exact'
+      ? `SELECT o.memory_id, o.v <=> r.v AS distance
+           FROM own o
+          WHERE o.memory_id <> r.memory_id
+          ORDER BY distance
+          LIMIT ${NEIGHBOURS_PER_MEMORY}`
+      : `SELECT e.memory_id, e.embedding::vector(${d}) <=> r.v AS distance
+           FROM memory_embeddings e
+          WHERE e.model_id = $1 AND e.tenant_id = $2 AND e.owner_id = $3 AND e.memory_id <> r.memory_id
+            AND (SELECT true FROM memories m
+                  WHERE m.id = e.memory_id AND m.tenant_id = $2 AND m.owner_id = $3 AND m.deleted_at IS NULL)
+          ORDER BY e.embedding::vector(${d}) <=> r.v
+          LIMIT ${NEIGHBOURS_PER_MEMORY}`;
+  const sources =
+    plan === 'exact'
+      ? `own AS MATERIALIZED (
+           SELECT e.memory_id, e.embedding::vector(${d}) AS v, m.created_at
+             FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+            WHERE ${ownLive}
+         ),
+         recent AS (SELECT memory_id, v FROM own ORDER BY created_at DESC, memory_id DESC LIMIT $4)`
+      : `recent AS MATERIALIZED (
+           SELECT e.memory_id, e.embedding::vector(${d}) AS v
+             FROM memories m JOIN memory_embeddings e ON e.memory_id = m.id
+            WHERE ${ownLive}
+            ORDER BY m.created_at DESC, m.id DESC
+            LIMIT $4
+         )`;
+  return {
+    sql: `WITH ${sources},
+          pairs AS (
+            SELECT least(r.memory_id, n.memory_id) AS first_id,
+                   greatest(r.memory_id, n.memory_id) AS second_id,
+                   1 - n.distance AS similarity
+              FROM recent r
+              CROSS JOIN LATERAL (${neighbours}) n
+          )
+          SELECT first_id::text AS first_id, second_id::text AS second_id, max(similarity) AS similarity
+            FROM pairs
+           WHERE similarity >= $5
+           GROUP BY first_id, second_id
+           ORDER BY similarity DESC, first_id, second_id
+           LIMIT $6`,
+    params,
+  };
+}

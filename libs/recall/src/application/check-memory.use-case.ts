@@ -1,0 +1,57 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { TransactionRunner } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { MemoryVectorRepository } from '../adapters/memory-vector.repository';
+import { contentHash, MemoryLookup } from '@app/memories';
+import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
+
+export type CheckAction = 'ADD' | 'UPDATE' | 'NOOP';
+
+export interface CheckResult {
+  readonly action: CheckAction;
+  readonly match?: { id: number; similarity: number; content: string };
+}
+
+/** Nearest own memories fetched; the first with a finite distance wins. */
+const CANDIDATES = 3;
+
+/**
+ * Write guard for agents: before storing, ask whether the content is new (ADD), close to an
+ * existing memory that should be updated instead (UPDATE), or already known (NOOP).
+ */
+@Injectable()
+export class CheckMemoryUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly memories: MemoryLookup,
+    @Inject(VECTOR_RECALL) private readonly queries: VectorRecall,
+    private readonly vectors: MemoryVectorRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async execute(principal: Principal, content: string): Promise<CheckResult> {
+    const query = await this.queries.prepare(content);
+    return this.tx.inTenant(principal, async (tx) => {
+      const exact = await this.memories.findLiveByHash(principal, tx, contentHash(content));
+      if (exact) return { action: 'NOOP', match: { id: exact.id, similarity: 1, content: exact.content } };
+      if (!query) return { action: 'ADD' };
+      // Only the caller's own memories: a teammate's team memory is theirs to update.
+      const hits = await this.vectors.nearest(principal, tx, {
+        modelId: query.modelId,
+        dimensions: query.dimensions,
+        vector: query.vector,
+        k: CANDIDATES,
+      });
+      const best = hits.find((h) => Number.isFinite(h.distance));
+      if (!best) return { action: 'ADD' };
+      const [memory] = await this.memories.findVisible(principal, tx, [best.memoryId]);
+      if (!memory) return { action: 'ADD' };
+      const similarity = Math.max(0, Math.min(1, 1 - best.distance));
+      const { noopThreshold, updateThreshold } = this.config.dedup;
+      const action: CheckAction =
+        similarity >= noopThreshold ? 'NOOP' : similarity >= updateThreshold ? 'UPDATE' : 'ADD';
+      return { action, match: { id: memory.id, similarity, content: memory.content } };
+    });
+  }
+}

@@ -1,0 +1,119 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { MemoryTextSearchRepository } from '../adapters/memory-text-search.repository';
+import { MemoryLookup, type Memory } from '@app/memories';
+import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
+import { fuseRankings, importanceFactor, recencyFactor, type FusedCandidate } from '../domain/rank-fusion';
+import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
+
+export type RecallSort = 'relevance' | 'importance' | 'recency';
+
+export interface RecallInput extends RecallFilter {
+  readonly context: string;
+  readonly expandedQuery: string;
+  readonly sortBy: RecallSort;
+  readonly limit: number;
+  /** Which legs run (both by default); the evaluation measures each alone. */
+  readonly legs?: { readonly text: boolean; readonly vector: boolean };
+}
+
+export interface RecallExplanation {
+  readonly textRank: number | null;
+  readonly vectorRank: number | null;
+  readonly fusedScore: number;
+  readonly importanceFactor: number;
+  readonly recencyFactor: number;
+  readonly filters: string[];
+  readonly model: string | null;
+}
+
+export interface RecalledMemory {
+  readonly memory: Memory;
+  readonly rank: number;
+  readonly explanation: RecallExplanation;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Hybrid recall: full-text and vector legs over the caller's visible memories, fused with RRF,
+ * nudged by importance and recency. Memories not embedded yet are still found by the text leg.
+ */
+@Injectable()
+export class RecallMemoriesUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly memories: MemoryLookup,
+    private readonly textSearch: MemoryTextSearchRepository,
+    @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
+  ) {}
+
+  async execute(principal: Principal, input: RecallInput, now = new Date()): Promise<RecalledMemory[]> {
+    const text = `${input.context} ${input.expandedQuery}`.trim();
+    const filter: RecallFilter = {
+      category: input.category,
+      tags: input.tags,
+      project: input.project,
+      since: input.since,
+      before: input.before,
+    };
+    // Each leg looks deeper than the answer so fusion has overlap to work with.
+    const k = Math.max(input.limit * 3, 30);
+    const legs = input.legs ?? { text: true, vector: true };
+    const query = legs.vector ? await this.vectors.prepare(text) : null;
+    const { fused, rows } = await this.tx.inTenant(principal, async (tx) => {
+      const textHits = legs.text ? await this.textSearch.search(principal, tx, { text, k, filter }) : [];
+      const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
+      const candidates = fuseRankings({
+        text: textHits.map((h) => h.memoryId),
+        vector: vectorHits.map((h) => h.memoryId),
+      });
+      const found = await this.memories.findVisible(
+        principal,
+        tx,
+        candidates.map((c) => c.memoryId),
+      );
+      return { fused: candidates, rows: new Map(found.map((m) => [m.id, m])) };
+    });
+
+    const filters = describeRecallFilter(filter);
+    const scored = fused
+      .filter((c) => rows.has(c.memoryId))
+      .map((c) => this.score(c, rows.get(c.memoryId) as Memory, now, filters, query?.modelId ?? null));
+    return sortRecalled(scored, input.sortBy).slice(0, input.limit);
+  }
+
+  private score(
+    candidate: FusedCandidate,
+    memory: Memory,
+    now: Date,
+    filters: string[],
+    model: string | null,
+  ): RecalledMemory {
+    const ageDays = (now.getTime() - Date.parse(memory.createdAt)) / DAY_MS;
+    const explanation: RecallExplanation = {
+      textRank: candidate.textRank,
+      vectorRank: candidate.vectorRank,
+      fusedScore: candidate.fusedScore,
+      importanceFactor: importanceFactor(memory.importance),
+      recencyFactor: recencyFactor(ageDays),
+      filters,
+      model,
+    };
+    const rank = candidate.fusedScore * explanation.importanceFactor * explanation.recencyFactor;
+    return { memory, rank, explanation };
+  }
+}
+
+function sortRecalled(items: RecalledMemory[], sortBy: RecallSort): RecalledMemory[] {
+  const byRank = (a: RecalledMemory, b: RecalledMemory) => b.rank - a.rank || b.memory.id - a.memory.id;
+  switch (sortBy) {
+    case 'relevance':
+      return items.sort(byRank);
+    case 'importance':
+      return items.sort((a, b) => b.memory.importance - a.memory.importance || byRank(a, b));
+    case 'recency':
+      return items.sort((a, b) => b.memory.createdAt.localeCompare(a.memory.createdAt) || byRank(a, b));
+  }
+}

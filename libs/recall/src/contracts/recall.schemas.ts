@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { categorySchema, tagsSchema } from '@app/memories';
+
+export const MAX_RECALL_LIMIT = 100;
+
+const isoInstant = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'must be an ISO-8601 date or time')
+  .transform((v) => new Date(v));
+
+export const recallSchema = z.object({
+  context: z.string({ error: 'context is required' }).trim().min(1, 'context must not be empty').max(8192),
+  expanded_query: z.string().max(4096).default(''),
+  category: categorySchema.optional(),
+  tags: tagsSchema.optional(),
+  project: z.string().trim().min(1).max(200).optional(),
+  since: isoInstant.optional(),
+  before: isoInstant.optional(),
+  sort_by: z.enum(['relevance', 'importance', 'recency']).default('relevance'),
+  // Clients ask for more than the cap; clamp instead of failing the recall.
+  limit: z
+    .number()
+    .int()
+    .min(1, 'limit must be at least 1')
+    .default(10)
+    .transform((n) => Math.min(n, MAX_RECALL_LIMIT)),
+  explain: z.boolean().default(false),
+});
+export type RecallBody = z.output<typeof recallSchema>;
+
+export const checkSchema = z.object({
+  content: z.string({ error: 'content is required' }).trim().min(1, 'content must not be empty'),
+});
+
+export const duplicatesQuerySchema = z.object({
+  threshold: z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'threshold must be a number between 0 and 1')
+    .transform(Number)
+    .optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,6}$/, 'limit must be a non-negative integer')
+    .transform(Number)
+    .optional(),
+});
+
+export const recallItemResponse = z.object({
+  id: z.number().int(),
+  content: z.string(),
+  category: z.string(),
+  tags: z.string(),
+  importance: z.number(),
+  is_sensitive: z.boolean(),
+  rank: z.number(),
+  owner: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  explain: z
+    .object({
+      text_rank: z.number().int().nullable(),
+      vector_rank: z.number().int().nullable(),
+      fused_score: z.number(),
+      importance_factor: z.number(),
+      recency_factor: z.number(),
+      filters: z.array(z.string()),
+      model: z.string().nullable(),
+    })
+    .optional(),
+});
+export const recallResponse = z.object({ memories: z.array(recallItemResponse) });
+export const checkResponse = z.object({
+  action: z.enum(['ADD', 'UPDATE', 'NOOP']),
+  match: z.object({ id: z.number().int(), similarity: z.number(), content: z.string() }).optional(),
+});
+export const duplicatesResponse = z.object({
+  pairs: z.array(
+    z.object({
+      a: z.object({ id: z.number().int(), content: z.string() }),
+      b: z.object({ id: z.number().int(), content: z.string() }),
+      similarity: z.number(),
+    }),
+  ),
+  threshold: z.number(),
+  scan_limit: z.number().int().describe("how many of the caller's most recent memories were probed"),
+});

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
+import { EmbeddingsModule } from '@app/embeddings';
+import { MemoriesModule } from '@app/memories';
+import { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
+import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory-vector.repository';
+import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
+import { CheckMemoryUseCase } from './application/check-memory.use-case';
+import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
+import { RecallMemoriesUseCase } from './application/recall-memories.use-case';
+import { VECTOR_RECALL } from './ports/vector-recall.port';
+
+const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseCase];
+
+/**
+ * Finding memories: hybrid recall (text and vector legs fused), the write guard `check` and
+ * near-duplicate pairs. Reads memories through MemoriesModule's MemoryLookup and embeds queries
+ * through EmbeddingsModule's QueryEmbedder.
+ */
+@Module({
+  imports: [MemoriesModule, EmbeddingsModule],
+  providers: [
+    MemoryTextSearchRepository,
+    {
+      provide: MEMORY_VECTOR_OPTIONS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({ exactScanMaxRows: config.embeddings.exactScanMaxRows }),
+    },
+    MemoryVectorRepository,
+    VectorRecallAdapter,
+    { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },
+    ...USE_CASES,
+  ],
+  exports: USE_CASES,
+})
+export class RecallModule {}

@@ -1,0 +1,9 @@
+/**
+ * The test door: adapters and internals for integration tests and benchmarks that wire the lib
+ * by hand (the benchmark runs the same SQL raw as its floor). Production code imports only the
+ * index (lint enforces both).
+ */
+export { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
+export * from './adapters/memory-vector.repository';
+export * from './adapters/memory-vector.sql';
+export { VectorRecallAdapter } from './adapters/vector-recall.adapter';

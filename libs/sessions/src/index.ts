@@ -1,0 +1,2 @@
+export * from './application/startup-context.use-case';
+export * from './sessions.module';
