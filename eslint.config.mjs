@@ -34,6 +34,8 @@ export default tseslint.config(
     files: [
       'libs/config/**/*.ts',
       'test/**/*.ts',
+      'libs/*/test/**/*.ts',
+      'apps/*/test/**/*.ts',
       'libs/testing/**/*.ts',
       'vitest.config.ts',
       'scripts/**/*.ts',

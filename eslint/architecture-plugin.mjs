@@ -3,10 +3,26 @@
 //    its test door (`@app/<lib>/testing`), production code may not;
 //  - an app never imports another app, and a lib never imports an app;
 //  - a lib never reaches into another lib by a relative path;
+//  - libs depend on each other one way only (LIB_DEPENDENCIES), so no two libs import each other;
 //  - `domain/` never imports `adapters/` or a persistence/queue/vault client library.
 import { dirname, relative, resolve, sep } from 'node:path';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const FOUNDATION = ['config', 'persistence', 'observability'];
+/** Which libs each lib may import (besides the foundation); `testing` may import any. */
+export const LIB_DEPENDENCIES = {
+  config: [],
+  observability: ['config'],
+  persistence: ['config', 'migrations'],
+  tenancy: FOUNDATION,
+  secrets: [...FOUNDATION, 'tenancy'],
+  jobs: [...FOUNDATION, 'tenancy'],
+  memories: [...FOUNDATION, 'secrets', 'jobs', 'tenancy'],
+  embeddings: [...FOUNDATION, 'jobs', 'tenancy'],
+  recall: [...FOUNDATION, 'memories', 'embeddings', 'tenancy'],
+  sync: [...FOUNDATION, 'memories', 'jobs', 'tenancy'],
+  sessions: [...FOUNDATION, 'memories', 'recall', 'tenancy'],
+};
 const DRIVER_PACKAGES = ['typeorm', '@nestjs/typeorm', 'pg', 'bullmq', 'ioredis', 'node-vault', '@huggingface/transformers'];
 
 /** Where a repository file sits: `{ kind: 'app' | 'lib' | 'other', name, rest }`. */
@@ -41,6 +57,7 @@ const boundaries = {
       libToApp: 'A lib never imports an app ({{from}} → {{to}}).',
       libByPath: "Import lib '{{to}}' through '@app/{{to}}', not by a relative path.",
       domainToAdapter: "domain/ stays pure: it may not import '{{source}}'.",
+      libDirection: "libs/{{from}} may not depend on libs/{{to}} (it may use: {{allowed}}); dependencies run one way.",
     },
   },
   create(context) {
@@ -58,6 +75,10 @@ const boundaries = {
         const [, lib, sub] = alias;
         if (sub === 'testing' && !test) return report('testDoor', { lib });
         if (sub !== undefined && sub !== 'testing') return report('deepImport', { lib });
+        const allowed = LIB_DEPENDENCIES[from.name];
+        if (from.kind === 'lib' && !test && allowed && lib !== from.name && !allowed.includes(lib)) {
+          return report('libDirection', { from: from.name, to: lib, allowed: allowed.join(', ') || 'none' });
+        }
         return;
       }
       if (!source.startsWith('.')) return;

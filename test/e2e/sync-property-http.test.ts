@@ -6,7 +6,7 @@ import { client, type JsonResponse } from '../support/http-client';
 import { startApiProcess, type ApiProcess } from '../support/processes';
 
 /**
- * The fold property of test/integration/sync-property.test.ts, through HTTP against two built API
+ * The fold property of libs/sync/test/sync-property.test.ts, through HTTP against two built API
  * processes sharing one database: concurrent REST writers for alice (alternating processes), bob
  * writing at the same time, and a reader paging alice's changes (alternating processes, random page
  * sizes). Folding every page in order must end at alice's final state.

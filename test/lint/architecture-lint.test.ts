@@ -44,12 +44,18 @@ describe('npm run lint enforces the architecture', () => {
     expect(await lintAs('test-door-in-production.ts', 'apps/api/src/bad.ts')).toEqual([
       "'@app/memories/testing' is the lib's test door; production code imports '@app/memories'.",
     ]);
-    expect(await lintAs('test-door-in-production.ts', 'test/integration/fine.test.ts')).toEqual([]);
+    expect(await lintAs('test-door-in-production.ts', 'libs/memories/test/fine.test.ts')).toEqual([]);
   });
 
   it('refuses reaching into another lib by a relative path', async () => {
     expect(await lintAs('lib-by-relative-path.ts', 'libs/recall/src/bad.ts')).toEqual([
       "Import lib 'memories' through '@app/memories', not by a relative path.",
+    ]);
+  });
+
+  it('refuses a lib dependency against the one-way order', async () => {
+    expect(await lintAs('lib-direction.ts', 'libs/memories/src/application/bad.ts')).toEqual([
+      'libs/memories may not depend on libs/recall (it may use: config, persistence, observability, secrets, jobs, tenancy); dependencies run one way.',
     ]);
   });
 

@@ -11,7 +11,7 @@ import { MemoryRepository } from '@app/memories/testing';
 import { StartupContextRepository } from '@app/sessions/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, memberPrincipal } from '@app/testing';
-import { memoryWriterFor } from '../support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 

@@ -21,8 +21,8 @@ import { EmbeddingErrorCode } from '@app/embeddings';
 import { ALL_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, newMemory } from '@app/testing';
 import { DeterministicEmbedderProvider } from '@app/testing';
-import { embeddingHarness, type EmbeddingHarness } from '../support/embedding-harness';
-import { waitFor } from '../support/wait-for';
+import { embeddingHarness, type EmbeddingHarness } from '../../../test/support/embedding-harness';
+import { waitFor } from '../../../test/support/wait-for';
 
 /**
  * Acceptance 3: switching EMBEDDING_MODEL and reindexing keeps recall answering throughout.

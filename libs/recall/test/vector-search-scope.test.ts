@@ -3,7 +3,7 @@ import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
-import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
+import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 
 /**
  * What the vector leg may return: own and team-visible live memories of the caller's tenant,

@@ -5,10 +5,10 @@ import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
 import { IdempotencyRepository } from '@app/memories/testing';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
-import { startWorker, type StartedWorker } from '../../apps/worker/src/main';
-import { PrivateRedis } from '../support/private-redis';
-import { waitFor } from '../support/wait-for';
-import { memoryWriterFor } from '../support/memory-writes';
+import { startWorker, type StartedWorker } from '../src/main';
+import { PrivateRedis } from '../../../test/support/private-redis';
+import { waitFor } from '../../../test/support/wait-for';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const note = (content: string): NewMemory => newMemory(content);
 

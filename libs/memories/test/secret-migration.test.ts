@@ -17,7 +17,7 @@ import {
 import { AuditWriter, type Principal, type SystemActor } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { FakeVault } from '@app/testing';
-import { memoryWriterFor } from '../support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 

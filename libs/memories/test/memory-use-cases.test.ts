@@ -18,7 +18,7 @@ import {
   newMemory,
   memberPrincipal,
 } from '@app/testing';
-import { memoryWriterFor } from '../support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 1024, maxImportBatch: 10, maxListLimit: 100 };
 const memory = (content: string): NewMemory => newMemory(content, { tags: ['t'] });

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { GetAdminJobUseCase } from '@app/jobs';
 import { type NewMemory } from '@app/memories';
-import { runCli } from '../../apps/cli/src/cli';
-import { embeddingHarness, type EmbeddingHarness } from '../support/embedding-harness';
-import { waitFor } from '../support/wait-for';
+import { runCli } from '../src/cli';
+import { embeddingHarness, type EmbeddingHarness } from '../../../test/support/embedding-harness';
+import { waitFor } from '../../../test/support/wait-for';
 import { newMemory } from '@app/testing';
 
 /**
@@ -18,7 +18,7 @@ const note = (content: string): NewMemory => newMemory(content);
 
 describe('cli embeddings reindex (real glove-sif-100d model, in-process worker)', () => {
   const MODEL = 'glove-sif-100d';
-  const root = resolve(__dirname, '..', '..');
+  const root = resolve(__dirname, '..', '..', '..');
   const modelsDir = resolve(root, 'models');
   let h: EmbeddingHarness;
 

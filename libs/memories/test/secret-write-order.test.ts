@@ -14,7 +14,7 @@ import { VaultSecretStore } from '@app/secrets';
 import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
 import { FakeVault } from '@app/testing';
-import { memoryWriterFor } from '../support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 const memory = newMemory;

@@ -22,9 +22,9 @@ import { hnswIndexName } from '@app/embeddings';
 import { type Principal } from '@app/tenancy';
 import { openTestDatabase } from '@app/testing';
 import { DeterministicEmbedderProvider } from '@app/testing';
-import { embeddingHarness, type EmbeddingHarness } from '../support/embedding-harness';
-import { createScratchDatabase } from '../support/scratch-database';
-import { waitFor } from '../support/wait-for';
+import { embeddingHarness, type EmbeddingHarness } from '../../../test/support/embedding-harness';
+import { createScratchDatabase } from '../../../test/support/scratch-database';
+import { waitFor } from '../../../test/support/wait-for';
 
 const note = (content: string, extra: Partial<NewMemory> = {}): NewMemory => ({
   content,
@@ -166,7 +166,7 @@ describe('embedding index step (deterministic test embedder)', () => {
 
 describe('embedding index step (real transformers.js adapter, glove-sif-100d)', () => {
   const MODEL = 'glove-sif-100d';
-  const modelsDir = resolve(__dirname, '..', '..', 'models');
+  const modelsDir = resolve(__dirname, '..', '..', '..', 'models');
   let h: EmbeddingHarness;
 
   beforeAll(async () => {
@@ -174,7 +174,7 @@ describe('embedding index step (real transformers.js adapter, glove-sif-100d)', 
     const build = spawnSync(
       process.execPath,
       ['scripts/build-embedding-model.mjs', '--models-dir', modelsDir, '--quiet'],
-      { cwd: resolve(__dirname, '..', '..'), encoding: 'utf8' },
+      { cwd: resolve(__dirname, '..', '..', '..'), encoding: 'utf8' },
     );
     if (build.status !== 0) throw new Error(`model build failed: ${build.stderr}`);
     h = await embeddingHarness('embed_real', { EMBEDDING_MODEL: MODEL, MODELS_DIR: modelsDir });
@@ -211,7 +211,7 @@ describe('embedding index step (real transformers.js adapter, glove-sif-100d)', 
 
 describe('boot with an EMBEDDING_MODEL that cannot be loaded', () => {
   it('fails to start, naming the model and the folder it looked in', async () => {
-    const modelsDir = resolve(__dirname, '..', '..', 'models');
+    const modelsDir = resolve(__dirname, '..', '..', '..', 'models');
     const config = loadConfig({
       DATABASE_URL: inject('databaseUrl'),
       RUN_MIGRATIONS: 'false',

@@ -33,9 +33,9 @@ import {
   newMemory,
   memberPrincipal,
 } from '@app/testing';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../../test/support/wait-for';
 import { SecretsModule } from '@app/secrets';
-import { memoryWriterFor, updateUseCaseFor } from '../support/memory-writes';
+import { memoryWriterFor, updateUseCaseFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 const note = (content: string): NewMemory => newMemory(content, { tags: ['jobs'] });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@app/config';
 import { createTenancyUseCases, type TenancyUseCases } from '@app/tenancy';
 import { openTestDatabase, type TestDatabase } from '@app/testing';
-import { runCli } from '../../apps/cli/src/cli';
+import { runCli } from '../src/cli';
 
 interface Run {
   code: number;

@@ -5,7 +5,7 @@ import { type VectorHit } from '@app/recall';
 import { hnswIndexName } from '@app/embeddings';
 import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
-import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
+import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 
 /**
  * Acceptance 1: alice owns 1,000 of 101,000 vectors (1% of a shared HNSW index). Her vector

@@ -9,7 +9,7 @@ import { TransformersEmbedderProvider, type TransformersEmbedder } from '@app/em
 // Builds the default model with the real script and loads it through the real adapter
 // (transformers.js + onnxruntime-node). No network: everything comes from node_modules.
 
-const root = resolve(__dirname, '..', '..');
+const root = resolve(__dirname, '..', '..', '..');
 const MODEL = 'glove-sif-100d';
 const FILES = [
   'config.json',
