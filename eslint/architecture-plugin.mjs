@@ -8,10 +8,11 @@
 import { dirname, relative, resolve, sep } from 'node:path';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const FOUNDATION = ['config', 'persistence', 'observability'];
+const FOUNDATION = ['config', 'persistence', 'observability', 'kernel'];
 /** Which libs each lib may import (besides the foundation); `testing` may import any. */
 export const LIB_DEPENDENCIES = {
   config: [],
+  kernel: [],
   observability: ['config'],
   persistence: ['config', 'migrations'],
   tenancy: FOUNDATION,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { JobHandlerRegistry, type JobHandler } from './job-handler.registry';
 import type { JobName } from './job-definitions';
-import { JobsError, JobsErrorCode } from './jobs.errors';
+import { DomainError, type ErrorKind } from '@app/kernel';
+import { isRetryableJobError, JobsError, JobsErrorCode, UnrecoverableJobError } from './jobs.errors';
 
 class IndexHandler implements JobHandler {
   async handle(): Promise<void> {}
@@ -62,5 +63,25 @@ describe('JobHandlerRegistry', () => {
   it('expects every job in JOB_DEFINITIONS by default', () => {
     const registry = new JobHandlerRegistry();
     expect(registry.problems()).toContain('no handler for job "memory.index"');
+  });
+});
+
+describe('which job failures are retried', () => {
+  class NotFound extends DomainError {
+    constructor(kind: ErrorKind) {
+      super(kind, 'thing_not_found', 'gone before the job ran');
+    }
+  }
+
+  it('does not retry what fails the same way every time', () => {
+    expect(isRetryableJobError(new NotFound('not_found'))).toBe(false);
+    expect(isRetryableJobError(new NotFound('invalid'))).toBe(false);
+    expect(isRetryableJobError(new UnrecoverableJobError('bad payload'))).toBe(false);
+  });
+
+  it('retries conflicts, unavailable services and unknown errors', () => {
+    expect(isRetryableJobError(new NotFound('conflict'))).toBe(true);
+    expect(isRetryableJobError(new NotFound('unavailable'))).toBe(true);
+    expect(isRetryableJobError(new Error('connection reset'))).toBe(true);
   });
 });

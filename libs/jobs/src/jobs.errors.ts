@@ -1,4 +1,5 @@
 import { ZodError } from 'zod';
+import { isPermanentDomainError } from '@app/kernel';
 
 export enum JobsErrorCode {
   MissingHandler = 'missing_handler',
@@ -26,9 +27,16 @@ export class UnrecoverableJobError extends Error {
   }
 }
 
-/** Validation failures are deterministic: a retry would fail the same way. */
+/**
+ * Validation failures are deterministic: a retry would fail the same way. So are domain errors of
+ * kind `invalid` or `not_found` (a memory purged before its job ran).
+ */
 export function isRetryableJobError(error: unknown): boolean {
-  return !(error instanceof UnrecoverableJobError || error instanceof ZodError);
+  return !(
+    error instanceof UnrecoverableJobError ||
+    error instanceof ZodError ||
+    isPermanentDomainError(error)
+  );
 }
 
 export function errorMessage(error: unknown): string {

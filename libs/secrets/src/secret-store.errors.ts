@@ -1,3 +1,5 @@
+import { DomainError, type ErrorKind } from '@app/kernel';
+
 /** Why a secret operation failed; one place (the HTTP/MCP error mapper) turns codes into statuses. */
 export enum SecretStoreErrorCode {
   /** Sealed, timed out, 5xx/429, network failure or no store configured → 503 + Retry-After. */
@@ -9,16 +11,29 @@ export enum SecretStoreErrorCode {
   Denied = 'denied',
 }
 
-export class SecretStoreError extends Error {
+// Denied is the server's problem, not the caller's (credentials refused, or a ciphertext that does
+// not decrypt): nothing was stored in clear, and a client can only wait.
+const KIND: Record<SecretStoreErrorCode, ErrorKind> = {
+  [SecretStoreErrorCode.Unavailable]: 'unavailable',
+  [SecretStoreErrorCode.Denied]: 'unavailable',
+  [SecretStoreErrorCode.NotFound]: 'not_found',
+  [SecretStoreErrorCode.Conflict]: 'conflict',
+};
+
+export class SecretStoreError extends DomainError<SecretStoreErrorCode> {
   constructor(
-    readonly code: SecretStoreErrorCode,
+    code: SecretStoreErrorCode,
     message: string,
     /** Seconds a client should wait before retrying; set for `unavailable`. */
-    readonly retryAfterSeconds?: number,
+    retryAfterSeconds?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(KIND[code], code, message, { retryAfterSeconds, cause: options?.cause });
     this.name = 'SecretStoreError';
+  }
+
+  override get publicCode(): string {
+    return `secret_store_${this.code}`;
   }
 
   static unavailable(message: string, cause?: unknown): SecretStoreError {

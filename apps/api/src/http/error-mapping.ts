@@ -1,10 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { AdminJobError, AdminJobErrorCode } from '@app/jobs';
-import { EmbeddingError, EmbeddingErrorCode } from '@app/embeddings';
-import { MemoryError, MemoryErrorCode } from '@app/memories';
-import { SyncError, SyncErrorCode } from '@app/sync';
-import { SecretStoreError, SecretStoreErrorCode } from '@app/secrets';
-import { TenancyError, TenancyErrorCode } from '@app/tenancy';
+import { DomainError, type ErrorKind } from '@app/kernel';
 import { RequestValidationError } from './request-validation.error';
 
 export interface ErrorResponse {
@@ -13,84 +8,31 @@ export interface ErrorResponse {
   readonly headers?: Record<string, string>;
 }
 
-/** The one place where domain error codes become HTTP statuses (MCP maps the same codes later). */
-export function memoryErrorStatus(code: MemoryErrorCode): number {
-  switch (code) {
-    case MemoryErrorCode.NotFound:
-      return 404;
-    case MemoryErrorCode.InvalidInput:
-    case MemoryErrorCode.ContentTooLarge:
-    case MemoryErrorCode.IdempotencyKeyReused:
-      return 422;
-    case MemoryErrorCode.NoFieldsToUpdate:
-    case MemoryErrorCode.BatchTooLarge:
-      return 400;
-    case MemoryErrorCode.NotDeleted:
-    case MemoryErrorCode.DuplicateContent:
-      return 409;
-  }
-}
+/**
+ * The one place where domain errors become HTTP statuses: a table on the error's kind (MCP maps
+ * through the same function into `isError` results).
+ */
+export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  invalid: 422,
+  unavailable: 503,
+};
 
-export function tenancyErrorStatus(code: TenancyErrorCode): number {
-  switch (code) {
-    case TenancyErrorCode.Unauthenticated:
-      return 401;
-    case TenancyErrorCode.Forbidden:
-      return 403;
-    case TenancyErrorCode.UserNotFound:
-    case TenancyErrorCode.KeyNotFound:
-    case TenancyErrorCode.TenantNotFound:
-      return 404;
-    case TenancyErrorCode.UserExists:
-      return 409;
-    case TenancyErrorCode.InvalidInput:
-      return 422;
-  }
-}
-
-export function embeddingErrorStatus(code: EmbeddingErrorCode): number {
-  switch (code) {
-    case EmbeddingErrorCode.InvalidModel:
-      return 422;
-    case EmbeddingErrorCode.ModelUnavailable:
-      return 503;
-    case EmbeddingErrorCode.DimensionsMismatch:
-    case EmbeddingErrorCode.ReindexInProgress:
-      return 409;
-  }
-}
-
-export function adminJobErrorStatus(code: AdminJobErrorCode): number {
-  switch (code) {
-    case AdminJobErrorCode.NotFound:
-      return 404;
-  }
-}
-
-export function syncErrorStatus(code: SyncErrorCode): number {
-  switch (code) {
-    case SyncErrorCode.InvalidCursor:
-    case SyncErrorCode.InvalidSince:
-      return 400;
-    case SyncErrorCode.EpochChanged:
-      return 409;
-    case SyncErrorCode.FullResyncRequired:
-      return 410;
-  }
-}
-
-export function secretStoreErrorStatus(code: SecretStoreErrorCode): number {
-  switch (code) {
-    case SecretStoreErrorCode.NotFound:
-      return 404;
-    case SecretStoreErrorCode.Conflict:
-      return 409;
-    // Credentials refused or a ciphertext that does not decrypt: the server's problem, not the
-    // caller's; nothing was stored in clear.
-    case SecretStoreErrorCode.Denied:
-    case SecretStoreErrorCode.Unavailable:
-      return 503;
-  }
+function domainErrorResponse(error: DomainError): ErrorResponse {
+  const headers: Record<string, string> = {};
+  if (error.kind === 'unauthenticated') headers['WWW-Authenticate'] = 'Bearer realm="memory-service"';
+  // Sealed, slow or unreachable: say when to try again. (No store configured: retrying won't help.)
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
+  return {
+    status: STATUS_BY_KIND[error.kind],
+    body: { detail: error.message, code: error.publicCode },
+    headers: Object.keys(headers).length > 0 ? headers : undefined,
+  };
 }
 
 interface FastifyLikeError {
@@ -118,32 +60,7 @@ const FASTIFY_CODES: Record<string, string> = {
 
 /** Maps anything thrown while serving a request to `{detail, code}`; unknown errors become a plain 500. */
 export function toErrorResponse(error: unknown): ErrorResponse {
-  if (error instanceof MemoryError) {
-    return { status: memoryErrorStatus(error.code), body: { detail: error.message, code: error.code } };
-  }
-  if (error instanceof EmbeddingError) {
-    return { status: embeddingErrorStatus(error.code), body: { detail: error.message, code: error.code } };
-  }
-  if (error instanceof AdminJobError) {
-    return { status: adminJobErrorStatus(error.code), body: { detail: error.message, code: error.code } };
-  }
-  if (error instanceof SyncError) {
-    return { status: syncErrorStatus(error.code), body: { detail: error.message, code: error.code } };
-  }
-  if (error instanceof SecretStoreError) {
-    const status = secretStoreErrorStatus(error.code);
-    // Sealed, slow or unreachable: say when to try again. (No store configured: retrying won't help.)
-    const headers =
-      error.retryAfterSeconds === undefined ? undefined : { 'Retry-After': String(error.retryAfterSeconds) };
-    const code = `secret_store_${error.code}`;
-    return { status, body: { detail: error.message, code }, headers };
-  }
-  if (error instanceof TenancyError) {
-    const status = tenancyErrorStatus(error.code);
-    const headers: Record<string, string> | undefined =
-      status === 401 ? { 'WWW-Authenticate': 'Bearer realm="memory-service"' } : undefined;
-    return { status, body: { detail: error.message, code: error.code }, headers };
-  }
+  if (error instanceof DomainError) return domainErrorResponse(error);
   if (error instanceof RequestValidationError) {
     return { status: error.status, body: { detail: error.message, code: error.code } };
   }

@@ -1,3 +1,5 @@
+import { DomainError, type ErrorKind } from '@app/kernel';
+
 export enum EmbeddingErrorCode {
   /** The model id or its dimensions are not acceptable, or a reindex names a model that cannot be loaded (422). */
   InvalidModel = 'embedding_model_invalid',
@@ -9,12 +11,16 @@ export enum EmbeddingErrorCode {
   ReindexInProgress = 'reindex_in_progress',
 }
 
-export class EmbeddingError extends Error {
-  constructor(
-    readonly code: EmbeddingErrorCode,
-    message: string,
-  ) {
-    super(message);
+const KIND: Record<EmbeddingErrorCode, ErrorKind> = {
+  [EmbeddingErrorCode.InvalidModel]: 'invalid',
+  [EmbeddingErrorCode.ModelUnavailable]: 'unavailable',
+  [EmbeddingErrorCode.DimensionsMismatch]: 'conflict',
+  [EmbeddingErrorCode.ReindexInProgress]: 'conflict',
+};
+
+export class EmbeddingError extends DomainError<EmbeddingErrorCode> {
+  constructor(code: EmbeddingErrorCode, message: string) {
+    super(KIND[code], code, message);
     this.name = 'EmbeddingError';
   }
 }

@@ -1,14 +1,17 @@
+import { DomainError, type ErrorKind } from '@app/kernel';
+
 export enum AdminJobErrorCode {
   /** No such job in the caller's tenant (another tenant's job answers the same) (404). */
   NotFound = 'job_not_found',
 }
 
-export class AdminJobError extends Error {
-  constructor(
-    readonly code: AdminJobErrorCode,
-    message: string,
-  ) {
-    super(message);
+const KIND: Record<AdminJobErrorCode, ErrorKind> = {
+  [AdminJobErrorCode.NotFound]: 'not_found',
+};
+
+export class AdminJobError extends DomainError<AdminJobErrorCode> {
+  constructor(code: AdminJobErrorCode, message: string) {
+    super(KIND[code], code, message);
     this.name = 'AdminJobError';
   }
 

@@ -1,3 +1,5 @@
+import { DomainError, type ErrorKind } from '@app/kernel';
+
 export enum MemoryErrorCode {
   NotFound = 'memory_not_found',
   InvalidInput = 'validation_failed',
@@ -9,12 +11,20 @@ export enum MemoryErrorCode {
   IdempotencyKeyReused = 'idempotency_key_reused',
 }
 
-export class MemoryError extends Error {
-  constructor(
-    readonly code: MemoryErrorCode,
-    message: string,
-  ) {
-    super(message);
+const KIND: Record<MemoryErrorCode, ErrorKind> = {
+  [MemoryErrorCode.NotFound]: 'not_found',
+  [MemoryErrorCode.InvalidInput]: 'invalid',
+  [MemoryErrorCode.ContentTooLarge]: 'invalid',
+  [MemoryErrorCode.IdempotencyKeyReused]: 'invalid',
+  [MemoryErrorCode.NoFieldsToUpdate]: 'bad_request',
+  [MemoryErrorCode.BatchTooLarge]: 'bad_request',
+  [MemoryErrorCode.NotDeleted]: 'conflict',
+  [MemoryErrorCode.DuplicateContent]: 'conflict',
+};
+
+export class MemoryError extends DomainError<MemoryErrorCode> {
+  constructor(code: MemoryErrorCode, message: string) {
+    super(KIND[code], code, message);
     this.name = 'MemoryError';
   }
 

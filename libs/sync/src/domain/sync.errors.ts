@@ -1,3 +1,5 @@
+import { DomainError, type ErrorKind } from '@app/kernel';
+
 export enum SyncErrorCode {
   /** Not a cursor this server signed for this user (tampered, truncated or someone else's). */
   InvalidCursor = 'invalid_cursor',
@@ -9,12 +11,16 @@ export enum SyncErrorCode {
   InvalidSince = 'invalid_since',
 }
 
-export class SyncError extends Error {
-  constructor(
-    readonly code: SyncErrorCode,
-    message: string,
-  ) {
-    super(message);
+const KIND: Record<SyncErrorCode, ErrorKind> = {
+  [SyncErrorCode.InvalidCursor]: 'bad_request',
+  [SyncErrorCode.InvalidSince]: 'bad_request',
+  [SyncErrorCode.EpochChanged]: 'conflict',
+  [SyncErrorCode.FullResyncRequired]: 'gone',
+};
+
+export class SyncError extends DomainError<SyncErrorCode> {
+  constructor(code: SyncErrorCode, message: string) {
+    super(KIND[code], code, message);
     this.name = 'SyncError';
   }
 }

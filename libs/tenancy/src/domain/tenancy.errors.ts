@@ -1,3 +1,5 @@
+import { DomainError, type ErrorKind } from '@app/kernel';
+
 export enum TenancyErrorCode {
   Unauthenticated = 'unauthenticated',
   Forbidden = 'forbidden',
@@ -8,12 +10,19 @@ export enum TenancyErrorCode {
   InvalidInput = 'invalid_input',
 }
 
-export class TenancyError extends Error {
-  constructor(
-    readonly code: TenancyErrorCode,
-    message: string,
-  ) {
-    super(message);
+const KIND: Record<TenancyErrorCode, ErrorKind> = {
+  [TenancyErrorCode.Unauthenticated]: 'unauthenticated',
+  [TenancyErrorCode.Forbidden]: 'forbidden',
+  [TenancyErrorCode.UserNotFound]: 'not_found',
+  [TenancyErrorCode.KeyNotFound]: 'not_found',
+  [TenancyErrorCode.TenantNotFound]: 'not_found',
+  [TenancyErrorCode.UserExists]: 'conflict',
+  [TenancyErrorCode.InvalidInput]: 'invalid',
+};
+
+export class TenancyError extends DomainError<TenancyErrorCode> {
+  constructor(code: TenancyErrorCode, message: string) {
+    super(KIND[code], code, message);
     this.name = 'TenancyError';
   }
 }

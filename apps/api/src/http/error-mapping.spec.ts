@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { AdminJobError } from '@app/jobs';
+import { EmbeddingError, EmbeddingErrorCode } from '@app/embeddings';
+import { MemoryError, MemoryErrorCode } from '@app/memories';
+import { SecretStoreError, SecretStoreErrorCode } from '@app/secrets';
+import { SyncError, SyncErrorCode } from '@app/sync';
+import { TenancyError, TenancyErrorCode } from '@app/tenancy';
+import { toErrorResponse } from './error-mapping';
+
+describe('domain errors → HTTP, by kind', () => {
+  it.each([
+    [new MemoryError(MemoryErrorCode.NotFound, 'x'), 404, 'memory_not_found'],
+    [new MemoryError(MemoryErrorCode.ContentTooLarge, 'x'), 422, 'content_too_large'],
+    [new MemoryError(MemoryErrorCode.NoFieldsToUpdate, 'x'), 400, 'no_fields_to_update'],
+    [new MemoryError(MemoryErrorCode.DuplicateContent, 'x'), 409, 'duplicate_content'],
+    [new TenancyError(TenancyErrorCode.Forbidden, 'x'), 403, 'forbidden'],
+    [new TenancyError(TenancyErrorCode.UserExists, 'x'), 409, 'user_exists'],
+    [new EmbeddingError(EmbeddingErrorCode.ModelUnavailable, 'x'), 503, 'embedding_model_unavailable'],
+    [AdminJobError.notFound('j'), 404, 'job_not_found'],
+    [new SyncError(SyncErrorCode.InvalidCursor, 'x'), 400, 'invalid_cursor'],
+    [new SyncError(SyncErrorCode.FullResyncRequired, 'x'), 410, 'full_resync_required'],
+    [new SecretStoreError(SecretStoreErrorCode.Denied, 'x'), 503, 'secret_store_denied'],
+  ])('%s answers %i with its code', (error, status, code) => {
+    expect(toErrorResponse(error)).toMatchObject({ status, body: { detail: error.message, code } });
+  });
+
+  it('tells an unauthenticated caller how to authenticate', () => {
+    const response = toErrorResponse(new TenancyError(TenancyErrorCode.Unauthenticated, 'no key'));
+    expect(response).toEqual({
+      status: 401,
+      body: { detail: 'no key', code: 'unauthenticated' },
+      headers: { 'WWW-Authenticate': 'Bearer realm="memory-service"' },
+    });
+  });
+
+  it('says when to retry an unavailable backing service, and only then', () => {
+    expect(toErrorResponse(SecretStoreError.unavailable('sealed')).headers).toEqual({ 'Retry-After': '5' });
+    expect(
+      toErrorResponse(new SecretStoreError(SecretStoreErrorCode.Unavailable, 'none')).headers,
+    ).toBeUndefined();
+  });
+
+  it('keeps unknown errors opaque', () => {
+    expect(toErrorResponse(new Error('secret detail'))).toEqual({
+      status: 500,
+      body: { detail: 'Internal server error', code: 'internal_error' },
+    });
+  });
+});
