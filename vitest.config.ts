@@ -45,7 +45,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
-          include: ['libs/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts'],
+          include: ['libs/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'test/integration/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

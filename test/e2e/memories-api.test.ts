@@ -31,10 +31,26 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
   };
 
   it('stores with seed defaults and returns integer ids', async () => {
-    const res = await alice.post<Stored>('/api/memories', { content: 'We deploy with Helm', user_id: 'bob' });
+    const res = await alice.post<Stored>('/api/memories', { content: 'We deploy with Helm' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: expect.any(Number), category: 'facts', importance: 0.5 });
     expect(Number.isInteger(res.body.id)).toBe(true);
+  });
+
+  it('refuses identity fields in a body instead of ignoring them, and stores nothing', async () => {
+    const before = (await alice.get<Listed>('/api/memories')).body.total;
+    for (const [path, body] of [
+      ['/api/memories', { content: 'As bob', user_id: 'bob' }],
+      ['/api/memories', { content: 'In another tenant', tenant: 'other' }],
+      ['/api/memories/import', [{ content: 'fine' }, { content: 'as bob', owner: 'bob' }]],
+      ['/api/memories/recall', { context: 'helm', owner_id: 'bob' }],
+    ] as const) {
+      const res = await alice.post<{ detail: string; code: string }>(path, body);
+      expect(res.status, path).toBe(422);
+      expect(res.body.code).toBe('validation_failed');
+      expect(res.body.detail).toMatch(/(user_id|tenant|1\.owner|owner_id): identity comes from the API key/);
+    }
+    expect((await alice.get<Listed>('/api/memories')).body.total).toBe(before);
   });
 
   it('returns the existing id for exact duplicate content instead of a second row', async () => {

@@ -55,7 +55,7 @@ describe('npm run lint enforces the architecture', () => {
 
   it('refuses a lib dependency against the one-way order', async () => {
     expect(await lintAs('lib-direction.ts', 'libs/memories/src/application/bad.ts')).toEqual([
-      'libs/memories may not depend on libs/recall (it may use: config, persistence, observability, secrets, jobs, tenancy); dependencies run one way.',
+      'libs/memories may not depend on libs/recall (it may use: config, persistence, observability, kernel, secrets, jobs, tenancy); dependencies run one way.',
     ]);
   });
 

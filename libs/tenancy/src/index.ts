@@ -1,4 +1,5 @@
 export * from './domain/principal';
+export * from './domain/identity-fields';
 export * from './domain/actor';
 export * from './domain/tenancy.errors';
 export * from './domain/user';

@@ -1,9 +1,14 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import {
+  apiKeyResponseSchema,
+  createApiKeyBody,
   createApiKeyBodySchema,
   CreateApiKeyUseCase,
+  createdApiKeyResponseSchema,
+  createUserBody,
   createUserBodySchema,
   CreateUserUseCase,
+  listApiKeysQuery,
   listApiKeysQuerySchema,
   ListApiKeysUseCase,
   ListUsersUseCase,
@@ -12,12 +17,15 @@ import {
   toApiKeyResponse,
   toCreatedApiKeyResponse,
   toUserResponse,
+  userResponseSchema,
   type ApiKeyResponse,
   type CreatedApiKeyResponse,
   type Principal,
   type UserResponse,
 } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
+import { ApiRoute } from '../openapi/api-route.decorator';
+import { keyIdParams, keysResponse, userRefParams, usersResponse } from '../openapi/route-schemas';
 
 /** User and key management inside the caller's own tenant. Validate, call one use case, shape the answer. */
 @Controller('admin')
@@ -33,11 +41,21 @@ export class AdminController {
 
   @Post('users')
   @HttpCode(201)
+  @ApiRoute({
+    operationId: 'createUser',
+    tag: 'admin',
+    summary: 'Create a user in the admin’s tenant',
+    body: createUserBody,
+    response: userResponseSchema,
+    responseDescription: 'Created',
+    errors: { 409: 'A user with this username exists' },
+  })
   async addUser(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<UserResponse> {
     return toUserResponse(await this.createUser.execute(principal, parseInput(createUserBodySchema, body)));
   }
 
   @Get('users')
+  @ApiRoute({ operationId: 'listUsers', tag: 'admin', summary: 'List users', response: usersResponse })
   async users(@CurrentPrincipal() principal: Principal): Promise<{ users: UserResponse[] }> {
     return { users: (await this.listUsers.execute(principal)).map(toUserResponse) };
   }
@@ -46,6 +64,16 @@ export class AdminController {
   @Post('users/:id/keys')
   @HttpCode(201)
   @Header('Cache-Control', 'no-store')
+  @ApiRoute({
+    operationId: 'createApiKey',
+    tag: 'admin',
+    summary: 'Create a key for a user (the key is returned once)',
+    params: userRefParams,
+    body: createApiKeyBody,
+    response: createdApiKeyResponseSchema,
+    responseDescription: 'Created',
+    errors: { 404: 'No such user in this tenant' },
+  })
   async addKey(
     @CurrentPrincipal() principal: Principal,
     @Param('id') user: string,
@@ -56,6 +84,14 @@ export class AdminController {
   }
 
   @Get('keys')
+  @ApiRoute({
+    operationId: 'listApiKeys',
+    tag: 'admin',
+    summary: 'List keys (never the key itself)',
+    query: listApiKeysQuery,
+    response: keysResponse,
+    errors: { 404: 'No such user in this tenant', 422: 'Validation failed' },
+  })
   async keys(
     @CurrentPrincipal() principal: Principal,
     @Query() query: unknown,
@@ -66,6 +102,15 @@ export class AdminController {
   }
 
   @Delete('keys/:id')
+  @ApiRoute({
+    operationId: 'revokeApiKey',
+    tag: 'admin',
+    summary: 'Revoke a key',
+    params: keyIdParams,
+    response: apiKeyResponseSchema,
+    responseDescription: 'Revoked',
+    errors: { 404: 'No such key in this tenant' },
+  })
   async revoke(
     @CurrentPrincipal() principal: Principal,
     @Param('id') keyId: string,

@@ -1,7 +1,12 @@
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
-import { secretMigrationBodySchema, StartSecretMigrationUseCase } from '@app/memories';
+import {
+  secretMigrationBodySchema,
+  secretMigrationResponseSchema,
+  StartSecretMigrationUseCase,
+} from '@app/memories';
 import { parseInput, type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Starts the secret migration of the caller's tenant; progress at `GET /api/admin/jobs/:id`. */
 @Controller('admin')
@@ -11,6 +16,19 @@ export class SecretsAdminController {
 
   @Post('secrets/migrate')
   @HttpCode(202)
+  @ApiRoute({
+    operationId: 'startSecretMigration',
+    tag: 'secrets',
+    summary: 'Start the secret migration of your tenant (dry run by default)',
+    description:
+      'Queues a resumable job that screens every memory of the tenant in batches, moves detected secrets to ' +
+      'the secret store and redacts the rows (bumping their sync sequence). Poll GET /api/admin/jobs/{id}: ' +
+      'progress has scanned, found, migrated and failed.',
+    body: secretMigrationBodySchema,
+    response: secretMigrationResponseSchema,
+    responseDescription: 'Job queued',
+    errors: { 404: 'Unknown tenant' },
+  })
   async migrate(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,

@@ -4,7 +4,11 @@ import { SwaggerModule } from '@nestjs/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { type AppConfig } from '@app/config';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
+import { discoverControllers } from '../openapi/route-metadata';
 import { registerInputGuards } from './input-guards';
+
+/** Every controller route is served under this prefix, except UNPREFIXED_PATHS. */
+export const API_PREFIX = 'api';
 
 /** Paths served outside the `/api` prefix and without authentication. */
 export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metrics'];
@@ -31,8 +35,14 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
     });
   }
 
-  app.setGlobalPrefix('api', {
+  app.setGlobalPrefix(API_PREFIX, {
     exclude: UNPREFIXED_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
   });
-  SwaggerModule.setup('docs', app, buildOpenApiDocument() as never, { jsonDocumentUrl: 'docs/json' });
+  // Built from the @ApiRoute metadata of the controllers this app actually mounts (known once the
+  // app is created, before init registers the routes).
+  const document = buildOpenApiDocument(discoverControllers(app), {
+    prefix: API_PREFIX,
+    unprefixed: UNPREFIXED_PATHS,
+  });
+  SwaggerModule.setup('docs', app, document as never, { jsonDocumentUrl: 'docs/json' });
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { identityFieldIn } from '@app/tenancy';
 
 /** A request that failed its contract. 422 for a well-formed but invalid body, 400 for malformed input. */
 export class RequestValidationError extends Error {
@@ -27,6 +28,13 @@ export function parseInput<S extends z.ZodType>(
   value: unknown,
   status: 400 | 422 = 422,
 ): z.output<S> {
+  const identity = identityFieldIn(value);
+  if (identity !== undefined) {
+    throw new RequestValidationError(
+      `${identity}: identity comes from the API key; remove it from the request`,
+      422,
+    );
+  }
   const result = schema.safeParse(value);
   if (!result.success) throw new RequestValidationError(describeZodError(result.error), status);
   return result.data;

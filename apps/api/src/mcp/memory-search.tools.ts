@@ -8,11 +8,12 @@ import {
   RecallMemoriesUseCase,
   recallResponse,
   recallSchema,
+  presentRecalled,
+  toRecallInput,
   type CheckResult,
 } from '@app/recall';
-import { memoryListItemResponse } from '@app/memories';
+import { memoryListItemResponse, presentListItem } from '@app/memories';
 import { StartupContextUseCase } from '@app/sessions';
-import { presentListItem, presentRecalled } from '../memories/memory.presenter';
 import { budgetFields, fitToBudget, truncationNote, type Budgeted } from './mcp-output-budget';
 import { filterFields } from './mcp-schemas';
 import { countText, memoryText } from './mcp-text.presenter';
@@ -78,15 +79,7 @@ export class MemorySearchTools {
       }),
       output: recallResponse.extend(budgetFields),
       run: async (principal, args) => {
-        const results = await this.recallMemories.execute(principal, {
-          context: args.context,
-          expandedQuery: args.expanded_query,
-          category: args.category,
-          tags: args.tags,
-          project: args.project,
-          sortBy: args.sort_by,
-          limit: args.limit,
-        });
+        const results = await this.recallMemories.execute(principal, toRecallInput(args));
         const fitted = fitToBudget(
           results.map((result) => presentRecalled(result, false)),
           memoryText,

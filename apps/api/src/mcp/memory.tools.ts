@@ -10,13 +10,16 @@ import {
   ListMemoriesUseCase,
   memoryDetailResponse,
   memoryListResponse,
+  presentDetail,
+  presentListItem,
   restoreResponse,
   RestoreMemoryUseCase,
   storedMemoryResponse,
+  toMemoryPatch,
+  toNewMemory,
   updateResponse,
   UpdateMemoryUseCase,
 } from '@app/memories';
-import { presentDetail, presentListItem } from '../memories/memory.presenter';
 import { budgetFields, fitToBudget, truncationNote } from './mcp-output-budget';
 import { filterFields, memoryIdArg, storeFields, updateFields } from './mcp-schemas';
 import { countText, memoryText } from './mcp-text.presenter';
@@ -59,15 +62,7 @@ export class MemoryTools {
       input: z.strictObject(storeFields),
       output: storedMemoryResponse,
       run: async (principal, args) => {
-        const stored = await this.createMemory.execute(principal, {
-          content: args.content,
-          category: args.category,
-          tags: args.tags,
-          expandedKeywords: args.expanded_keywords,
-          importance: args.importance,
-          project: args.project ?? null,
-          forceSensitive: args.force_sensitive,
-        });
+        const stored = await this.createMemory.execute(principal, toNewMemory(args));
         return {
           text: `Stored as memory #${stored.id} (category ${stored.category}, importance ${stored.importance}).`,
           data: stored,
@@ -105,13 +100,7 @@ export class MemoryTools {
       input: z.strictObject({ id: memoryIdArg, ...updateFields }),
       output: updateResponse,
       run: async (principal, { id, ...patch }) => {
-        const result = await this.updateMemory.execute(principal, id, {
-          content: patch.content,
-          category: patch.category,
-          tags: patch.tags,
-          expandedKeywords: patch.expanded_keywords,
-          importance: patch.importance,
-        });
+        const result = await this.updateMemory.execute(principal, id, toMemoryPatch(patch));
         return { text: `Updated memory #${result.updated}.`, data: result };
       },
     });

@@ -1,37 +1,39 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import {
   BulkDeleteMemoriesUseCase,
+  bulkDeleteResponse,
   bulkDeleteSchema,
   CreateMemoryUseCase,
   DeleteMemoryUseCase,
+  deleteResponse,
   GetMemoryUseCase,
   ImportMemoriesUseCase,
   importMemoriesSchema,
   ListMemoriesUseCase,
   listMemoriesQuerySchema,
+  memoryDetailResponse,
   memoryIdSchema,
+  memoryListResponse,
+  purgeResponse,
   PurgeMemoryUseCase,
+  restoreResponse,
   RestoreMemoryUseCase,
+  storedMemoryResponse,
   storeMemorySchema,
   UpdateMemoryUseCase,
   updateMemorySchema,
-  type StoreMemoryBody,
+  updateResponse,
+  presentDetail,
+  presentListItem,
+  toMemoryPatch,
+  toNewMemory,
 } from '@app/memories';
 import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
+import { ApiRoute } from '../openapi/api-route.decorator';
+import { idempotencyHeaders, importResponse, memoryIdParams } from '../openapi/route-schemas';
 import { idempotencyKeySchema } from './idempotency-key.schema';
-import { presentDetail, presentListItem } from './memory.presenter';
-
-const toNewMemory = (body: StoreMemoryBody) => ({
-  content: body.content,
-  category: body.category,
-  tags: body.tags,
-  expandedKeywords: body.expanded_keywords,
-  importance: body.importance,
-  project: body.project ?? null,
-  forceSensitive: body.force_sensitive,
-});
 
 /** Seed-compatible memory routes. Each method validates, calls one use case, and shapes the answer. */
 @Controller('memories')
@@ -51,6 +53,17 @@ export class MemoriesController {
   @Post()
   @HttpCode(200)
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'storeMemory',
+    tag: 'memories',
+    summary: 'Store a memory (exact duplicates return the existing id)',
+    body: storeMemorySchema,
+    headers: idempotencyHeaders,
+    response: storedMemoryResponse,
+    errors: {
+      422: 'Validation failed, content too large, or Idempotency-Key reused with a different body',
+    },
+  })
   store(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
@@ -63,6 +76,13 @@ export class MemoriesController {
 
   @Get()
   @RequireScopes('memories:read')
+  @ApiRoute({
+    operationId: 'listMemories',
+    tag: 'memories',
+    summary: "List the caller's memories, most important first",
+    query: listMemoriesQuerySchema,
+    response: memoryListResponse,
+  })
   async list(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const result = await this.listMemories.execute(
       principal,
@@ -74,6 +94,13 @@ export class MemoriesController {
   @Post('bulk-delete')
   @HttpCode(200)
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'bulkDeleteMemories',
+    tag: 'memories',
+    summary: 'Soft-delete memories matching a filter (dry run by default)',
+    body: bulkDeleteSchema,
+    response: bulkDeleteResponse,
+  })
   bulkDeleteMemories(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     const input = parseInput(bulkDeleteSchema, body ?? {});
     return this.bulkDelete.execute(principal, { ...input, dryRun: input.dry_run });
@@ -82,31 +109,56 @@ export class MemoriesController {
   @Post('import')
   @HttpCode(200)
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'importMemories',
+    tag: 'memories',
+    summary: 'Store a batch of memories in one transaction',
+    body: importMemoriesSchema,
+    response: importResponse,
+    errors: { 400: 'Malformed request, or more memories than one batch allows' },
+  })
   importBatch(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.importMemories.execute(principal, parseInput(importMemoriesSchema, body).map(toNewMemory));
   }
 
   @Get(':id')
   @RequireScopes('memories:read')
+  @ApiRoute({
+    operationId: 'getMemory',
+    tag: 'memories',
+    summary: 'Get one memory',
+    params: memoryIdParams,
+    response: memoryDetailResponse,
+  })
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return presentDetail(await this.getMemory.execute(principal, parseInput(memoryIdSchema, id, 400)));
   }
 
   @Put(':id')
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'updateMemory',
+    tag: 'memories',
+    summary: 'Update fields of a memory',
+    params: memoryIdParams,
+    body: updateMemorySchema,
+    response: updateResponse,
+    errors: { 400: 'Malformed request, or no field to update', 409: 'Duplicate content' },
+  })
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
-    const patch = parseInput(updateMemorySchema, body ?? {});
-    return this.updateMemory.execute(principal, parseInput(memoryIdSchema, id, 400), {
-      content: patch.content,
-      category: patch.category,
-      tags: patch.tags,
-      expandedKeywords: patch.expanded_keywords,
-      importance: patch.importance,
-    });
+    const patch = toMemoryPatch(parseInput(updateMemorySchema, body ?? {}));
+    return this.updateMemory.execute(principal, parseInput(memoryIdSchema, id, 400), patch);
   }
 
   @Delete(':id')
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'deleteMemory',
+    tag: 'memories',
+    summary: 'Soft-delete a memory (repeatable)',
+    params: memoryIdParams,
+    response: deleteResponse,
+  })
   remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.deleteMemory.execute(principal, parseInput(memoryIdSchema, id, 400));
   }
@@ -114,12 +166,27 @@ export class MemoriesController {
   @Post(':id/restore')
   @HttpCode(200)
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'restoreMemory',
+    tag: 'memories',
+    summary: 'Undo a soft delete',
+    params: memoryIdParams,
+    response: restoreResponse,
+  })
   restore(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.restoreMemory.execute(principal, parseInput(memoryIdSchema, id, 400));
   }
 
   @Delete(':id/purge')
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'purgeMemory',
+    tag: 'memories',
+    summary: 'Permanently remove a soft-deleted memory',
+    params: memoryIdParams,
+    response: purgeResponse,
+    errors: { 409: 'Not deleted yet' },
+  })
   purge(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.purgeMemory.execute(principal, parseInput(memoryIdSchema, id, 400));
   }

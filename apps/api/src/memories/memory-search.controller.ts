@@ -1,16 +1,21 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import {
   CheckMemoryUseCase,
+  checkResponse,
   checkSchema,
   duplicatesQuerySchema,
+  duplicatesResponse,
   FindDuplicatesUseCase,
   RecallMemoriesUseCase,
+  recallResponse,
   recallSchema,
+  presentRecalled,
+  toRecallInput,
 } from '@app/recall';
 import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
-import { presentRecalled } from './memory.presenter';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Finding memories: hybrid recall, the write guard, near-duplicates. */
 @Controller('memories')
@@ -24,31 +29,42 @@ export class MemorySearchController {
   @Post('recall')
   @HttpCode(200)
   @RequireScopes('memories:read')
+  @ApiRoute({
+    operationId: 'recallMemories',
+    tag: 'recall',
+    summary: 'Hybrid recall: full-text and vector search fused with RRF, nudged by importance and recency',
+    body: recallSchema,
+    response: recallResponse,
+  })
   async recall(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     const input = parseInput(recallSchema, body);
-    const results = await this.recallMemories.execute(principal, {
-      context: input.context,
-      expandedQuery: input.expanded_query,
-      category: input.category,
-      tags: input.tags,
-      project: input.project,
-      since: input.since,
-      before: input.before,
-      sortBy: input.sort_by,
-      limit: input.limit,
-    });
+    const results = await this.recallMemories.execute(principal, toRecallInput(input));
     return { memories: results.map((r) => presentRecalled(r, input.explain)) };
   }
 
   @Post('check')
   @HttpCode(200)
   @RequireScopes('memories:read')
+  @ApiRoute({
+    operationId: 'checkMemory',
+    tag: 'recall',
+    summary: 'Write guard: is this content new (ADD), close to a memory to update (UPDATE), or known (NOOP)?',
+    body: checkSchema,
+    response: checkResponse,
+  })
   check(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.checkMemory.execute(principal, parseInput(checkSchema, body).content);
   }
 
   @Get('duplicates')
   @RequireScopes('memories:read')
+  @ApiRoute({
+    operationId: 'findDuplicates',
+    tag: 'recall',
+    summary: "Near-duplicate pairs among the caller's most recent memories (bounded scan)",
+    query: duplicatesQuerySchema,
+    response: duplicatesResponse,
+  })
   duplicates(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     return this.findDuplicates.execute(principal, parseInput(duplicatesQuerySchema, query, 400));
   }

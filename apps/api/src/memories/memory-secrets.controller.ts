@@ -1,13 +1,20 @@
 import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import {
   memoryIdSchema,
+  migrateOwnSecretsResponseSchema,
   MigrateOwnSecretsUseCase,
+  revealedSecretSchema,
   RevealSecretUseCase,
   type RevealedSecretResponse,
 } from '@app/memories';
 import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
+import { ApiRoute } from '../openapi/api-route.decorator';
+import { memoryIdParams } from '../openapi/route-schemas';
+
+const SECRET_STORE_UNAVAILABLE =
+  'The secret store is sealed, slow or unreachable (Retry-After says when to try again), or none is configured';
 
 /** The audited reveal of a sensitive memory and the seed's per-user secret migration. */
 @Controller('memories')
@@ -21,6 +28,17 @@ export class MemorySecretsController {
   @Post(':id/secret')
   @HttpCode(200)
   @RequireScopes('secrets:read')
+  @ApiRoute({
+    operationId: 'revealSecret',
+    tag: 'secrets',
+    summary: 'Reveal the original content of one of your sensitive memories (audited)',
+    description:
+      'The body is ignored (an empty body is fine). Another user’s memory, a deleted one and one ' +
+      'without a secret answer 404. Every reveal writes an audit row.',
+    params: memoryIdParams,
+    response: revealedSecretSchema,
+    errors: { 404: 'No sensitive memory with this id is yours', 503: SECRET_STORE_UNAVAILABLE },
+  })
   async secret(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -31,6 +49,14 @@ export class MemorySecretsController {
   @Post('migrate-secrets')
   @HttpCode(200)
   @RequireScopes('memories:write')
+  @ApiRoute({
+    operationId: 'migrateOwnSecrets',
+    tag: 'secrets',
+    summary: 'Move secrets found in your stored memories into the secret store',
+    description: 'Screens your memories that are not sensitive yet; safe to run again (moves nothing twice).',
+    response: migrateOwnSecretsResponseSchema,
+    errors: { 503: SECRET_STORE_UNAVAILABLE },
+  })
   async migrateSecrets(@CurrentPrincipal() principal: Principal): Promise<{ migrated: number }> {
     const counts = await this.migrateOwn.execute(principal);
     return { migrated: counts.migrated };

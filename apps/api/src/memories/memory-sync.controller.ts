@@ -5,10 +5,12 @@ import {
   SyncMemoryChangesUseCase,
   syncQuerySchema,
   SyncSeedDumpUseCase,
+  syncResponse,
 } from '@app/sync';
 import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
+import { ApiRoute } from '../openapi/api-route.decorator';
 
 /**
  * `GET /api/memories/sync`: with `cursor`/`limit`, one page of changes; otherwise the seed's
@@ -23,6 +25,23 @@ export class MemorySyncController {
 
   @Get('sync')
   @RequireScopes('memories:read')
+  @ApiRoute({
+    operationId: 'syncMemories',
+    tag: 'sync',
+    summary: 'Pull changes to your memories: a page after a cursor, or the seed contract (streamed)',
+    description:
+      'With `cursor` and/or `limit`: one page of changes (memories and tombstones in change_seq ' +
+      'order) and `has_more`. Without parameters: your complete live set; with `since`: every row ' +
+      'changed since then, deleted ones included. Both seed answers are streamed and never ' +
+      'paginated. `since` cannot be combined with `cursor`/`limit`. See docs/sync.md.',
+    query: syncQuerySchema,
+    response: syncResponse,
+    errors: {
+      400: 'Bad cursor (invalid_cursor: re-seed), bad since (invalid_since), or since mixed with paging',
+      409: 'Your history was reset (epoch_changed): re-seed',
+      410: 'Cursor older than the retained deletion history (full_resync_required): re-seed',
+    },
+  })
   async sync(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const input = parseInput(syncQuerySchema, query, 400);
     if (input.mode !== 'page') {

@@ -1,25 +1,161 @@
+import { Controller, Get, HttpCode, Post, type Type } from '@nestjs/common';
+import { METHOD_METADATA } from '@nestjs/common/constants';
+import { MetadataScanner } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
+import { AdminController } from '../admin/admin.controller';
+import { EmbeddingsAdminController } from '../admin/embeddings-admin.controller';
+import { SecretsAdminController } from '../admin/secrets-admin.controller';
+import { AuthCheckController } from '../auth/auth-check.controller';
+import { API_PREFIX, UNPREFIXED_PATHS } from '../http/configure-http';
+import { MemoriesController } from '../memories/memories.controller';
+import { MemorySearchController } from '../memories/memory-search.controller';
+import { MemorySecretsController } from '../memories/memory-secrets.controller';
+import { MemorySyncController } from '../memories/memory-sync.controller';
+import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
+import { authCheckResponse } from './route-schemas';
 import { buildOpenApiDocument } from './openapi-document';
+import { joinRoutePath, toOpenApiPath } from './route-metadata';
 
-describe('OpenAPI document', () => {
-  it('describes the memory routes from the zod contracts', () => {
-    const doc = buildOpenApiDocument();
+/** The controllers mounted under /api (the e2e test checks the running app's full list). */
+const API_CONTROLLERS: Type[] = [
+  MemoriesController,
+  MemorySearchController,
+  MemorySecretsController,
+  MemorySyncController,
+  AdminController,
+  EmbeddingsAdminController,
+  SecretsAdminController,
+  AuthCheckController,
+];
+const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
+const doc = buildOpenApiDocument(API_CONTROLLERS, mount);
+
+type Operation = NonNullable<(typeof doc.paths)[string]['get']>;
+const operations = (): Array<[string, string, Operation]> =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, Operation>).map(([method, op]): [string, string, Operation] => [
+      path,
+      method,
+      op,
+    ]),
+  );
+const schemaOf = (op: Operation | undefined, status: string) =>
+  (op?.responses[status] as { content: { 'application/json': { schema: Record<string, unknown> } } }).content[
+    'application/json'
+  ].schema;
+
+describe('OpenAPI document built from @ApiRoute metadata', () => {
+  it('describes every route handler of the API controllers', () => {
+    const scanner = new MetadataScanner();
+    const undocumented = API_CONTROLLERS.flatMap((controller) =>
+      scanner
+        .getAllMethodNames(controller.prototype)
+        .map((name) => (controller.prototype as Record<string, object>)[name])
+        .filter((handler) => Reflect.getMetadata(METHOD_METADATA, handler) !== undefined)
+        .filter((handler) => Reflect.getMetadata(API_ROUTE_METADATA, handler) === undefined)
+        .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
+    );
+    expect(undocumented).toEqual([]);
+    expect(operations()).toHaveLength(24);
+  });
+
+  it('takes method and path from Nest, including the sync route the old list missed', () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         '/api/memories',
         '/api/memories/{id}',
-        '/api/memories/import',
+        '/api/memories/sync',
+        '/api/memories/{id}/secret',
         '/api/admin/users/{id}/keys',
+        '/api/admin/jobs/{id}',
+        '/api/auth-check',
       ]),
     );
+    const sync = doc.paths['/api/memories/sync'].get;
+    expect(sync?.operationId).toBe('syncMemories');
+    expect(sync?.parameters?.map((p) => ('name' in p ? p.name : p.$ref))).toEqual([
+      'cursor',
+      'limit',
+      'since',
+    ]);
+    expect(Object.keys(sync?.responses ?? {})).toEqual(expect.arrayContaining(['200', '400', '409', '410']));
+  });
+
+  it('gives every operation an operationId, one declared tag, bearer security, 429 and 503', () => {
+    const tags = new Set(doc.tags?.map((tag) => tag.name));
+    const ids = operations().map(([, , op]) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [path, method, op] of operations()) {
+      const where = `${method} ${path}`;
+      expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(op.tags, where).toHaveLength(1);
+      expect(tags.has(op.tags?.[0] ?? ''), where).toBe(true);
+      expect(op.security, where).toEqual([{ bearer: [] }]);
+      expect(op.responses['429'], where).toEqual({ $ref: '#/components/responses/RateLimited' });
+      expect(Object.keys(op.responses), where).toContain('503');
+    }
+    expect(doc.servers).toEqual([{ url: '/', description: 'This server' }]);
+    expect(doc.components?.responses?.RateLimited).toMatchObject({
+      headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+    });
+  });
+
+  it('answers with the status Nest sends and the zod contracts', () => {
+    expect(Object.keys(doc.paths['/api/admin/users'].post?.responses ?? {})[0]).toBe('201');
+    expect(Object.keys(doc.paths['/api/memories'].post?.responses ?? {})[0]).toBe('200');
+    const reindex = doc.paths['/api/admin/embeddings/reindex'].post;
+    expect(Object.keys(reindex?.responses ?? {})).toEqual(expect.arrayContaining(['202', '409', '422']));
+    expect(reindex?.description).toContain('Requires scope `admin`.');
+    expect(Object.keys(schemaOf(doc.paths['/api/admin/jobs/{id}'].get, '200').properties as object)).toEqual(
+      expect.arrayContaining(['id', 'kind', 'status', 'progress', 'error', 'created_at', 'finished_at']),
+    );
     const body = doc.paths['/api/memories'].post?.requestBody as {
-      content: {
-        'application/json': { schema: { properties: Record<string, unknown>; required?: string[] } };
-      };
+      content: { 'application/json': { schema: { properties: object; required?: string[] } } };
     };
     expect(Object.keys(body.content['application/json'].schema.properties)).toEqual(
       expect.arrayContaining(['content', 'category', 'tags', 'importance']),
     );
     expect(body.content['application/json'].schema.required).toEqual(['content']);
+    const reveal = doc.paths['/api/memories/{id}/secret'].post?.responses ?? {};
+    expect(Object.keys(reveal)).toEqual(expect.arrayContaining(['200', '403', '404', '503']));
+    expect(reveal['503']).toMatchObject({ description: expect.stringContaining('secret store') });
+  });
+
+  it('refuses a route without a Nest method decorator and a reused operationId', () => {
+    const described = {
+      operationId: 'checkAuth',
+      tag: 'auth',
+      summary: 's',
+      response: authCheckResponse,
+    } as const;
+    @Controller('x')
+    class NoMethod {
+      @ApiRoute(described)
+      handler() {}
+    }
+    expect(() => buildOpenApiDocument([NoMethod], mount)).toThrow(/no single-method route decorator/);
+    @Controller('y')
+    class Twice {
+      @Post()
+      @HttpCode(200)
+      @ApiRoute(described)
+      handler() {}
+    }
+    expect(() => buildOpenApiDocument([AuthCheckController, Twice], mount)).toThrow(
+      /operationId checkAuth is declared by both/,
+    );
+  });
+
+  it('mounts like Nest: prefix, unprefixed paths, `:param` to `{param}`', () => {
+    expect(joinRoutePath('/', '/', mount)).toBe('/api');
+    expect(joinRoutePath('health', 'live', mount)).toBe('/health/live');
+    expect(toOpenApiPath(joinRoutePath('admin', 'users/:id/keys', mount))).toBe('/api/admin/users/{id}/keys');
+    @Controller('z')
+    class Plain {
+      @Get('b/:name')
+      @ApiRoute({ operationId: 'plain', tag: 'auth', summary: 's', response: authCheckResponse })
+      handler() {}
+    }
+    expect(Object.keys(buildOpenApiDocument([Plain], mount).paths)).toEqual(['/api/z/b/{name}']);
   });
 });

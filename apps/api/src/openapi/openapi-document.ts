@@ -1,160 +1,129 @@
-import { OpenApiGeneratorV3, OpenAPIRegistry, type RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z } from 'zod';
 import {
-  bulkDeleteResponse,
-  bulkDeleteSchema,
-  deleteResponse,
-  importMemoriesSchema,
-  listMemoriesQuerySchema,
-  memoryDetailResponse,
-  memoryListResponse,
-  purgeResponse,
-  restoreResponse,
-  storedMemoryResponse,
-  storeMemorySchema,
-  updateMemorySchema,
-  updateResponse,
-} from '@app/memories';
+  OpenApiGeneratorV3,
+  OpenAPIRegistry,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
+import type { Type } from '@nestjs/common';
+import { API_TAGS, type ApiTagName } from './api-route.decorator';
 import {
-  recallSchema,
-  recallResponse,
-  checkSchema,
-  checkResponse,
-  duplicatesQuerySchema,
-  duplicatesResponse,
-} from '@app/recall';
-import { ADMIN_ROUTES } from './admin-routes';
-import { errorBody, json, ok } from './openapi-helpers';
-import { EMBEDDINGS_ADMIN_ROUTES } from './embeddings-admin-routes';
-import { SECRETS_ROUTES } from './secrets-routes';
+  ERROR_SCHEMA,
+  errorResponse,
+  json,
+  RETRY_AFTER_HEADER,
+  SHARED_RESPONSES,
+  sharedResponseRef,
+  type RouteTraits,
+} from './openapi-helpers';
+import { documentedRoutes, type DocumentedRoute, type RoutePrefix } from './route-metadata';
 
-const idParam = z.object({ id: z.string().regex(/^\d+$/) });
-const errors = {
-  400: { description: 'Malformed request (bad JSON, NUL bytes, bad paging)', ...json(errorBody) },
-  401: { description: 'Missing or invalid API key', ...json(errorBody) },
-  403: { description: 'The key lacks the required scope', ...json(errorBody) },
-  404: { description: "Not found (including another user's memory)", ...json(errorBody) },
-  413: { description: 'Body too large', ...json(errorBody) },
-  422: { description: 'Validation failed', ...json(errorBody) },
-};
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
+const METHOD_ORDER = ['get', 'post', 'put', 'patch', 'delete', 'options', 'head'];
 
-/** Routes described from the same zod contracts the controllers parse with. */
-const ROUTES: RouteConfig[] = [
-  {
-    method: 'post',
-    path: '/api/memories',
-    summary: 'Store a memory (exact duplicates return the existing id)',
-    request: {
-      body: json(storeMemorySchema),
-      headers: z.object({ 'idempotency-key': z.string().optional() }),
-    },
-    responses: { 200: ok(storedMemoryResponse), ...errors },
-  },
-  {
-    method: 'get',
-    path: '/api/memories',
-    summary: "List the caller's memories, most important first",
-    request: { query: listMemoriesQuerySchema },
-    responses: { 200: ok(memoryListResponse), ...errors },
-  },
-  {
-    method: 'get',
-    path: '/api/memories/{id}',
-    summary: 'Get one memory',
-    request: { params: idParam },
-    responses: { 200: ok(memoryDetailResponse), ...errors },
-  },
-  {
-    method: 'put',
-    path: '/api/memories/{id}',
-    summary: 'Update fields of a memory',
-    request: { params: idParam, body: json(updateMemorySchema) },
-    responses: {
-      200: ok(updateResponse),
-      409: { description: 'Duplicate content', ...json(errorBody) },
-      ...errors,
-    },
-  },
-  {
-    method: 'delete',
-    path: '/api/memories/{id}',
-    summary: 'Soft-delete a memory (repeatable)',
-    request: { params: idParam },
-    responses: { 200: ok(deleteResponse), ...errors },
-  },
-  {
-    method: 'post',
-    path: '/api/memories/{id}/restore',
-    summary: 'Undo a soft delete',
-    request: { params: idParam },
-    responses: { 200: ok(restoreResponse), ...errors },
-  },
-  {
-    method: 'delete',
-    path: '/api/memories/{id}/purge',
-    summary: 'Permanently remove a soft-deleted memory',
-    request: { params: idParam },
-    responses: {
-      200: ok(purgeResponse),
-      409: { description: 'Not deleted yet', ...json(errorBody) },
-      ...errors,
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/memories/recall',
-    summary: 'Hybrid recall: full-text and vector search fused with RRF, nudged by importance and recency',
-    request: { body: json(recallSchema) },
-    responses: { 200: ok(recallResponse), ...errors },
-  },
-  {
-    method: 'post',
-    path: '/api/memories/check',
-    summary: 'Write guard: is this content new (ADD), close to a memory to update (UPDATE), or known (NOOP)?',
-    request: { body: json(checkSchema) },
-    responses: { 200: ok(checkResponse), ...errors },
-  },
-  {
-    method: 'get',
-    path: '/api/memories/duplicates',
-    summary: "Near-duplicate pairs among the caller's most recent memories (bounded scan)",
-    request: { query: duplicatesQuerySchema },
-    responses: { 200: ok(duplicatesResponse), ...errors },
-  },
-  {
-    method: 'post',
-    path: '/api/memories/bulk-delete',
-    summary: 'Soft-delete memories matching a filter (dry run by default)',
-    request: { body: json(bulkDeleteSchema) },
-    responses: { 200: ok(bulkDeleteResponse), ...errors },
-  },
-  {
-    method: 'post',
-    path: '/api/memories/import',
-    summary: 'Store a batch of memories in one transaction',
-    request: { body: json(importMemoriesSchema) },
-    responses: { 200: ok(z.array(storedMemoryResponse)), ...errors },
-  },
-];
+function traitsOf(route: DocumentedRoute): RouteTraits {
+  const { body, query, params, headers } = route.options;
+  const readsBody = BODY_METHODS.has(route.method);
+  return {
+    readsBody,
+    hasInput: readsBody || Boolean(query ?? params ?? headers),
+    hasPathParams: route.path.includes('{'),
+    hasBodySchema: body !== undefined,
+    authenticated: !route.isPublic,
+    scoped: route.scopes.length > 0,
+  };
+}
 
-export function buildOpenApiDocument(extraRoutes: readonly RouteConfig[] = []) {
+/** Success first, then every error answer that applies, route-specific wording winning. */
+function responsesOf(route: DocumentedRoute): RouteConfig['responses'] {
+  const { response, responseDescription, errors = {} } = route.options;
+  const traits = traitsOf(route);
+  const byStatus = new Map<number, RouteConfig['responses'][string]>();
+  for (const shared of SHARED_RESPONSES) {
+    if (!shared.appliesTo(traits)) continue;
+    const override = errors[shared.status];
+    byStatus.set(
+      shared.status,
+      override === undefined ? sharedResponseRef(shared) : { ...shared.response, description: override },
+    );
+  }
+  for (const [status, description] of Object.entries(errors)) {
+    if (!byStatus.has(Number(status))) byStatus.set(Number(status), errorResponse(description));
+  }
+  const success: ResponseConfig = { description: responseDescription ?? 'OK', ...json(response) };
+  const sorted = [...byStatus].sort(([a], [b]) => a - b);
+  return Object.fromEntries([
+    [String(route.successStatus), success],
+    ...sorted.map(([s, r]) => [String(s), r]),
+  ]);
+}
+
+function descriptionOf(route: DocumentedRoute): string | undefined {
+  // Bearer auth cannot name scopes in OpenAPI 3.0, so say it in prose (read from @RequireScopes).
+  const scopes = route.scopes.map((scope) => `\`${scope}\``).join(', ');
+  const plural = route.scopes.length > 1 ? 's' : '';
+  const scopeNote = scopes === '' ? undefined : `Requires scope${plural} ${scopes}.`;
+  return [route.options.description, scopeNote].filter(Boolean).join('\n\n') || undefined;
+}
+
+function toRouteConfig(route: DocumentedRoute): RouteConfig {
+  const { operationId, tag, summary, body, query, params, headers } = route.options;
+  return {
+    method: route.method,
+    path: route.path,
+    operationId,
+    tags: [tag],
+    summary,
+    description: descriptionOf(route),
+    security: route.isPublic ? [] : [{ bearer: [] }],
+    request: { body: body && json(body), query, params, headers },
+    responses: responsesOf(route),
+  };
+}
+
+function checkUnique(routes: readonly DocumentedRoute[]): void {
+  const seen = new Map<string, string>();
+  for (const route of routes) {
+    for (const key of [`operationId ${route.options.operationId}`, `${route.method} ${route.path}`]) {
+      const other = seen.get(key);
+      if (other) throw new Error(`OpenAPI: ${key} is declared by both ${other} and ${route.handler}`);
+      seen.set(key, route.handler);
+    }
+  }
+}
+
+/**
+ * The OpenAPI document, generated from the @ApiRoute descriptions on the given controllers
+ * (see discoverControllers) and Nest's own route metadata: no second list of routes to drift.
+ */
+export function buildOpenApiDocument(controllers: readonly Type[], mount: RoutePrefix) {
+  const routes = documentedRoutes(controllers, mount).sort(
+    (a, b) => a.path.localeCompare(b.path) || METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method),
+  );
+  checkUnique(routes);
+
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  for (const route of [
-    ...ROUTES,
-    ...ADMIN_ROUTES,
-    ...EMBEDDINGS_ADMIN_ROUTES,
-    ...SECRETS_ROUTES,
-    ...extraRoutes,
-  ]) {
-    registry.registerPath({ security: [{ bearer: [] }], ...route });
+  registry.registerComponent('schemas', 'Error', ERROR_SCHEMA);
+  registry.registerComponent('headers', 'RetryAfter', RETRY_AFTER_HEADER);
+  for (const shared of SHARED_RESPONSES) {
+    registry.registerComponent('responses', shared.name, shared.response);
   }
+  for (const route of routes) registry.registerPath(toRouteConfig(route));
+
+  const used = new Set<ApiTagName>(routes.map((route) => route.options.tag));
+  const tags = (Object.keys(API_TAGS) as ApiTagName[])
+    .filter((name) => used.has(name))
+    .map((name) => ({ name, description: API_TAGS[name] }));
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {
       title: 'Memory service',
       version: '0.1.0',
-      description: 'Shared memory for AI coding agents. Errors are `{"detail","code"}`.',
+      description:
+        'Shared memory for AI coding agents. Every route needs `Authorization: Bearer <key>`. ' +
+        'Errors are `{"detail","code"}`.',
     },
+    servers: [{ url: '/', description: 'This server' }],
+    tags,
   });
 }

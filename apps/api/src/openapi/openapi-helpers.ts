@@ -1,17 +1,111 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { ApiErrorStatus } from './api-route.decorator';
 
-/** Shared pieces of the route descriptions: JSON bodies and the `{detail, code}` error shape. */
-export const errorBody = z.object({ detail: z.string(), code: z.string() });
-
+/** A JSON body (request or response) for zod-to-openapi. */
 export const json = (schema: z.ZodType) => ({ content: { 'application/json': { schema } } });
 
-export const ok = (schema: z.ZodType, description = 'OK') => ({ description, ...json(schema) });
-
-export const errorResponse = (description: string) => ({ description, ...json(errorBody) });
-
-/** Answers every admin route may give besides its own. */
-export const ADMIN_DENIED = {
-  401: errorResponse('Missing or invalid API key'),
-  403: errorResponse('The key lacks the admin scope'),
-  422: errorResponse('Validation failed'),
+/** `{detail, code}`: the body of every error answer (HttpExceptionFilter, rate limiter). */
+export const ERROR_SCHEMA = {
+  type: 'object' as const,
+  required: ['detail', 'code'],
+  properties: {
+    detail: { type: 'string' as const, description: 'Human-readable explanation' },
+    code: { type: 'string' as const, description: 'Machine-readable, e.g. validation_failed, rate_limited' },
+  },
 };
+
+export const RETRY_AFTER_HEADER = {
+  description: 'Seconds to wait before trying again',
+  schema: { type: 'integer' as const, minimum: 0 },
+};
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Plain OpenAPI (no zod inside), so it fits both a route and components/responses. */
+// A type alias, not an interface: openapi3-ts objects need the implicit index signature.
+export type ErrorResponseObject = {
+  readonly description: string;
+  readonly headers?: Record<string, { $ref: string }>;
+  readonly content: { 'application/json': { schema: { $ref: string } } };
+};
+
+export const errorResponse = (description: string, retryAfter = false): ErrorResponseObject => ({
+  description,
+  ...(retryAfter ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
+  content: { 'application/json': { schema: ref('schemas', 'Error') } },
+});
+
+/** Which routes can give a shared answer; decided from the route, never listed per route. */
+export interface RouteTraits {
+  readonly readsBody: boolean;
+  readonly hasInput: boolean;
+  readonly hasPathParams: boolean;
+  readonly hasBodySchema: boolean;
+  readonly authenticated: boolean;
+  readonly scoped: boolean;
+}
+
+interface SharedResponse {
+  readonly name: string;
+  readonly status: ApiErrorStatus;
+  readonly response: ErrorResponseObject;
+  readonly appliesTo: (route: RouteTraits) => boolean;
+}
+
+/** Registered once under components/responses; each route references those that apply to it. */
+export const SHARED_RESPONSES: readonly SharedResponse[] = [
+  {
+    name: 'BadRequest',
+    status: 400,
+    response: errorResponse('Malformed request: bad JSON, NUL bytes, bad parameters or paging'),
+    appliesTo: (r) => r.hasInput,
+  },
+  {
+    name: 'Unauthorized',
+    status: 401,
+    response: errorResponse('Missing or invalid API key'),
+    appliesTo: (r) => r.authenticated,
+  },
+  {
+    name: 'Forbidden',
+    status: 403,
+    response: errorResponse('The key lacks the scope this route requires'),
+    appliesTo: (r) => r.scoped,
+  },
+  {
+    name: 'NotFound',
+    status: 404,
+    response: errorResponse("Not found (including another user's memory)"),
+    appliesTo: (r) => r.hasPathParams,
+  },
+  {
+    name: 'PayloadTooLarge',
+    status: 413,
+    response: errorResponse('Body too large'),
+    appliesTo: (r) => r.readsBody,
+  },
+  {
+    name: 'ValidationFailed',
+    status: 422,
+    response: errorResponse('Validation failed'),
+    appliesTo: (r) => r.hasBodySchema,
+  },
+  {
+    name: 'RateLimited',
+    status: 429,
+    response: errorResponse('Rate limited: too many requests for this key (or address)', true),
+    appliesTo: () => true,
+  },
+  {
+    name: 'ServiceUnavailable',
+    status: 503,
+    response: errorResponse(
+      'A backing service (database, secret store, embedding model) is unavailable or the server is ' +
+        'shutting down; Retry-After says when to try again when it is known',
+      true,
+    ),
+    appliesTo: () => true,
+  },
+];
+
+export const sharedResponseRef = (shared: SharedResponse) => ref('responses', shared.name);

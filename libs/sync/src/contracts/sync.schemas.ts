@@ -27,8 +27,48 @@ export const syncQuerySchema = z
 export type SyncQuery = z.output<typeof syncQuerySchema>;
 export type SyncPageQuery = Extract<SyncQuery, { mode: 'page' }>;
 
+// Answer shapes of `GET /api/memories/sync` (docs/sync.md); the presenters below produce them.
+export const syncedMemoryResponse = z.object({
+  id: z.number().int(),
+  content: z.string(),
+  category: z.string(),
+  tags: z.string().describe('comma-separated'),
+  expanded_keywords: z.string(),
+  importance: z.number(),
+  project: z.string().nullable(),
+  is_sensitive: z.boolean(),
+  owner: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  deleted_at: z.string().nullable().describe('set: soft-deleted (a later change may restore it)'),
+  change_seq: z.number().int(),
+});
+
+export const syncTombstoneResponse = z
+  .object({ id: z.number().int(), deleted_at: z.string(), change_seq: z.number().int() })
+  .describe('A purged memory: drop the id');
+
+const cursorFields = {
+  next_cursor: z.string().describe('Pass back as `cursor`; store it only after applying the answer'),
+  server_time: z.string().describe('Read before the rows'),
+  tombstones: z.array(syncTombstoneResponse),
+  memories: z.array(syncedMemoryResponse),
+};
+
+/** `cursor` and/or `limit`: one page of changes, both lists together in change_seq order. */
+export const syncPageResponse = z
+  .object({ ...cursorFields, has_more: z.boolean() })
+  .describe('One page of changes (cursor and/or limit)');
+
+/** No parameters (complete live set) or `since` (delta): streamed, never paginated. */
+export const syncSeedResponse = z
+  .object(cursorFields)
+  .describe('Seed contract, streamed: the complete live set, or changes since `since`');
+
+export const syncResponse = z.union([syncPageResponse, syncSeedResponse]);
+
 /** Seed list format plus what an offline copy needs: keywords, deletion time, change number. */
-export function presentSyncedMemory(memory: SyncedMemory) {
+export function presentSyncedMemory(memory: SyncedMemory): z.infer<typeof syncedMemoryResponse> {
   return {
     id: memory.id,
     content: memory.content,
@@ -46,6 +86,6 @@ export function presentSyncedMemory(memory: SyncedMemory) {
   };
 }
 
-export function presentSyncTombstone(tombstone: SyncTombstone) {
+export function presentSyncTombstone(tombstone: SyncTombstone): z.infer<typeof syncTombstoneResponse> {
   return { id: tombstone.id, deleted_at: tombstone.deletedAt, change_seq: tombstone.changeSeq };
 }

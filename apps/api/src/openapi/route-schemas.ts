@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { memoryIdSchema, storedMemoryResponse } from '@app/memories';
+import { apiKeyResponseSchema, userResponseSchema } from '@app/tenancy';
+import { idempotencyKeySchema } from '../memories/idempotency-key.schema';
+
+/**
+ * Request parts and answer wrappers that several @ApiRoute descriptions share and that no lib
+ * contract spells out (the handlers build them inline). Built from the contracts they wrap.
+ */
+export const memoryIdParams = z.object({ id: memoryIdSchema });
+
+export const idempotencyHeaders = z.object({
+  'idempotency-key': idempotencyKeySchema.describe(
+    'Retries with the same key return the first answer instead of storing twice',
+  ),
+});
+
+export const importResponse = z.array(storedMemoryResponse);
+
+export const authCheckResponse = z.object({
+  status: z.literal('ok'),
+  user_id: z.string().describe('The username the key belongs to'),
+});
+
+export const userRefParams = z.object({ id: z.string().describe('Username or user id') });
+export const keyIdParams = z.object({ id: z.string().describe('Key id') });
+export const jobIdParams = z.object({ id: z.uuid() });
+
+export const usersResponse = z.object({ users: z.array(userResponseSchema) });
+export const keysResponse = z.object({ keys: z.array(apiKeyResponseSchema) });

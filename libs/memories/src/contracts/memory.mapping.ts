@@ -1,0 +1,53 @@
+import type { Memory, MemoryPatch, NewMemory } from '../domain/memory';
+import type { StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
+
+/**
+ * The one mapping between the memory contracts and the use cases, used by REST and MCP alike:
+ * request bodies (snake_case, seed wire format) to use-case input, and memories to the wire.
+ */
+
+export function toNewMemory(body: StoreMemoryBody): NewMemory {
+  return {
+    content: body.content,
+    category: body.category,
+    tags: body.tags,
+    expandedKeywords: body.expanded_keywords,
+    importance: body.importance,
+    project: body.project ?? null,
+    forceSensitive: body.force_sensitive,
+  };
+}
+
+/** Only the fields sent change; absent ones stay undefined. */
+export function toMemoryPatch(body: Partial<UpdateMemoryBody>): MemoryPatch {
+  return {
+    content: body.content,
+    category: body.category,
+    tags: body.tags,
+    expandedKeywords: body.expanded_keywords,
+    importance: body.importance,
+  };
+}
+
+/** Seed placeholder: the secret itself is only ever returned by the audited reveal route. */
+export const sensitivePlaceholder = (id: number) => `[SENSITIVE - use secret_get(id=${id})]`;
+
+/** Seed wire format: tags as one comma-separated string, snake_case fields, integer ids. */
+export function presentListItem(memory: Memory) {
+  return {
+    id: memory.id,
+    content: memory.isSensitive ? sensitivePlaceholder(memory.id) : memory.content,
+    category: memory.category,
+    tags: memory.tags.join(','),
+    importance: memory.importance,
+    project: memory.project,
+    is_sensitive: memory.isSensitive,
+    owner: memory.owner,
+    created_at: memory.createdAt,
+    updated_at: memory.updatedAt,
+  };
+}
+
+export function presentDetail(memory: Memory) {
+  return { ...presentListItem(memory), expanded_keywords: memory.expandedKeywords };
+}
