@@ -3,6 +3,23 @@ import type { QueryResult, TenantScope, Tx } from './tx';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Deadlock detected, serialization failure: Postgres rolled the transaction back; running it again may succeed. */
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+
+export function isTransactionConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CONFLICT_CODES.has(code);
+}
+
+export interface TransactionOptions {
+  /**
+   * Runs the work again, at most this many times, when Postgres aborts it as a deadlock victim or
+   * on a serialization failure. Only for work whose every effect is inside the transaction (it was
+   * rolled back, so running it again is safe) and that a client would retry anyway.
+   */
+  readonly retryConflicts?: number;
+}
+
 export class InvalidTenantScopeError extends Error {
   constructor() {
     super('tenant scope must carry UUID tenant and user ids');
@@ -24,14 +41,25 @@ export class TransactionRunner {
     private readonly appRole: string,
   ) {}
 
-  async inTenant<T>(scope: TenantScope, work: (tx: Tx) => Promise<T>): Promise<T> {
+  async inTenant<T>(
+    scope: TenantScope,
+    work: (tx: Tx) => Promise<T>,
+    options: TransactionOptions = {},
+  ): Promise<T> {
     if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
-    return this.run(work, async (runner) => {
+    const setup = async (runner: QueryRunner) => {
       await runner.query(
         `SELECT set_config('role', $1, true), set_config('app.tenant_id', $2, true), set_config('app.user_id', $3, true)`,
         [this.appRole, scope.tenantId, scope.userId],
       );
-    });
+    };
+    for (let retries = options.retryConflicts ?? 0; ; retries--) {
+      try {
+        return await this.run(work, setup);
+      } catch (error) {
+        if (retries <= 0 || !isTransactionConflict(error)) throw error;
+      }
+    }
   }
 
   async asSystem<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

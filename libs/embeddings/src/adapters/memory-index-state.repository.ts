@@ -67,7 +67,11 @@ export class MemoryIndexStateRepository {
     );
   }
 
-  /** The caller's own memory (soft-deleted ones included, flagged), or null once purged. */
+  /**
+   * The caller's own memory (soft-deleted ones included, flagged), or null once purged. Takes a
+   * KEY SHARE lock on the row: the first lock of the job, so a concurrent update (which locks the row
+   * FOR UPDATE before it writes the index state) either finishes first or waits for this job.
+   */
   async findIndexable(scope: TenantScope, tx: Tx, memoryId: string): Promise<IndexableMemory | null> {
     const { rows } = await tx.query<{
       id: string;
@@ -80,7 +84,8 @@ export class MemoryIndexStateRepository {
     }>(
       `SELECT id::text AS id, tenant_id, owner_id, content, expanded_keywords, tags, deleted_at IS NOT NULL AS deleted
          FROM memories
-        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3`,
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3
+        FOR KEY SHARE`,
       [memoryId, scope.tenantId, scope.userId],
     );
     const row = rows[0];

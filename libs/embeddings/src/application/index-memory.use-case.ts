@@ -46,9 +46,11 @@ export class IndexMemoryUseCase {
     const { memoryId } = payload;
     try {
       return await this.tx.inTenant(scope, async (tx) => {
-        let state = await this.states.lock(scope, tx, memoryId);
+        // Lock order (docs/security.md): the memory row first, then its index state. An update
+        // locks the row and then writes the state; taking them the other way round here deadlocked.
         const memory = await this.states.findIndexable(scope, tx, memoryId);
         if (!memory || memory.deleted) return 'memory-gone';
+        let state = await this.states.lock(scope, tx, memoryId);
         // Compare with what the row holds now, not the payload's hash: a later edit may have
         // queued another job, and either job indexing the current input satisfies both.
         const currentHash = indexInputHash(memory);

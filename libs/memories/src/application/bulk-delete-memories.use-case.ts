@@ -3,6 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import type { MemoryFilter } from '../domain/memory';
+import { WRITE_TRANSACTION } from './write-transaction';
 
 export interface BulkDeleteInput extends MemoryFilter {
   readonly dryRun: boolean;
@@ -25,18 +26,22 @@ export class BulkDeleteMemoriesUseCase {
 
   async execute(principal: Principal, input: BulkDeleteInput): Promise<BulkDeleteResult> {
     const filter: MemoryFilter = { category: input.category, tag: input.tag, project: input.project };
-    return this.tx.inTenant(principal, async (tx) => {
-      if (input.dryRun) {
-        const matched = await this.memories.countMatching(principal, tx, filter);
-        return { matched, deleted: 0, dry_run: true };
-      }
-      const ids = await this.memories.softDeleteMatching(principal, tx, filter);
-      await this.audit.record(principal, tx, {
-        action: 'memory.bulk_delete',
-        targetType: 'memory',
-        details: { filter, ids },
-      });
-      return { matched: ids.length, deleted: ids.length, dry_run: false };
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        if (input.dryRun) {
+          const matched = await this.memories.countMatching(principal, tx, filter);
+          return { matched, deleted: 0, dry_run: true };
+        }
+        const ids = await this.memories.softDeleteMatching(principal, tx, filter);
+        await this.audit.record(principal, tx, {
+          action: 'memory.bulk_delete',
+          targetType: 'memory',
+          details: { filter, ids },
+        });
+        return { matched: ids.length, deleted: ids.length, dry_run: false };
+      },
+      WRITE_TRANSACTION,
+    );
   }
 }

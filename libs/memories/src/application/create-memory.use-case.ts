@@ -6,6 +6,7 @@ import { IdempotencyRepository } from '../adapters/idempotency.repository';
 import type { NewMemory, StoredMemory } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MemoryWriter } from './memory-writer';
+import { WRITE_TRANSACTION } from './write-transaction';
 
 export interface CreateMemoryOptions {
   /** Client-chosen key: the same key with the same body returns the first response. */
@@ -29,25 +30,29 @@ export class CreateMemoryUseCase {
     const prepared = await this.writer.prepare(principal, screened);
     const staged = prepared.staged ? [prepared.staged] : [];
     const { response, replayed } = await this.writer.staging.withStaged(principal, staged, () =>
-      this.tx.inTenant(principal, async (tx) => {
-        const key = options.idempotencyKey;
-        if (key !== undefined) {
-          // Hash of the redacted request: no hash of a secret is kept.
-          const requestHash = createHash('sha256').update(JSON.stringify(screened.value)).digest();
-          const claim = await this.idempotency.claim<StoredMemory>(principal, tx, key, requestHash);
-          if (claim.kind === 'replay') return { response: claim.response, replayed: true };
-          if (claim.kind === 'mismatch') {
-            throw new MemoryError(
-              MemoryErrorCode.IdempotencyKeyReused,
-              'this Idempotency-Key was already used with a different request body',
-            );
+      this.tx.inTenant(
+        principal,
+        async (tx) => {
+          const key = options.idempotencyKey;
+          if (key !== undefined) {
+            // Hash of the redacted request: no hash of a secret is kept.
+            const requestHash = createHash('sha256').update(JSON.stringify(screened.value)).digest();
+            const claim = await this.idempotency.claim<StoredMemory>(principal, tx, key, requestHash);
+            if (claim.kind === 'replay') return { response: claim.response, replayed: true };
+            if (claim.kind === 'mismatch') {
+              throw new MemoryError(
+                MemoryErrorCode.IdempotencyKeyReused,
+                'this Idempotency-Key was already used with a different request body',
+              );
+            }
           }
-        }
-        const { id, category, importance } = await this.writer.store(principal, tx, prepared);
-        const stored: StoredMemory = { id, category, importance };
-        if (key !== undefined) await this.idempotency.complete(principal, tx, key, stored);
-        return { response: stored, replayed: false };
-      }),
+          const { id, category, importance } = await this.writer.store(principal, tx, prepared);
+          const stored: StoredMemory = { id, category, importance };
+          if (key !== undefined) await this.idempotency.complete(principal, tx, key, stored);
+          return { response: stored, replayed: false };
+        },
+        WRITE_TRANSACTION,
+      ),
     );
     // A replayed request already has its secret; the one written for this attempt is not needed.
     if (replayed) await this.writer.staging.discard(principal, staged);

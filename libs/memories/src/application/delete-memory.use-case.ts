@@ -4,6 +4,7 @@ import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { DELETE_PREVIEW_LENGTH } from '../domain/memory';
 import { MemoryError } from '../domain/memory.errors';
+import { WRITE_TRANSACTION } from './write-transaction';
 
 export const ALREADY_DELETED_PREVIEW = '[already deleted]';
 
@@ -17,13 +18,21 @@ export class DeleteMemoryUseCase {
   ) {}
 
   async execute(principal: Principal, id: number): Promise<{ deleted: number; preview: string }> {
-    return this.tx.inTenant(principal, async (tx) => {
-      const current = await this.memories.lockOwned(principal, tx, id);
-      if (!current) throw MemoryError.notFound(id);
-      if (current.deleted) return { deleted: id, preview: ALREADY_DELETED_PREVIEW };
-      await this.memories.softDelete(principal, tx, id);
-      await this.audit.record(principal, tx, { action: 'memory.delete', targetType: 'memory', targetId: id });
-      return { deleted: id, preview: [...current.content].slice(0, DELETE_PREVIEW_LENGTH).join('') };
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const current = await this.memories.lockOwned(principal, tx, id);
+        if (!current) throw MemoryError.notFound(id);
+        if (current.deleted) return { deleted: id, preview: ALREADY_DELETED_PREVIEW };
+        await this.memories.softDelete(principal, tx, id);
+        await this.audit.record(principal, tx, {
+          action: 'memory.delete',
+          targetType: 'memory',
+          targetId: id,
+        });
+        return { deleted: id, preview: [...current.content].slice(0, DELETE_PREVIEW_LENGTH).join('') };
+      },
+      WRITE_TRANSACTION,
+    );
   }
 }

@@ -6,6 +6,7 @@ import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter, type PreparedMemory } from './memory-writer';
 import type { StagedSecret } from '../secret-memories/application/secret-staging';
+import { WRITE_TRANSACTION } from './write-transaction';
 
 /** Stores a batch in one transaction: every item or none. Answers in input order. */
 @Injectable()
@@ -44,19 +45,23 @@ export class ImportMemoriesUseCase {
       }
     });
     return this.writer.staging.withStaged(principal, staged, () =>
-      this.tx.inTenant(principal, async (tx) => {
-        const results: StoredMemory[] = [];
-        for (const p of prepared) {
-          const { id, category, importance } = await this.writer.store(principal, tx, p);
-          results.push({ id, category, importance });
-        }
-        await this.audit.record(principal, tx, {
-          action: 'memory.import',
-          targetType: 'memory',
-          details: { count: items.length, ids: results.map((r) => r.id) },
-        });
-        return results;
-      }),
+      this.tx.inTenant(
+        principal,
+        async (tx) => {
+          const results: StoredMemory[] = [];
+          for (const p of prepared) {
+            const { id, category, importance } = await this.writer.store(principal, tx, p);
+            results.push({ id, category, importance });
+          }
+          await this.audit.record(principal, tx, {
+            action: 'memory.import',
+            targetType: 'memory',
+            details: { count: items.length, ids: results.map((r) => r.id) },
+          });
+          return results;
+        },
+        WRITE_TRANSACTION,
+      ),
     );
   }
 }

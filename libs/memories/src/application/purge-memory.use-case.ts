@@ -3,6 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { WRITE_TRANSACTION } from './write-transaction';
 
 /** Permanent removal, allowed only after a soft delete so one call can never destroy live data. */
 @Injectable()
@@ -14,18 +15,26 @@ export class PurgeMemoryUseCase {
   ) {}
 
   async execute(principal: Principal, id: number): Promise<{ purged: number }> {
-    return this.tx.inTenant(principal, async (tx) => {
-      const current = await this.memories.lockOwned(principal, tx, id);
-      if (!current) throw MemoryError.notFound(id);
-      if (!current.deleted) {
-        throw new MemoryError(
-          MemoryErrorCode.NotDeleted,
-          `Memory ${id} is not deleted; delete it before purging`,
-        );
-      }
-      await this.memories.purge(principal, tx, id);
-      await this.audit.record(principal, tx, { action: 'memory.purge', targetType: 'memory', targetId: id });
-      return { purged: id };
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const current = await this.memories.lockOwned(principal, tx, id);
+        if (!current) throw MemoryError.notFound(id);
+        if (!current.deleted) {
+          throw new MemoryError(
+            MemoryErrorCode.NotDeleted,
+            `Memory ${id} is not deleted; delete it before purging`,
+          );
+        }
+        await this.memories.purge(principal, tx, id);
+        await this.audit.record(principal, tx, {
+          action: 'memory.purge',
+          targetType: 'memory',
+          targetId: id,
+        });
+        return { purged: id };
+      },
+      WRITE_TRANSACTION,
+    );
   }
 }

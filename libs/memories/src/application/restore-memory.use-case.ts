@@ -3,6 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { WRITE_TRANSACTION } from './write-transaction';
 
 /** Undoes a soft delete. Restoring a live memory is a no-op that still answers 200. */
 @Injectable()
@@ -14,24 +15,28 @@ export class RestoreMemoryUseCase {
   ) {}
 
   async execute(principal: Principal, id: number): Promise<{ restored: number }> {
-    return this.tx.inTenant(principal, async (tx) => {
-      const current = await this.memories.lockOwned(principal, tx, id);
-      if (!current) throw MemoryError.notFound(id);
-      if (!current.deleted) return { restored: id };
-      const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, current.contentHash);
-      if (duplicate !== null) {
-        throw new MemoryError(
-          MemoryErrorCode.DuplicateContent,
-          `Memory ${duplicate} already has this content; delete it first or keep it`,
-        );
-      }
-      await this.memories.restore(principal, tx, id);
-      await this.audit.record(principal, tx, {
-        action: 'memory.restore',
-        targetType: 'memory',
-        targetId: id,
-      });
-      return { restored: id };
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const current = await this.memories.lockOwned(principal, tx, id);
+        if (!current) throw MemoryError.notFound(id);
+        if (!current.deleted) return { restored: id };
+        const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, current.contentHash);
+        if (duplicate !== null) {
+          throw new MemoryError(
+            MemoryErrorCode.DuplicateContent,
+            `Memory ${duplicate} already has this content; delete it first or keep it`,
+          );
+        }
+        await this.memories.restore(principal, tx, id);
+        await this.audit.record(principal, tx, {
+          action: 'memory.restore',
+          targetType: 'memory',
+          targetId: id,
+        });
+        return { restored: id };
+      },
+      WRITE_TRANSACTION,
+    );
   }
 }

@@ -9,6 +9,7 @@ import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter } from './memory-writer';
 import { SecretScreen } from '../secret-memories/application/secret-screen';
 import type { StagedSecret } from '../secret-memories/application/secret-staging';
+import { WRITE_TRANSACTION } from './write-transaction';
 
 @Injectable()
 export class UpdateMemoryUseCase {
@@ -35,53 +36,57 @@ export class UpdateMemoryUseCase {
       staged = await this.writer.staging.stage(principal, screened.secret, id);
     }
     return this.writer.staging.withStaged(principal, staged ? [staged] : [], () =>
-      this.tx.inTenant(principal, async (tx) => {
-        const current = await this.memories.lockOwned(principal, tx, id);
-        if (!current || current.deleted) throw MemoryError.notFound(id);
-        const existing = await this.memories.findLive(principal, tx, id);
-        if (!existing) throw MemoryError.notFound(id);
-        const next = {
-          content: changes.content ?? existing.content,
-          tags: changes.tags ?? existing.tags,
-          expandedKeywords: changes.expandedKeywords ?? existing.expandedKeywords,
-        };
-        let hash: Buffer | undefined;
-        let secret: RowSecret | null | undefined;
-        if (staged) {
-          hash = sensitiveContentHash(id);
-          secret = staged.secret;
-          await this.writer.staging.confirm(principal, tx, [staged]);
-        } else if (changes.content !== undefined) {
-          hash = contentHash(changes.content);
-          // New content without a secret: the row lets go of any secret it had.
-          if (existing.isSensitive) secret = null;
-          const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, hash);
-          if (duplicate !== null) {
-            throw new MemoryError(
-              MemoryErrorCode.DuplicateContent,
-              `Memory ${duplicate} already has this content`,
-            );
+      this.tx.inTenant(
+        principal,
+        async (tx) => {
+          const current = await this.memories.lockOwned(principal, tx, id);
+          if (!current || current.deleted) throw MemoryError.notFound(id);
+          const existing = await this.memories.findLive(principal, tx, id);
+          if (!existing) throw MemoryError.notFound(id);
+          const next = {
+            content: changes.content ?? existing.content,
+            tags: changes.tags ?? existing.tags,
+            expandedKeywords: changes.expandedKeywords ?? existing.expandedKeywords,
+          };
+          let hash: Buffer | undefined;
+          let secret: RowSecret | null | undefined;
+          if (staged) {
+            hash = sensitiveContentHash(id);
+            secret = staged.secret;
+            await this.writer.staging.confirm(principal, tx, [staged]);
+          } else if (changes.content !== undefined) {
+            hash = contentHash(changes.content);
+            // New content without a secret: the row lets go of any secret it had.
+            if (existing.isSensitive) secret = null;
+            const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, hash);
+            if (duplicate !== null) {
+              throw new MemoryError(
+                MemoryErrorCode.DuplicateContent,
+                `Memory ${duplicate} already has this content`,
+              );
+            }
           }
-        }
-        await this.memories.update(principal, tx, id, { ...changes, contentHash: hash, secret });
-        if (
-          changes.content !== undefined ||
-          changes.tags !== undefined ||
-          changes.expandedKeywords !== undefined
-        ) {
-          await this.writer.scheduleIndexing(principal, tx, id, next);
-        }
-        await this.audit.record(principal, tx, {
-          action: 'memory.update',
-          targetType: 'memory',
-          targetId: id,
-          details: {
-            fields,
-            ...(screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : {}),
-          },
-        });
-        return { updated: id };
-      }),
+          await this.memories.update(principal, tx, id, { ...changes, contentHash: hash, secret });
+          if (
+            changes.content !== undefined ||
+            changes.tags !== undefined ||
+            changes.expandedKeywords !== undefined
+          ) {
+            await this.writer.scheduleIndexing(principal, tx, id, next);
+          }
+          await this.audit.record(principal, tx, {
+            action: 'memory.update',
+            targetType: 'memory',
+            targetId: id,
+            details: {
+              fields,
+              ...(screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : {}),
+            },
+          });
+          return { updated: id };
+        },
+        WRITE_TRANSACTION,
+      ),
     );
   }
 }

@@ -1,0 +1,68 @@
+import type { DataSource } from 'typeorm';
+import { describe, expect, it } from 'vitest';
+import { isTransactionConflict, TransactionRunner } from './transaction-runner';
+
+const scope = { tenantId: '00000000-0000-4000-8000-000000000001', userId: '00000000-0000-4000-8000-000000000002' };
+
+/** A DataSource whose connections record statements; the work decides what fails. */
+function fakeDataSource(log: string[]): DataSource {
+  return {
+    createQueryRunner: () => ({
+      connect: async () => undefined,
+      release: async () => undefined,
+      query: async (sql: string) => {
+        log.push(sql.split(' ')[0]);
+        return { records: [], affected: 0 };
+      },
+    }),
+  } as unknown as DataSource;
+}
+
+const deadlock = () => Object.assign(new Error('deadlock detected'), { code: '40P01' });
+
+describe('TransactionRunner conflict retry', () => {
+  it('runs the work again after a deadlock when asked to, in a fresh transaction', async () => {
+    const log: string[] = [];
+    const runner = new TransactionRunner(fakeDataSource(log), 'memory_app');
+    let attempts = 0;
+    const result = await runner.inTenant(
+      scope,
+      async () => {
+        if (++attempts === 1) throw deadlock();
+        return 'done';
+      },
+      { retryConflicts: 1 },
+    );
+    expect(result).toBe('done');
+    expect(attempts).toBe(2);
+    expect(log).toEqual(['BEGIN', 'SELECT', 'ROLLBACK', 'BEGIN', 'SELECT', 'COMMIT']);
+  });
+
+  it('gives up after the allowed retries, and never retries other errors or by default', async () => {
+    const runner = new TransactionRunner(fakeDataSource([]), 'memory_app');
+    let attempts = 0;
+    const alwaysDeadlocks = async () => {
+      attempts++;
+      throw deadlock();
+    };
+    await expect(runner.inTenant(scope, alwaysDeadlocks, { retryConflicts: 1 })).rejects.toThrow('deadlock');
+    expect(attempts).toBe(2);
+    attempts = 0;
+    await expect(runner.inTenant(scope, alwaysDeadlocks)).rejects.toThrow('deadlock');
+    expect(attempts).toBe(1);
+    attempts = 0;
+    const failsOtherwise = async () => {
+      attempts++;
+      throw Object.assign(new Error('unique violation'), { code: '23505' });
+    };
+    await expect(runner.inTenant(scope, failsOtherwise, { retryConflicts: 3 })).rejects.toThrow('unique');
+    expect(attempts).toBe(1);
+  });
+
+  it('recognises deadlocks and serialization failures only', () => {
+    expect(isTransactionConflict({ code: '40P01' })).toBe(true);
+    expect(isTransactionConflict({ code: '40001' })).toBe(true);
+    expect(isTransactionConflict({ code: '57014' })).toBe(false);
+    expect(isTransactionConflict(null)).toBe(false);
+  });
+});
