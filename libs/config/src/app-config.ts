@@ -51,6 +51,8 @@ export interface AppConfig {
     readonly queryCacheSize: number;
     /** Below this many candidate rows the vector leg scans exactly instead of using HNSW. */
     readonly exactScanMaxRows: number;
+    /** The sweep that re-enqueues memories whose `memory.index` job was lost. */
+    readonly reconcile: { readonly afterMs: number; readonly everyMs: number; readonly batch: number };
   };
   readonly dedup: { readonly noopThreshold: number; readonly updateThreshold: number };
   readonly mcp: {
@@ -162,6 +164,11 @@ function toAppConfig(env: Env): AppConfig {
       batchWaitMs: env.EMBEDDING_BATCH_WAIT_MS,
       queryCacheSize: env.QUERY_EMBEDDING_CACHE_SIZE,
       exactScanMaxRows: env.VECTOR_EXACT_SCAN_MAX_ROWS,
+      reconcile: {
+        afterMs: env.INDEX_RECONCILE_AFTER_MS,
+        everyMs: env.INDEX_RECONCILE_EVERY_MS,
+        batch: env.INDEX_RECONCILE_BATCH,
+      },
     },
     dedup: { noopThreshold: env.DEDUP_NOOP_THRESHOLD, updateThreshold: env.DEDUP_UPDATE_THRESHOLD },
     mcp: {

@@ -134,6 +134,12 @@ export const envSchema = z.object({
   // 0: a lone query is embedded at once; under load, calls queue behind the running batch and merge.
   EMBEDDING_BATCH_WAIT_MS: int(0, 0, 1000),
   QUERY_EMBEDDING_CACHE_SIZE: int(1000, 0, 1_000_000),
+  /** A memory whose index state has been pending this long is re-enqueued by the reconciliation sweep. */
+  INDEX_RECONCILE_AFTER_MS: int(600_000, 1_000, 86_400_000),
+  /** How often the sweep runs (one run per interval cluster-wide). */
+  INDEX_RECONCILE_EVERY_MS: int(60_000, 1_000, 3_600_000),
+  /** At most this many memories are re-enqueued per sweep. */
+  INDEX_RECONCILE_BATCH: int(1000, 1, 100_000),
   VECTOR_EXACT_SCAN_MAX_ROWS: int(20_000, 0, 10_000_000),
   DEDUP_NOOP_THRESHOLD: z.coerce.number().min(0).max(1).default(0.92),
   DEDUP_UPDATE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.75),

@@ -4,10 +4,12 @@ import { JobsModule } from '@app/jobs';
 import { TenancyModule } from '@app/tenancy';
 import { EmbeddingModelRepository } from './adapters/embedding-model.repository';
 import { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';
+import { IndexBacklogMetrics } from './adapters/index-backlog.metrics';
 import { MemoryIndexStateRepository } from './adapters/memory-index-state.repository';
 import { EmbedMemoryStep } from './application/embed-memory.step';
 import { IndexMemoryUseCase } from './application/index-memory.use-case';
 import { QueryEmbedder } from './application/query-embedder';
+import { ReconcileIndexUseCase } from './application/reconcile-index.use-case';
 import { RegisterConfiguredModelUseCase } from './application/register-configured-model.use-case';
 import { REINDEX_OPTIONS, RunReindexUseCase } from './application/run-reindex.use-case';
 import { StartReindexUseCase } from './application/start-reindex.use-case';
@@ -42,6 +44,7 @@ export class ConfiguredModelRegistrar implements OnModuleInit {
 
 const USE_CASES = [
   IndexMemoryUseCase,
+  ReconcileIndexUseCase,
   StartReindexUseCase,
   RunReindexUseCase,
   RegisterConfiguredModelUseCase,
@@ -69,6 +72,7 @@ const USE_CASES = [
     MemoryIndexStateRepository,
     EmbedMemoryStep,
     ConfiguredModelRegistrar,
+    IndexBacklogMetrics,
     ...USE_CASES,
   ],
   exports: [EmbedderModule, ...USE_CASES],

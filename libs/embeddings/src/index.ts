@@ -5,6 +5,7 @@ export * from './ports/embedder.port';
 export * from './contracts/embeddings-admin.schemas';
 export * from './application/index-memory.use-case';
 export * from './application/query-embedder';
+export * from './application/reconcile-index.use-case';
 export * from './application/register-configured-model.use-case';
 export * from './application/start-reindex.use-case';
 export * from './application/run-reindex.use-case';

@@ -56,6 +56,9 @@ const jobHandler = (useCase: IndexMemoryUseCase) => ({
     useCase.onJob(JOB_DEFINITIONS['memory.index'].parse(data), context),
 });
 
+/** The installation id these hand-wired relays and consumers act for. */
+const INSTALLATION = '0123456789ab';
+
 describe('memory.index job', () => {
   let db: TestDatabase;
   let create: CreateMemoryUseCase;
@@ -223,6 +226,7 @@ describe('memory.index job', () => {
     const workers = [1, 2].map(
       (n) =>
         new BullMqJobConsumer({
+          installationId: INSTALLATION,
           url: redisUrl,
           prefix,
           concurrency: 4,
@@ -231,7 +235,11 @@ describe('memory.index job', () => {
           connectionName: `${prefix}-w${n}`,
         }),
     );
-    const relay = new OutboxRelay(db.tx, queue, { batchSize: 50, pollIntervalMs: 100 });
+    const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
+      batchSize: 50,
+      pollIntervalMs: 100,
+    });
     const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
     try {
       await Promise.all(workers.map((w) => w.start()));
@@ -285,6 +293,7 @@ describe('memory.index job', () => {
       jobHandler(new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), slowStep)),
     );
     const consumer = new BullMqJobConsumer({
+      installationId: INSTALLATION,
       url: redisUrl,
       prefix,
       concurrency: 1,

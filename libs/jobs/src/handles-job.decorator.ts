@@ -1,4 +1,5 @@
 import { SetMetadata } from '@nestjs/common';
+import type { AppConfig } from '@app/config';
 import type { JobName, JobPayload } from './job-definitions';
 import type { JobContext } from './job-queue.port';
 
@@ -14,9 +15,12 @@ export interface JobSchedule {
   readonly idPrefix: string;
 }
 
+/** A fixed schedule, or one read from the configuration at boot. */
+export type JobScheduleSpec = JobSchedule | ((config: AppConfig) => JobSchedule);
+
 export interface HandlesJobMetadata {
   readonly name: JobName;
-  readonly schedule?: JobSchedule;
+  readonly schedule?: JobScheduleSpec;
 }
 
 /** The method a job runs: the payload arrives parsed with the job's zod schema. */
@@ -28,7 +32,7 @@ export type JobMethod<N extends JobName> = (payload: JobPayload<N>, context: Job
  * call, and refuses to start consuming when a job has no handler or two. Jobs whose payload is
  * only a schedule slot also pass `schedule`.
  */
-export function HandlesJob<N extends JobName>(name: N, options: { schedule?: JobSchedule } = {}) {
+export function HandlesJob<N extends JobName>(name: N, options: { schedule?: JobScheduleSpec } = {}) {
   const metadata: HandlesJobMetadata = { name, schedule: options.schedule };
   return SetMetadata(HANDLES_JOB, metadata) as <T extends JobMethod<N>>(
     target: object,

@@ -22,3 +22,4 @@ export * from './admin-jobs/admin-job-attempt';
 export * from './admin-jobs/admin-job.errors';
 export * from './admin-jobs/admin-job.repository';
 export * from './admin-jobs/get-admin-job.use-case';
+export * from './installation';

@@ -21,6 +21,11 @@ export const JOB_DEFINITIONS = {
     model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/),
     requestId: z.string().max(200).optional(),
   }),
+  /** Re-enqueue memories whose index state stayed pending too long (their job was lost), on a schedule. */
+  'embeddings.reconcile': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
   /** Retention of deletion history (all tenants), enqueued on a schedule by the worker. */
   'sync.purge-tombstones': z.object({
     /** Jobs carry their tenant; this one runs for all of them, so it is always absent. */

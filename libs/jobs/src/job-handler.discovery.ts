@@ -1,5 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { JOB_DEFINITIONS } from './job-definitions';
 import { JobHandlerRegistry } from './job-handler.registry';
 import { HANDLES_JOB, type HandlesJobMetadata, type JobSchedule } from './handles-job.decorator';
@@ -24,6 +25,7 @@ export class JobHandlerDiscovery implements OnModuleInit {
     @Inject(MetadataScanner) private readonly scanner: MetadataScanner,
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(JobHandlerRegistry) private readonly registry: JobHandlerRegistry,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -73,6 +75,9 @@ export class JobHandlerDiscovery implements OnModuleInit {
       },
       source,
     );
-    if (meta.schedule) this.found.push({ name: meta.name, ...meta.schedule });
+    if (meta.schedule) {
+      const schedule = typeof meta.schedule === 'function' ? meta.schedule(this.config) : meta.schedule;
+      this.found.push({ name: meta.name, ...schedule });
+    }
   }
 }

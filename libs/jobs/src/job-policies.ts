@@ -21,7 +21,15 @@ export const DEFAULT_JOB_POLICY: JobPolicy = {
 };
 
 export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
-  'memory.index': DEFAULT_JOB_POLICY,
+  // A lost or dropped add is caught by the reconciliation sweep, so completed ids need not be kept
+  // long: an hour covers a relay re-adding a row after a crash between add and commit.
+  'memory.index': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  'embeddings.reconcile': {
+    ...DEFAULT_JOB_POLICY,
+    attempts: 2,
+    backoffMs: 10_000,
+    keepCompletedSeconds: 60 * 60,
+  },
   // Resumable from its checkpoint, so retries continue rather than restart; more patience.
   'embeddings.reindex': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
   // Idempotent and re-run every slot anyway; a couple of retries is enough.

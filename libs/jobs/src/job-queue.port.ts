@@ -43,9 +43,18 @@ export function isFinalAttempt(context: Pick<JobContext, 'attempt' | 'maxAttempt
   return context.attempt >= context.maxAttempts;
 }
 
-/** The job id for an outbox row: stable across relays and retries. BullMQ forbids ':' and integer ids. */
-export function outboxJobId(outboxId: string | number | bigint): string {
-  return `outbox-${outboxId}`;
+/**
+ * The job id for an outbox row: stable across relays and retries of that row, and unique across
+ * installations and database incarnations (installation id, row id, row creation time in µs).
+ * BullMQ forbids ':' and integer ids.
+ */
+export function outboxJobId(installationId: string, row: { id: string | number; createdUs: string }): string {
+  return `o-${installationId}-${row.id}-${row.createdUs}`;
+}
+
+/** The job id of a scheduled job's slot: one run per slot and installation. */
+export function slotJobId(installationId: string, idPrefix: string, slotIso: string): string {
+  return `s-${installationId}-${idPrefix}-${slotIso.replace(/[^0-9]/g, '')}`;
 }
 
 /** Payloads may carry the request id that caused them; used to correlate logs. */

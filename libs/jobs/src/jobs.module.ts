@@ -12,7 +12,7 @@ import type { Registry } from 'prom-client';
 import { DiscoveryModule } from '@nestjs/core';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { METRICS_REGISTRY } from '@app/observability';
-import { TransactionRunner } from '@app/persistence';
+import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
 import { BullMqJobConsumer, BullMqJobQueue } from './drivers/bullmq.driver';
 import { InProcessJobQueue } from './drivers/in-process.driver';
 import { JobExecutor } from './job-executor';
@@ -25,6 +25,7 @@ import { AdminJobRepository } from './admin-jobs/admin-job.repository';
 import { GetAdminJobUseCase } from './admin-jobs/get-admin-job.use-case';
 import { JobHandlerDiscovery } from './job-handler.discovery';
 import { SlotScheduler } from './slot-scheduler';
+import { INSTALLATION_ID, loadInstallationId } from './installation';
 
 export type JobsRole = 'api' | 'worker';
 
@@ -52,6 +53,7 @@ function createConsumer(
   executor: JobExecutor,
   registry: JobHandlerRegistry,
   role: JobsRole,
+  installationId: string,
 ): JobConsumer | null {
   if (queue instanceof InProcessJobQueue) return queue;
   if (role !== 'worker' || !config.redis.url) return null;
@@ -62,6 +64,7 @@ function createConsumer(
     jobNames: registry.jobNames(),
     executor,
     connectionName: `${config.redis.queuePrefix}-worker`,
+    installationId,
   });
 }
 
@@ -70,6 +73,7 @@ function createRelay(
   transactions: TransactionRunner,
   queue: JobQueue,
   role: JobsRole,
+  installationId: string,
 ): OutboxRelay {
   // LISTEN needs its own connection; the embedded PGlite socket allows too few, so it polls only.
   const listen =
@@ -77,6 +81,7 @@ function createRelay(
       ? { connectionString: config.database.url, applicationName: `memsvc-${role}-outbox-listener` }
       : undefined;
   return new OutboxRelay(transactions, queue, {
+    installationId,
     batchSize: config.outbox.batchSize,
     pollIntervalMs: config.outbox.pollIntervalMs,
     listen,
@@ -101,6 +106,7 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(OutboxRelay) private readonly relay: OutboxRelay,
     @Inject(JobExecutor) private readonly executor: JobExecutor,
     @Inject(JobHandlerDiscovery) private readonly handlers: JobHandlerDiscovery,
+    @Inject(INSTALLATION_ID) private readonly installationId: string,
     @Optional() @Inject(METRICS_REGISTRY) private readonly metrics?: Registry,
   ) {}
 
@@ -116,7 +122,7 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
       this.registry.assertComplete();
       await this.consumer.start();
       // A producing-only API leaves scheduling to the consuming processes.
-      this.scheduler = new SlotScheduler(this.queue);
+      this.scheduler = new SlotScheduler(this.queue, this.installationId);
       this.scheduler.start(this.handlers.schedules());
     }
     await this.relay.start();
@@ -160,6 +166,11 @@ export class JobsRuntimeModule {
         { provide: JobHandlerRegistry, useFactory: () => new JobHandlerRegistry() },
         JobHandlerDiscovery,
         {
+          provide: INSTALLATION_ID,
+          inject: [TransactionRunner, ServerSecretRepository],
+          useFactory: loadInstallationId,
+        },
+        {
           provide: JobExecutor,
           inject: [JobHandlerRegistry],
           useFactory: (r: JobHandlerRegistry) => new JobExecutor(r),
@@ -171,23 +182,28 @@ export class JobsRuntimeModule {
         },
         {
           provide: JOB_CONSUMER,
-          inject: [APP_CONFIG, JOB_QUEUE, JobExecutor, JobHandlerRegistry],
+          inject: [APP_CONFIG, JOB_QUEUE, JobExecutor, JobHandlerRegistry, INSTALLATION_ID],
           useFactory: (
             config: AppConfig,
             queue: JobQueue,
             executor: JobExecutor,
             registry: JobHandlerRegistry,
-          ) => createConsumer(config, queue, executor, registry, role),
+            installationId: string,
+          ) => createConsumer(config, queue, executor, registry, role, installationId),
         },
         {
           provide: OutboxRelay,
-          inject: [APP_CONFIG, TransactionRunner, JOB_QUEUE],
-          useFactory: (config: AppConfig, transactions: TransactionRunner, queue: JobQueue) =>
-            createRelay(config, transactions, queue, role),
+          inject: [APP_CONFIG, TransactionRunner, JOB_QUEUE, INSTALLATION_ID],
+          useFactory: (
+            config: AppConfig,
+            transactions: TransactionRunner,
+            queue: JobQueue,
+            installationId: string,
+          ) => createRelay(config, transactions, queue, role, installationId),
         },
         JobsLifecycle,
       ],
-      exports: [JOB_QUEUE, JOB_CONSUMER, JobHandlerRegistry, JobExecutor, OutboxRelay],
+      exports: [JOB_QUEUE, JOB_CONSUMER, JobHandlerRegistry, JobExecutor, OutboxRelay, INSTALLATION_ID],
     };
   }
 }

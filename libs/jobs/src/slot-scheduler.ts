@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { JobQueue } from './job-queue.port';
+import { slotJobId, type JobQueue } from './job-queue.port';
 import type { DiscoveredSchedule } from './job-handler.discovery';
 
 /**
@@ -13,7 +13,10 @@ export class SlotScheduler {
   private readonly logger = new Logger('SlotScheduler');
   private readonly timers: NodeJS.Timeout[] = [];
 
-  constructor(private readonly queue: JobQueue) {}
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly installationId: string,
+  ) {}
 
   start(schedules: readonly DiscoveredSchedule[]): void {
     for (const schedule of schedules) {
@@ -34,7 +37,7 @@ export class SlotScheduler {
       await this.queue.add([
         {
           name: schedule.name,
-          jobId: `${schedule.idPrefix}-${slot.replace(/[^0-9]/g, '')}`,
+          jobId: slotJobId(this.installationId, schedule.idPrefix, slot),
           // Only slot-payload jobs are scheduled; the registry parses the payload on the way in.
           payload: { slot } as never,
         },

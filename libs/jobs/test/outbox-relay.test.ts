@@ -48,6 +48,7 @@ interface OutboxState {
   dispatched: boolean;
   attempts: number;
   last_error: string | null;
+  createdUs: string;
 }
 
 async function waitFor<T>(
@@ -63,6 +64,9 @@ async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** The installation id these hand-wired relays and consumers act for. */
+const INSTALLATION = '0123456789ab';
 
 describe('outbox relay', () => {
   let db: TestDatabase;
@@ -94,7 +98,8 @@ describe('outbox relay', () => {
   const rows = async (): Promise<OutboxState[]> => {
     const result = await db.tx.asSystem((tx) =>
       tx.query<OutboxState>(
-        `SELECT id::text AS id, dispatched_at IS NOT NULL AS dispatched, attempts, last_error
+        `SELECT id::text AS id, dispatched_at IS NOT NULL AS dispatched, attempts, last_error,
+                (extract(epoch FROM created_at) * 1000000)::bigint::text AS "createdUs"
            FROM outbox WHERE tenant_id = $1 ORDER BY id`,
         [scope.tenantId],
       ),
@@ -120,13 +125,17 @@ describe('outbox relay', () => {
     const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
     try {
       await commitJobs(3);
-      const relay = new OutboxRelay(db.tx, bull, { batchSize: 100, pollIntervalMs: 1_000 });
+      const relay = new OutboxRelay(db.tx, bull, {
+        installationId: INSTALLATION,
+        batchSize: 100,
+        pollIntervalMs: 1_000,
+      });
       await relay.drain();
       const committed = await rows();
       expect(committed).toHaveLength(3);
       for (const row of committed) {
         expect(row).toMatchObject({ dispatched: true, attempts: 1, last_error: null });
-        const job = await inspect.getJob(outboxJobId(row.id));
+        const job = await inspect.getJob(outboxJobId(INSTALLATION, row));
         expect(job?.name).toBe('memory.index');
         expect(job?.data).toMatchObject({ tenantId: scope.tenantId, userId: scope.userId });
         expect(job?.opts.attempts).toBeGreaterThan(1);
@@ -151,7 +160,11 @@ describe('outbox relay', () => {
         throw new Error('the write failed after enqueueing');
       }),
     ).rejects.toThrow('the write failed');
-    const relay = new OutboxRelay(db.tx, queue, { batchSize: 100, pollIntervalMs: 1_000 });
+    const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
+      batchSize: 100,
+      pollIntervalMs: 1_000,
+    });
     await relay.drain();
     expect(await rows()).toHaveLength(0);
     expect(queue.addsFor(scope.tenantId)).toHaveLength(0);
@@ -167,8 +180,16 @@ describe('outbox relay', () => {
       await commitJobs(300);
       const queueA = new RecordingQueue(bull);
       const queueB = new RecordingQueue(bull);
-      const relayA = new OutboxRelay(db.tx, queueA, { batchSize: 10, pollIntervalMs: 1_000 });
-      const relayB = new OutboxRelay(second.tx, queueB, { batchSize: 10, pollIntervalMs: 1_000 });
+      const relayA = new OutboxRelay(db.tx, queueA, {
+        installationId: INSTALLATION,
+        batchSize: 10,
+        pollIntervalMs: 1_000,
+      });
+      const relayB = new OutboxRelay(second.tx, queueB, {
+        installationId: INSTALLATION,
+        batchSize: 10,
+        pollIntervalMs: 1_000,
+      });
       await Promise.all([relayA.drain(), relayB.drain(), relayA.drain(), relayB.drain()]);
 
       const adds = [...queueA.addsFor(scope.tenantId), ...queueB.addsFor(scope.tenantId)];
@@ -181,7 +202,8 @@ describe('outbox relay', () => {
       const committed = await rows();
       expect(committed.every((r) => r.dispatched && r.attempts === 1)).toBe(true);
       const missing = [];
-      for (const row of committed) if (!(await inspect.getJob(outboxJobId(row.id)))) missing.push(row.id);
+      for (const row of committed)
+        if (!(await inspect.getJob(outboxJobId(INSTALLATION, row)))) missing.push(row.id);
       expect(missing).toEqual([]);
     } finally {
       await second.close();
@@ -195,7 +217,12 @@ describe('outbox relay', () => {
     await freshTenant();
     const queue = new RecordingQueue();
     queue.down = true;
-    const relay = new OutboxRelay(db.tx, queue, { batchSize: 100, pollIntervalMs: 20, maxBackoffMs: 60_000 });
+    const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
+      batchSize: 100,
+      pollIntervalMs: 20,
+      maxBackoffMs: 60_000,
+    });
     await commitJobs(4);
     const first = await relay.drain();
     expect(first.failed).toBeGreaterThanOrEqual(4);
@@ -231,6 +258,7 @@ describe('outbox relay', () => {
     await freshTenant();
     const queue = new RecordingQueue();
     const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
       batchSize: 100,
       pollIntervalMs: 60_000,
       listen: { connectionString: inject('databaseUrl'), applicationName: 'test-outbox-listener' },
@@ -256,7 +284,11 @@ describe('outbox relay', () => {
   it('delivers by polling alone when there is no LISTEN connection (embedded mode)', async () => {
     await freshTenant();
     const queue = new RecordingQueue();
-    const relay = new OutboxRelay(db.tx, queue, { batchSize: 100, pollIntervalMs: 50 });
+    const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
+      batchSize: 100,
+      pollIntervalMs: 50,
+    });
     await relay.start();
     try {
       await commitJobs(3);
@@ -274,6 +306,7 @@ describe('outbox relay', () => {
     await freshTenant();
     const queue = new RecordingQueue();
     const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
       batchSize: 100,
       pollIntervalMs: 1_000,
       invalidRowDelayMs: 60_000,
@@ -305,7 +338,11 @@ describe('outbox relay', () => {
     const bull = new BullMqJobQueue({ url: redisUrl, prefix });
     const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
     try {
-      const job: QueuedJob = { name: 'memory.index', jobId: outboxJobId(42), payload: payload(42) };
+      const job: QueuedJob = {
+        name: 'memory.index',
+        jobId: outboxJobId(INSTALLATION, { id: 42, createdUs: '1' }),
+        payload: payload(42),
+      };
       await bull.add([job]);
       await bull.add([job, job]);
       const counts = await inspect.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed');

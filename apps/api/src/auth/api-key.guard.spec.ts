@@ -12,7 +12,8 @@ import {
   type Principal,
 } from '@app/tenancy';
 import { HttpExceptionFilter } from '../http/http-exception.filter';
-import { ApiKeyGuard, bearerToken } from './api-key.guard';
+import { ApiKeyGuard } from './api-key.guard';
+import { bearerToken } from './request-principal';
 import { AuthCheckController } from './auth-check.controller';
 import { CurrentPrincipal, Public, RequireScopes } from './auth.decorators';
 

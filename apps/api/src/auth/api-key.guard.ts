@@ -10,6 +10,7 @@ import {
 } from '@app/tenancy';
 import { IS_PUBLIC_KEY, REQUIRED_SCOPES_KEY } from './auth.decorators';
 import './authenticated-request';
+import { principalFor } from './request-principal';
 
 /**
  * Global guard: every route needs `Authorization: Bearer <key>` unless marked @Public().
@@ -29,11 +30,7 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const principal = await this.authenticate.execute(
-      bearerToken(request.headers.authorization),
-      String(request.id),
-    );
-    request.principal = principal;
+    const principal = await principalFor(request, this.authenticate);
 
     const required = this.reflector.getAllAndMerge<Scope[]>(REQUIRED_SCOPES_KEY, targets) ?? [];
     const missing = missingScopes(principal, required);
@@ -46,22 +43,4 @@ export class ApiKeyGuard implements CanActivate {
     }
     return true;
   }
-}
-
-/** Extracts the key from `Authorization: Bearer <key>` (scheme case-insensitive). */
-export function bearerToken(header: string | undefined): string {
-  if (header === undefined || header.trim() === '') {
-    throw new TenancyError(
-      TenancyErrorCode.Unauthenticated,
-      'Missing API key: send "Authorization: Bearer <key>"',
-    );
-  }
-  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-  if (!match) {
-    throw new TenancyError(
-      TenancyErrorCode.Unauthenticated,
-      'The Authorization header must be "Bearer <key>"',
-    );
-  }
-  return match[1];
 }

@@ -3,6 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import rateLimit from '@fastify/rate-limit';
 import { type AppConfig } from '@app/config';
+import { AuthenticateApiKeyUseCase } from '@app/tenancy';
+import { rateLimitKey } from '../auth/request-principal';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
 import { discoverControllers } from '../openapi/route-metadata';
 import { registerInputGuards } from './input-guards';
@@ -21,11 +23,13 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   // Errors raised by Fastify itself (body parsing, size limit) reach HttpExceptionFilter too:
   // Nest installs Fastify's error handler during init and routes it through the global filters.
   if (config.http.rateLimitPerMinute > 0) {
+    const authenticate = app.get(AuthenticateApiKeyUseCase);
     await app.register(rateLimit, {
       max: config.http.rateLimitPerMinute,
       timeWindow: '1 minute',
-      // Per key when one is sent (team members share office IPs), else per address.
-      keyGenerator: (request) => request.headers.authorization ?? request.ip,
+      // Per authenticated key (team members share office IPs), else per address: re-spelling the
+      // header or trying many wrong keys does not earn a fresh budget.
+      keyGenerator: (request) => rateLimitKey(request, authenticate),
       allowList: (request) => UNPREFIXED_PATHS.some((p) => request.url === `/${p}`),
       errorResponseBuilder: (_request, context) => ({
         statusCode: 429,

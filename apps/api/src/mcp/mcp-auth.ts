@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { type AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
-import { bearerToken } from '../auth/api-key.guard';
+import { principalFor } from '../auth/request-principal';
 import '../auth/authenticated-request';
 
 /**
@@ -11,10 +11,7 @@ import '../auth/authenticated-request';
  */
 export function authenticationHook(authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>) {
   return async (request: FastifyRequest): Promise<void> => {
-    request.principal = await authenticate.execute(
-      bearerToken(request.headers.authorization),
-      String(request.id),
-    );
+    await principalFor(request, authenticate);
   };
 }
 

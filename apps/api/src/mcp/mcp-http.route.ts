@@ -62,6 +62,7 @@ export class McpHttpRoute implements OnModuleInit {
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const principal = request.principal as Principal;
+    if (await countBatchCalls(request, reply)) return;
     const server = this.servers.create();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -86,6 +87,29 @@ export class McpHttpRoute implements OnModuleInit {
       sendInternalError(reply.raw);
     }
   }
+}
+
+/**
+ * The rate limit counted this request once; a JSON-RPC batch of n calls counts n. Answers 429 (and
+ * returns true) when the extra calls exceed the caller's budget.
+ */
+async function countBatchCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const calls = Array.isArray(request.body) ? request.body.length : 1;
+  // Decorated only when a rate limit is configured.
+  if (calls <= 1 || !request.server.hasDecorator('createRateLimit')) return false;
+  const check = request.server.createRateLimit();
+  for (let i = 1; i < calls; i++) {
+    const result = await check(request);
+    if (!result.isAllowed && result.isExceeded) {
+      await reply
+        .code(429)
+        .header('retry-after', String(result.ttlInSeconds))
+        .type('application/json')
+        .send(jsonRpcError(-32000, `Rate limit exceeded: this batch of ${calls} calls is over the budget`));
+      return true;
+    }
+  }
+  return false;
 }
 
 function sendInternalError(res: ServerResponse): void {

@@ -12,6 +12,14 @@ export interface MemoryIndexState {
   readonly timesIndexed: number;
 }
 
+/** A memory whose `memory.index` job is presumed lost. */
+export interface StalePending {
+  readonly memoryId: string;
+  readonly tenantId: string;
+  readonly ownerId: string;
+  readonly wantedHash: string;
+}
+
 /** What the index is built from, read under the state row's lock. */
 export interface IndexableMemory {
   readonly id: string;
@@ -135,6 +143,51 @@ export class MemoryIndexStateRepository {
         WHERE memory_id = $1 AND tenant_id = $2 AND owner_id = $3`,
       [memoryId, scope.tenantId, scope.userId, error, final],
     );
+  }
+
+  /**
+   * Claims up to `limit` memories (all tenants; a system transaction) whose index state has been
+   * pending longer than `olderThanMs` with no undispatched outbox row that would still run their
+   * job: their job was lost (Redis flushed or failed over, a dropped add). Touching `updated_at`
+   * spaces out the next claim of the same memory by another `olderThanMs`. SKIP LOCKED: never waits
+   * on a row a write or a job holds, and two sweeps never claim the same memory.
+   */
+  async claimStalePending(tx: Tx, query: { olderThanMs: number; limit: number }): Promise<StalePending[]> {
+    const { rows } = await tx.query<{
+      memory_id: string;
+      tenant_id: string;
+      owner_id: string;
+      wanted: string;
+    }>(
+      `UPDATE memory_index_state s SET updated_at = now()
+        WHERE s.memory_id IN (
+          SELECT p.memory_id FROM memory_index_state p
+           WHERE p.status = 'pending' AND p.updated_at < now() - make_interval(secs => $1::float8 / 1000)
+             AND NOT EXISTS (
+               SELECT 1 FROM outbox o
+                WHERE o.dispatched_at IS NULL AND o.job_name = 'memory.index'
+                  AND o.payload->>'memoryId' = p.memory_id::text)
+           ORDER BY p.updated_at
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+        RETURNING s.memory_id::text AS memory_id, s.tenant_id, s.owner_id, encode(s.wanted_hash, 'hex') AS wanted`,
+      [query.olderThanMs, query.limit],
+    );
+    return rows.map((r) => ({
+      memoryId: r.memory_id,
+      tenantId: r.tenant_id,
+      ownerId: r.owner_id,
+      wantedHash: r.wanted,
+    }));
+  }
+
+  /** Memories waiting to be indexed (all tenants) and how long the oldest has waited. */
+  async pendingBacklog(tx: Tx): Promise<{ pending: number; oldestAgeSeconds: number }> {
+    const { rows } = await tx.query<{ pending: string; oldest: number | null }>(
+      `SELECT count(*)::text AS pending, extract(epoch FROM now() - min(updated_at))::float8 AS oldest
+         FROM memory_index_state WHERE status = 'pending'`,
+    );
+    return { pending: Number(rows[0]?.pending ?? 0), oldestAgeSeconds: Math.max(0, rows[0]?.oldest ?? 0) };
   }
 
   /** Read-only view for tests and status endpoints. */

@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type IORedis from 'ioredis';
 import type { JobName } from '../job-definitions';
 import type { JobExecutor } from '../job-executor';
 import { defaultJobPolicy, type JobPolicyResolver } from '../job-policies';
+import { installationOfJobId } from '../installation';
 import { requestIdOf, type JobConsumer, type JobQueue, type QueuedJob } from '../job-queue.port';
 import { errorMessage, isRetryableJobError, JobsError, JobsErrorCode } from '../jobs.errors';
 import { bullMqConnection, closeRedisClient, createMonitorClient, withTimeout } from './redis-connection';
@@ -112,7 +113,12 @@ export interface BullMqConsumerOptions {
   readonly connectionName?: string;
   /** How long a job's lock lives without renewal; a dead worker's jobs are re-run after it. */
   readonly lockDurationMs?: number;
+  /** This installation's id: jobs another installation added are handed back, not run here. */
+  readonly installationId: string;
 }
+
+/** How long another installation's job waits before a worker takes it again. */
+const FOREIGN_JOB_DELAY_MS = 200;
 
 /** Consumer: one BullMQ worker per job name, each running jobs through the shared executor. */
 export class BullMqJobConsumer implements JobConsumer {
@@ -120,6 +126,7 @@ export class BullMqJobConsumer implements JobConsumer {
   private workers: Worker[] = [];
   private started = false;
   private lastErrorLog = 0;
+  private lastForeignLog = 0;
 
   constructor(private readonly options: BullMqConsumerOptions) {}
 
@@ -132,7 +139,7 @@ export class BullMqJobConsumer implements JobConsumer {
       failFast: false,
     });
     this.workers = this.options.jobNames.map((name) => {
-      const worker = new Worker(name, (job: Job) => this.process(job), {
+      const worker = new Worker(name, (job: Job, token?: string) => this.process(job, token), {
         connection,
         prefix: this.options.prefix,
         concurrency: this.options.concurrency,
@@ -159,7 +166,15 @@ export class BullMqJobConsumer implements JobConsumer {
     }
   }
 
-  private async process(job: Job): Promise<void> {
+  private async process(job: Job, token: string | undefined): Promise<void> {
+    const owner = installationOfJobId(job.id);
+    if (owner !== undefined && owner !== this.options.installationId && token !== undefined) {
+      // Another installation shares this Redis and QUEUE_PREFIX. Its job names a row of its own
+      // database: put it back (no attempt is counted) for that installation's workers to take.
+      this.warnForeign(owner);
+      await job.moveToDelayed(Date.now() + FOREIGN_JOB_DELAY_MS, token);
+      throw new DelayedError();
+    }
     const data: unknown = job.data;
     const requestId = requestIdOf(data);
     try {
@@ -180,5 +195,14 @@ export class BullMqJobConsumer implements JobConsumer {
     if (Date.now() - this.lastErrorLog < 10_000) return;
     this.lastErrorLog = Date.now();
     this.logger.warn(`Redis: ${error.message}`);
+  }
+
+  private warnForeign(owner: string): void {
+    if (Date.now() - this.lastForeignLog < 60_000) return;
+    this.lastForeignLog = Date.now();
+    this.logger.warn(
+      `installation ${owner} shares this Redis and QUEUE_PREFIX "${this.options.prefix}": its jobs are handed ` +
+        `back to its own workers, which costs both sides throughput. Give each installation its own QUEUE_PREFIX.`,
+    );
   }
 }

@@ -7,6 +7,8 @@ import { OutboxListener } from './outbox-listener';
 import { OutboxRepository, type OutboxBacklog, type OutboxRow } from './outbox.repository';
 
 export interface OutboxRelayOptions {
+  /** This installation's id (INSTALLATION_ID), part of every job id. */
+  readonly installationId: string;
   readonly batchSize: number;
   /** Fallback cadence; with LISTEN/NOTIFY most rows go out right after commit. */
   readonly pollIntervalMs: number;
@@ -90,7 +92,7 @@ export class OutboxRelay {
     return this.transactions.asSystem(async (tx) => {
       const rows = await this.repository.claimBatch(tx, this.options.batchSize);
       if (rows.length === 0) return { dispatched: 0, invalid: 0, failed: 0 };
-      const { jobs, invalid } = toJobs(rows);
+      const { jobs, invalid } = toJobs(this.options.installationId, rows);
       if (invalid.length > 0) {
         for (const { row, reason } of invalid) {
           await this.repository.recordFailure(tx, [row.id], reason, this.options.invalidRowDelayMs ?? 60_000);
@@ -171,7 +173,10 @@ interface InvalidRow {
 }
 
 /** Rows from a newer release may name jobs this build does not know; those are left for it. */
-function toJobs(rows: readonly OutboxRow[]): {
+function toJobs(
+  installationId: string,
+  rows: readonly OutboxRow[],
+): {
   jobs: { row: OutboxRow; job: QueuedJob }[];
   invalid: InvalidRow[];
 } {
@@ -195,7 +200,7 @@ function toJobs(rows: readonly OutboxRow[]): {
       row,
       job: {
         name,
-        jobId: outboxJobId(row.id),
+        jobId: outboxJobId(installationId, row),
         payload: parsed.data,
         requestId: requestIdOf(parsed.data) ?? row.requestId ?? undefined,
       },

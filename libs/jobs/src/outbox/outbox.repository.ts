@@ -7,6 +7,8 @@ export interface OutboxRow {
   readonly payload: unknown;
   readonly requestId: string | null;
   readonly attempts: number;
+  /** Creation time in microseconds since the epoch, as text (part of the job id). */
+  readonly createdUs: string;
 }
 
 export interface OutboxBacklog {
@@ -32,8 +34,10 @@ export class OutboxRepository {
       payload: unknown;
       request_id: string | null;
       attempts: number;
+      created_us: string;
     }>(
-      `SELECT id::text AS id, tenant_id, job_name, payload, request_id, attempts
+      `SELECT id::text AS id, tenant_id, job_name, payload, request_id, attempts,
+              (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us
          FROM outbox
         WHERE dispatched_at IS NULL AND available_at <= now()
         ORDER BY id
@@ -48,6 +52,7 @@ export class OutboxRepository {
       payload: r.payload,
       requestId: r.request_id,
       attempts: r.attempts,
+      createdUs: r.created_us,
     }));
   }
 

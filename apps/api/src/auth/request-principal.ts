@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify';
+import { TenancyError, TenancyErrorCode, type AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
+import './authenticated-request';
+
+/**
+ * The request's authenticated caller, verified once per request: the rate limiter, the REST guard
+ * and the MCP hook all ask, and only the first asks the key store. Throws TenancyError (401) for a
+ * missing or invalid key.
+ */
+export async function principalFor(
+  request: FastifyRequest,
+  authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>,
+): Promise<Principal> {
+  if (request.principal) return request.principal;
+  const principal = await authenticate.execute(
+    bearerToken(request.headers.authorization),
+    String(request.id),
+  );
+  request.principal = principal;
+  return principal;
+}
+
+/**
+ * What the rate limit counts a request against: the authenticated key (however the header is
+ * spelled), or the client address when there is no valid key, so a flood of wrong keys from one
+ * address is throttled as one client.
+ */
+export async function rateLimitKey(
+  request: FastifyRequest,
+  authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>,
+): Promise<string> {
+  if (request.headers.authorization !== undefined) {
+    try {
+      return `key:${(await principalFor(request, authenticate)).keyId}`;
+    } catch {
+      // Not a valid key: the guard answers 401; the attempt still counts against the address.
+    }
+  }
+  return `addr:${request.ip}`;
+}
+
+/** Extracts the key from `Authorization: Bearer <key>` (scheme case-insensitive). */
+export function bearerToken(header: string | undefined): string {
+  if (header === undefined || header.trim() === '') {
+    throw new TenancyError(
+      TenancyErrorCode.Unauthenticated,
+      'Missing API key: send "Authorization: Bearer <key>"',
+    );
+  }
+  const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+  if (!match) {
+    throw new TenancyError(
+      TenancyErrorCode.Unauthenticated,
+      'The Authorization header must be "Bearer <key>"',
+    );
+  }
+  return match[1];
+}

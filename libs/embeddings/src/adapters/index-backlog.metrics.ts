@@ -1,0 +1,52 @@
+import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common';
+import { Gauge, type Registry } from 'prom-client';
+import { METRICS_REGISTRY } from '@app/observability';
+import { TransactionRunner } from '@app/persistence';
+import { MemoryIndexStateRepository } from './memory-index-state.repository';
+
+/**
+ * `memsvc_index_pending` and `memsvc_index_pending_oldest_seconds`, read at scrape time: a growing
+ * oldest age means jobs are lost or workers are down (the reconciliation sweep re-enqueues after
+ * INDEX_RECONCILE_AFTER_MS). Registered only where the app has a metrics registry.
+ */
+@Injectable()
+export class IndexBacklogMetrics implements OnModuleInit {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(MemoryIndexStateRepository) private readonly states: MemoryIndexStateRepository,
+    @Optional() @Inject(METRICS_REGISTRY) private readonly registry?: Registry,
+  ) {}
+
+  onModuleInit(): void {
+    const registry = this.registry;
+    if (!registry || registry.getSingleMetric('memsvc_index_pending')) return;
+    // Both gauges are collected in the same scrape; one query serves them.
+    let cached:
+      { at: number; value: Promise<{ pending: number; oldestAgeSeconds: number } | undefined> } | undefined;
+    const read = () => {
+      if (!cached || Date.now() - cached.at > 1_000) {
+        const value = this.tx.asSystem((tx) => this.states.pendingBacklog(tx)).catch(() => undefined);
+        cached = { at: Date.now(), value };
+      }
+      return cached.value;
+    };
+    new Gauge({
+      name: 'memsvc_index_pending',
+      help: 'Memories whose index (embedding) is not up to date yet.',
+      registers: [registry],
+      async collect() {
+        const value = await read();
+        if (value) this.set(value.pending);
+      },
+    });
+    new Gauge({
+      name: 'memsvc_index_pending_oldest_seconds',
+      help: 'How long the oldest pending memory has waited for its index job (0 when none).',
+      registers: [registry],
+      async collect() {
+        const value = await read();
+        if (value) this.set(value.oldestAgeSeconds);
+      },
+    });
+  }
+}

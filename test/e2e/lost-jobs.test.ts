@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { Client as PgClient } from 'pg';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { teamFixture } from '../support/e2e-env';
+import { client } from '../support/http-client';
+import { PrivateRedis } from '../support/private-redis';
+import {
+  startApiProcess,
+  startWorkerProcess,
+  type ApiProcess,
+  type WorkerProcess,
+} from '../support/processes';
+import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
+import { waitFor } from '../support/wait-for';
+
+interface IndexRow {
+  status: string;
+  times_indexed: number;
+}
+
+/** Index state of the given memories (the superuser connection bypasses RLS). */
+async function indexStates(databaseUrl: string, ids: readonly number[]): Promise<IndexRow[]> {
+  const pg = new PgClient({ connectionString: databaseUrl });
+  await pg.connect();
+  try {
+    const { rows } = await pg.query<IndexRow>(
+      `SELECT status, times_indexed FROM memory_index_state WHERE memory_id = ANY($1::bigint[])`,
+      [ids],
+    );
+    return rows;
+  } finally {
+    await pg.end();
+  }
+}
+
+const allIndexedOnce = (rows: IndexRow[], count: number) =>
+  rows.length === count && rows.every((r) => r.status === 'indexed' && r.times_indexed === 1);
+
+async function storeMany(url: string, key: string, count: number, label: string): Promise<number[]> {
+  const api = client(url, key);
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await api.post<{ id: number }>('/api/memories', { content: `${label} ${i} ${randomUUID()}` });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    ids.push(res.body.id);
+  }
+  return ids;
+}
+
+describe('jobs lost from Redis, and installations sharing one Redis', () => {
+  let redis: PrivateRedis | undefined;
+  let processes: (ApiProcess | WorkerProcess)[] = [];
+  const scratch: ScratchDatabase[] = [];
+
+  afterEach(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    processes = [];
+    await redis?.stop();
+    redis = undefined;
+  });
+
+  afterAll(async () => {
+    await Promise.all(scratch.map((db) => db.drop()));
+  });
+
+  it('re-enqueues memories whose jobs were wiped from Redis, and embeds each exactly once', async () => {
+    redis = await PrivateRedis.create();
+    await redis.start();
+    const team = teamFixture({
+      REDIS_URL: redis.url,
+      OUTBOX_POLL_INTERVAL_MS: '100',
+      INDEX_RECONCILE_AFTER_MS: '2000',
+      INDEX_RECONCILE_EVERY_MS: '1000',
+    });
+    const api = await startApiProcess(team.env);
+    processes.push(api);
+    // No worker yet: the relay moves every job to Redis, where it waits.
+    const ids = await storeMany(api.url, team.keys.alice, 40, 'wiped');
+    const raw = new Redis(redis.url);
+    await waitFor('jobs in Redis', async () =>
+      (await raw.keys('*memory.index:*')).length > 0 ? true : undefined,
+    );
+    // The queue is lost (a flushed or failed-over Redis): every waiting job is gone.
+    await raw.flushall();
+    await raw.quit();
+    processes.push(await startWorkerProcess(team.env));
+
+    const rows = await waitFor(
+      'every acknowledged memory indexed',
+      async () => {
+        const states = await indexStates(inject('databaseUrl'), ids);
+        return allIndexedOnce(states, ids.length) ? states : undefined;
+      },
+      30_000,
+    );
+    expect(rows).toHaveLength(ids.length);
+  });
+
+  it('embeds every memory of two databases that share one Redis and one queue prefix', async () => {
+    redis = await PrivateRedis.create();
+    await redis.start();
+    const databases = await Promise.all([
+      createScratchDatabase(inject('adminDatabaseUrl'), 'shared_redis_a'),
+      createScratchDatabase(inject('adminDatabaseUrl'), 'shared_redis_b'),
+    ]);
+    scratch.push(...databases);
+    // Same Redis, same prefix; the sweep is far away, so only the job ids and queues are tested.
+    const teams = databases.map((db) =>
+      teamFixture({
+        DATABASE_URL: db.url,
+        REDIS_URL: redis!.url,
+        QUEUE_PREFIX: 'shared',
+        OUTBOX_POLL_INTERVAL_MS: '100',
+        INDEX_RECONCILE_AFTER_MS: '600000',
+      }),
+    );
+    for (const team of teams) {
+      processes.push(await startApiProcess(team.env), await startWorkerProcess(team.env));
+    }
+    const apis = processes.filter((p): p is ApiProcess => 'url' in p);
+    // Both databases number their outbox rows from 1: the job ids collided and one side's jobs were dropped.
+    const [idsA, idsB] = await Promise.all(
+      apis.map((api, n) => storeMany(api.url, teams[n].keys.alice, 30, `shared ${n}`)),
+    );
+    for (const [n, ids] of [idsA, idsB].entries()) {
+      await waitFor(
+        `database ${n} indexed`,
+        async () => (allIndexedOnce(await indexStates(databases[n].url, ids), ids.length) ? true : undefined),
+        30_000,
+      );
+    }
+  });
+});
