@@ -95,7 +95,7 @@ describe('auth and admin routes (built API process, real Postgres)', () => {
       body: { code: 'user_exists' },
     });
     const invalid = await admin.post('/api/admin/users', { username: 'no spaces allowed' });
-    expect(invalid).toMatchObject({ status: 422, body: { code: 'invalid_input' } });
+    expect(invalid).toMatchObject({ status: 422, body: { code: 'validation_failed' } });
     expect(String((invalid.body as { detail: string }).detail)).toContain('username');
 
     const list = await admin.get<{ users: UserBody[] }>('/api/admin/users');
@@ -126,6 +126,11 @@ describe('auth and admin routes (built API process, real Postgres)', () => {
       body: { code: 'forbidden' },
     });
 
+    // A malformed filter answers the documented code, like every other contract violation.
+    expect(await admin.get(`/api/admin/keys?user=${'x'.repeat(201)}`)).toMatchObject({
+      status: 422,
+      body: { code: 'validation_failed' },
+    });
     const listed = await admin.get<{ keys: KeyBody[] }>('/api/admin/keys?user=carol');
     expect(listed.status).toBe(200);
     expect(listed.body.keys).toEqual([

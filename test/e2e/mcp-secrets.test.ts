@@ -94,7 +94,7 @@ describe('MCP secret tools against Vault (fake Vault server, in-process API)', (
     try {
       const refused = await callTool(limited, 'secret_get', { id });
       expect(refused).toMatchObject({ isError: true });
-      expect(refused.text).toContain('lacks the "secrets:read" scope that secret_get needs [forbidden]');
+      expect(refused.text).toContain('lacks the "secrets:read" scope needed to reveal a secret [forbidden]');
       expect(refused.text).not.toContain('Tr0ub4dor');
     } finally {
       await limited.close();

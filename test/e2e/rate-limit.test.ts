@@ -70,4 +70,19 @@ describe('the per-key rate limit', () => {
     expect(after.status).toBe(200);
     expect(Number(after.headers.get('x-ratelimit-remaining'))).toBe(LIMIT - 6);
   });
+
+  it('gives near-duplicate scans their own, smaller budget', async () => {
+    const duplicates = () =>
+      fetch(`${api.url}/api/memories/duplicates`, {
+        headers: { authorization: `Bearer ${team.keys.admin}` },
+      });
+    for (let i = 0; i < 10; i++) expect((await duplicates()).status).toBe(200);
+    const refused = await duplicates();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    // The general budget is apart: the admin has used 6 of it (above), and 1 more now.
+    const other = await get(`Bearer ${team.keys.admin}`);
+    expect(other.status).toBe(200);
+    expect(Number(other.headers.get('x-ratelimit-remaining'))).toBe(LIMIT - 7);
+  });
 });

@@ -221,6 +221,19 @@ describe('secret memories with Vault (fake Vault API, built API and worker)', ()
     const denied = await limited.post(`/api/memories/${stored.body.id}/secret`);
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ code: 'forbidden' });
+    // Refusals are audited too: this 403, and bob's 404 for alice's memory.
+    const bob = client(api.url, team.keys.bob);
+    expect((await bob.post(`/api/memories/${stored.body.id}/secret`)).status).toBe(404);
+    const denials = await withDb((pg) =>
+      pg
+        .query<{ reason: string }>(
+          `SELECT details->>'reason' AS reason FROM audit_log
+            WHERE action = 'memory.secret.reveal.denied' AND target_id = $1 ORDER BY id`,
+          [String(stored.body.id)],
+        )
+        .then((r) => r.rows.map((row) => row.reason)),
+    );
+    expect(denials).toEqual(['missing_scope', 'not_found']);
   });
 
   it('with Vault sealed: a secret-bearing write gets 503 + Retry-After and stores nothing; a plain write succeeds', async () => {

@@ -4,6 +4,7 @@ import { ConfigModule, type AppConfig } from '@app/config';
 import { JobsRuntimeModule } from '@app/jobs';
 import { ObservabilityModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
+import { createUrlRedactor } from '@app/secrets';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
@@ -25,7 +26,8 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        ObservabilityModule.forRoot(config),
+        // Logged URLs pass the same secret detector as memory text (a token in `?project=…`).
+        ObservabilityModule.forRoot(config, { redactUrl: createUrlRedactor() }),
         PersistenceModule.forRoot({ applicationName: 'memory-api', migrate: true }),
         JobsRuntimeModule.forRoot({ role: 'api' }),
         AuthModule,

@@ -133,3 +133,19 @@ podAntiAffinity:
             {{- include "memory-service.selectorLabels" . | nindent 12 }}
 {{- end -}}
 {{- end -}}
+
+{{/*
+Host names /mcp answers to when config.MCP_ALLOWED_HOSTS is empty: the API service's in-cluster
+names and the ingress hosts (localhost is always allowed by the server itself).
+*/}}
+{{- define "memory-service.mcpAllowedHosts" -}}
+{{- $svc := include "memory-service.componentName" (dict "root" . "component" "api") -}}
+{{- $ns := .Release.Namespace -}}
+{{- $hosts := list $svc (printf "%s.%s" $svc $ns) (printf "%s.%s.svc" $svc $ns) (printf "%s.%s.svc.cluster.local" $svc $ns) -}}
+{{- if .Values.api.ingress.enabled -}}
+{{- range .Values.api.ingress.hosts -}}
+{{- $hosts = append $hosts .host -}}
+{{- end -}}
+{{- end -}}
+{{- join "," $hosts -}}
+{{- end -}}

@@ -40,4 +40,12 @@ describe('loadConfig', () => {
     ]);
     expect((error as Error).message).not.toContain('secret-pass');
   });
+
+  it('lets /mcp answer localhost by default, configured hosts besides, and any host only when asked', () => {
+    expect(loadConfig({}).mcp.allowedHosts).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(
+      loadConfig({ MCP_ALLOWED_HOSTS: 'Memory.Example.com, memory-service-api' }).mcp.allowedHosts,
+    ).toEqual(['localhost', '127.0.0.1', '[::1]', 'memory.example.com', 'memory-service-api']);
+    expect(loadConfig({ MCP_ALLOWED_HOSTS: '*' }).mcp.allowedHosts).toEqual([]);
+  });
 });

@@ -173,7 +173,7 @@ function toAppConfig(env: Env): AppConfig {
     dedup: { noopThreshold: env.DEDUP_NOOP_THRESHOLD, updateThreshold: env.DEDUP_UPDATE_THRESHOLD },
     mcp: {
       allowedOrigins: env.MCP_ALLOWED_ORIGINS,
-      allowedHosts: env.MCP_ALLOWED_HOSTS,
+      allowedHosts: mcpAllowedHosts(env.MCP_ALLOWED_HOSTS),
       maxOutputChars: env.MCP_MAX_OUTPUT_CHARS,
       startupContextChars: env.MCP_STARTUP_CONTEXT_CHARS,
     },
@@ -211,4 +211,13 @@ function toAppConfig(env: Env): AppConfig {
 /** Returns a copy of a config with the database URL set (embedded mode fills it in after start). */
 export function withDatabaseUrl(config: AppConfig, url: string, poolSize?: number): AppConfig {
   return { ...config, database: { ...config.database, url, poolSize: poolSize ?? config.database.poolSize } };
+}
+
+/** Names a local client reaches the server by; a DNS-rebinding attack cannot send them as Host. */
+export const LOCAL_HOSTS = ['localhost', '127.0.0.1', '[::1]'] as const;
+
+/** The configured MCP hosts plus localhost; `*` → every host (an empty list). */
+export function mcpAllowedHosts(configured: readonly string[]): readonly string[] {
+  if (configured.includes('*')) return [];
+  return [...new Set([...LOCAL_HOSTS, ...configured])];
 }

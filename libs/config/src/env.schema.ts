@@ -174,7 +174,11 @@ export const envSchema = z.object({
   VAULT_TIMEOUT_MS: int(3000, 100, 60_000),
   /** Browser origins allowed to call /mcp; a request with any other Origin gets 403 (none → only non-browser clients). */
   MCP_ALLOWED_ORIGINS: originList,
-  /** Host header values /mcp answers to (host or host:port); empty → any host. */
+  /**
+   * Host header values /mcp answers to (host or host:port), besides localhost, which is always
+   * allowed; `*` → any host. Empty → localhost only (the Helm chart fills in its service and
+   * ingress names).
+   */
   MCP_ALLOWED_HOSTS: commaList.transform((hosts) => hosts.map((h) => h.toLowerCase())),
   /** Output budget of list-like MCP tools (recall, list), in characters (≈ 4 per token). */
   MCP_MAX_OUTPUT_CHARS: int(20_000, 500, 1_000_000),

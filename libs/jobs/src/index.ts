@@ -17,6 +17,7 @@ export * from './contracts/index-input';
 export * from './handles-job.decorator';
 export * from './job-handler.discovery';
 export * from './drain-jobs';
+export * from './maintenance/analyze-statistics.job';
 export * from './admin-jobs/admin-job';
 export * from './admin-jobs/admin-job-attempt';
 export * from './admin-jobs/admin-job.errors';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLANNED_TABLES } from '@app/persistence';
 
 const uuid = z.string().uuid();
 
@@ -25,6 +26,15 @@ export const JOB_DEFINITIONS = {
   'embeddings.reconcile': z.object({
     tenantId: uuid.optional(),
     slot: z.string().max(64),
+  }),
+  /**
+   * Refresh planner statistics: on a schedule (the slot; tables changed enough since their last
+   * ANALYZE), or right after a bulk write (`tables`), so plans do not wait for autovacuum.
+   */
+  'maintenance.analyze': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64).optional(),
+    tables: z.array(z.enum(PLANNED_TABLES)).max(PLANNED_TABLES.length).optional(),
   }),
   /** Retention of deletion history (all tenants), enqueued on a schedule by the worker. */
   'sync.purge-tombstones': z.object({

@@ -25,6 +25,7 @@ import { AdminJobRepository } from './admin-jobs/admin-job.repository';
 import { GetAdminJobUseCase } from './admin-jobs/get-admin-job.use-case';
 import { JobHandlerDiscovery } from './job-handler.discovery';
 import { SlotScheduler } from './slot-scheduler';
+import { AnalyzeStatisticsJob } from './maintenance/analyze-statistics.job';
 import { INSTALLATION_ID, loadInstallationId } from './installation';
 
 export type JobsRole = 'api' | 'worker';
@@ -144,7 +145,8 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
  * apps' business, through JobsRuntimeModule.
  */
 @Module({
-  providers: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase],
+  // AnalyzeStatisticsJob declares the `maintenance.analyze` job; every composition imports this module.
+  providers: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, AnalyzeStatisticsJob],
   exports: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase],
 })
 export class JobsModule {}

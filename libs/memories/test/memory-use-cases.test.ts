@@ -1,3 +1,4 @@
+import { OutboxWriter } from '@app/jobs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -38,7 +39,7 @@ describe('memory use cases against real Postgres', () => {
     repo = new MemoryRepository();
     writer = memoryWriterFor(db.tx, limits, undefined, repo);
     create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), limits);
+    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), new OutboxWriter(), limits);
     remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
     const tenant = await createTestTenant(db);
     const principal = (name: string) => memberPrincipal(tenant, name);

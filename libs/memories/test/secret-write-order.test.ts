@@ -1,3 +1,4 @@
+import { OutboxWriter } from '@app/jobs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
@@ -68,7 +69,7 @@ describe('secret write order and orphan cleanup', () => {
     const repo = new MemoryRepository();
     writer = memoryWriterFor(db.tx, limits, store, repo);
     create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), limits);
+    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), new OutboxWriter(), limits);
     remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
     purge = new PurgeMemoryUseCase(db.tx, repo, new AuditWriter());
     sweep = new SweepSecretsUseCase(db.tx, new SecretCleanupRepository(), store);

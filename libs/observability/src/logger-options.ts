@@ -36,6 +36,8 @@ export interface LoggerParamsOptions {
   readonly name: string;
   /** Where lines go; stdout when absent. Tests pass a stream to read them back. */
   readonly destination?: DestinationStream;
+  /** Rewrites the logged request URL (the app passes one that removes credentials from queries). */
+  readonly redactUrl?: (url: string) => string;
 }
 
 /** nestjs-pino parameters: one JSON line per request with its id, nothing secret. */
@@ -47,11 +49,25 @@ export function buildLoggerParams(config: AppConfig, options: LoggerParamsOption
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     autoLogging: { ignore: isQuietRequest },
     customLogLevel: requestLogLevel,
+    ...(options.redactUrl ? { serializers: { req: urlRedactingSerializer(options.redactUrl) } } : {}),
   };
   return {
     pinoHttp: options.destination ? [pinoHttp, options.destination] : pinoHttp,
     // Nest 11 path syntax for "every route" (the library's default `*` triggers a warning).
     forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
+  };
+}
+
+/**
+ * pino-http hands custom serializers the already-serialized request. Its URL is rewritten; the
+ * parsed `query` object some adapters add is logged as the rewritten URL's query instead.
+ */
+function urlRedactingSerializer(redactUrl: (url: string) => string) {
+  return (req: { url?: unknown; query?: unknown }) => {
+    if (typeof req.url !== 'string') return req;
+    const url = redactUrl(req.url);
+    const query = Object.fromEntries(new URLSearchParams(url.split('?')[1] ?? ''));
+    return Object.assign(req, { url, query });
   };
 }
 

@@ -8,6 +8,7 @@ import fastify from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import type { Registry } from 'prom-client';
 import { loadConfig } from '@app/config';
+import { createUrlRedactor } from '@app/secrets';
 import { HTTP_REQUEST_DURATION, METRICS_REGISTRY, registerHttpMetrics } from './http-metrics';
 import { REDACTED } from './logger-options';
 import { ObservabilityModule } from './observability.module';
@@ -41,7 +42,13 @@ describe('ObservabilityModule on a Fastify app', () => {
     });
     const config = loadConfig({ LOG_LEVEL: 'info' });
     const moduleRef = await Test.createTestingModule({
-      imports: [ObservabilityModule.forRoot(config, { name: 'test-api', destination })],
+      imports: [
+        ObservabilityModule.forRoot(config, {
+          name: 'test-api',
+          destination,
+          redactUrl: createUrlRedactor(),
+        }),
+      ],
       controllers: [ThingsController],
     }).compile();
     app = moduleRef.createNestApplication<NestFastifyApplication>(new FastifyAdapter({ genReqId }), {
@@ -59,6 +66,17 @@ describe('ObservabilityModule on a Fastify app', () => {
 
   const inject = (url: string, headers: Record<string, string> = {}) =>
     app.getHttpAdapter().getInstance().inject({ method: 'GET', url, headers });
+
+  it('logs a credential passed in a query string as [REDACTED], keeping the rest of the URL', async () => {
+    const token = `ghp_${'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5'.slice(0, 36)}`;
+    const res = await inject(`/things/7?project=${token}&limit=5`, { 'x-request-id': 'trace-token-1' });
+    expect(res.statusCode).toBe(200);
+    const logged = JSON.stringify(
+      lines.filter((l) => (l.req as { id?: string } | undefined)?.id === 'trace-token-1'),
+    );
+    expect(logged).not.toContain(token);
+    expect(logged).toContain('/things/7?project=[REDACTED]&limit=5');
+  });
 
   it('logs each request once with its inbound id, redacting credentials and never the body', async () => {
     const res = await inject('/things/42', {
@@ -81,7 +99,7 @@ describe('ObservabilityModule on a Fastify app', () => {
     expect(req.headers.cookie).toBe(REDACTED);
     expect(req).not.toHaveProperty('body');
 
-    const loaded = lines.find((l) => l.msg === 'loaded');
+    const loaded = lines.find((l) => l.msg === 'loaded' && (l.req as { id: string }).id === 'trace-abc-1');
     expect(loaded?.user).toEqual({ password: REDACTED, api_key: REDACTED });
     expect(loaded?.memory).toEqual({ content: 'visible' });
     expect((loaded?.req as { id: string }).id).toBe('trace-abc-1');

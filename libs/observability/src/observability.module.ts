@@ -10,6 +10,8 @@ export interface ObservabilityOptions {
   readonly name?: string;
   /** Log destination; stdout when absent (tests pass a stream). */
   readonly destination?: DestinationStream;
+  /** Rewrites logged request URLs (credentials in query strings). */
+  readonly redactUrl?: (url: string) => string;
 }
 
 /** pino logging (nestjs-pino) and a Prometheus registry under `METRICS_REGISTRY`. */
@@ -20,7 +22,11 @@ export class ObservabilityModule {
     const name = options.name ?? 'memory-api';
     return {
       module: ObservabilityModule,
-      imports: [LoggerModule.forRoot(buildLoggerParams(config, { name, destination: options.destination }))],
+      imports: [
+        LoggerModule.forRoot(
+          buildLoggerParams(config, { name, destination: options.destination, redactUrl: options.redactUrl }),
+        ),
+      ],
       providers: [{ provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry({ service: name }) }],
       exports: [LoggerModule, METRICS_REGISTRY],
     };

@@ -7,3 +7,4 @@ export * from './embedded/embedded-postgres';
 export { DataDirLockedError } from './embedded/data-dir-lock';
 export * from './sql-fragments';
 export * from './server-secret.repository';
+export * from './statistics';

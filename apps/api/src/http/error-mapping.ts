@@ -35,6 +35,37 @@ function domainErrorResponse(error: DomainError): ErrorResponse {
   };
 }
 
+/**
+ * Postgres gave up on the statement (statement timeout, lock timeout) or chose it as a deadlock or
+ * serialization victim after the write's own retry: the request may succeed if sent again, so it
+ * answers 503 with Retry-After, never 500. Nothing was committed.
+ */
+const TRANSIENT_DATABASE_ERRORS: Readonly<
+  Record<string, { code: string; detail: string; retryAfter: number }>
+> = {
+  '57014': {
+    code: 'statement_timeout',
+    detail: 'The database did not answer in time; nothing was changed. Try again, or narrow the request.',
+    retryAfter: 5,
+  },
+  '55P03': { code: 'database_busy', detail: 'The data is locked by other work; try again.', retryAfter: 1 },
+  '40P01': { code: 'database_busy', detail: 'A concurrent change conflicted; try again.', retryAfter: 1 },
+  '40001': { code: 'database_busy', detail: 'A concurrent change conflicted; try again.', retryAfter: 1 },
+};
+
+function transientDatabaseError(error: unknown): ErrorResponse | undefined {
+  if (typeof error !== 'object' || error === null || (error as Error).name !== 'QueryFailedError')
+    return undefined;
+  const code = (error as { code?: unknown }).code;
+  const known = typeof code === 'string' ? TRANSIENT_DATABASE_ERRORS[code] : undefined;
+  if (!known) return undefined;
+  return {
+    status: 503,
+    body: { detail: known.detail, code: known.code },
+    headers: { 'Retry-After': String(known.retryAfter) },
+  };
+}
+
 interface FastifyLikeError {
   statusCode?: number;
   code?: string;
@@ -85,6 +116,8 @@ export function toErrorResponse(error: unknown): ErrorResponse {
       return { status, body: { detail: error.message, code } };
     }
   }
+  const transient = transientDatabaseError(error);
+  if (transient) return transient;
   if (error instanceof SyntaxError) {
     return { status: 400, body: { detail: `Malformed JSON: ${error.message}`, code: 'malformed_json' } };
   }

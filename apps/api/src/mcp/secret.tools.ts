@@ -19,7 +19,8 @@ export class SecretTools {
       title: 'Reveal a secret',
       description:
         'Reveal the original content of one of your sensitive memories (recall shows "[SENSITIVE - use secret_get(id=N)]" for them) when the task really needs the credential. Needs a key with the secrets:read scope; every reveal is recorded in the audit log. Returns {id, content, source}.',
-      scope: 'secrets:read',
+      // secrets:read is checked by the use case, which audits refusals as well as reveals.
+      scope: 'memories:read',
       annotations: { readOnlyHint: true, idempotentHint: true },
       input: z.strictObject({ id: memoryIdArg }),
       output: z.object({

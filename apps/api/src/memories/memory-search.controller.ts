@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import {
   CheckMemoryUseCase,
   checkResponse,
@@ -16,6 +17,9 @@ import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 import { ApiRoute } from '../openapi/api-route.decorator';
+
+/** Near-duplicate scans a key may start per minute (when a rate limit is configured). */
+export const DUPLICATES_PER_MINUTE = 10;
 
 /** Finding memories: hybrid recall, the write guard, near-duplicates. */
 @Controller('memories')
@@ -57,6 +61,8 @@ export class MemorySearchController {
   }
 
   @Get('duplicates')
+  // A bounded but heavy scan: its own, smaller per-key budget, apart from the general one.
+  @RouteConfig({ rateLimit: { max: DUPLICATES_PER_MINUTE, timeWindow: '1 minute', groupId: 'duplicates' } })
   @RequireScopes('memories:read')
   @ApiRoute({
     operationId: 'findDuplicates',

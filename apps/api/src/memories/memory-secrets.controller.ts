@@ -27,7 +27,8 @@ export class MemorySecretsController {
   /** Body is ignored (an empty body with Content-Type: application/json is accepted). */
   @Post(':id/secret')
   @HttpCode(200)
-  @RequireScopes('secrets:read')
+  // The use case checks `secrets:read` itself, so that refusals are audited too.
+  @RequireScopes('memories:read')
   @ApiRoute({
     operationId: 'revealSecret',
     tag: 'secrets',

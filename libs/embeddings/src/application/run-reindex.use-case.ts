@@ -3,7 +3,7 @@ import { HandlesJob, isFinalAttempt, type JobContext, type JobPayload } from '@a
 import { isFinished, type AdminJob, type AdminJobProgress } from '@app/jobs';
 import { failAdminJob, runAdminJobAttempt } from '@app/jobs';
 import { AdminJobRepository } from '@app/jobs';
-import { TransactionRunner } from '@app/persistence';
+import { analyzeTables, TransactionRunner } from '@app/persistence';
 import { EmbeddingModelRepository } from '../adapters/embedding-model.repository';
 import { MemoryEmbeddingRepository, type ReindexCandidate } from '../adapters/memory-embedding.repository';
 import { indexInput, indexInputDigest } from '@app/jobs';
@@ -211,6 +211,8 @@ export class RunReindexUseCase {
       if (missing > 0)
         this.logger.log(`switched to "${model.id}" with ${missing} memories still queued for embedding`);
       await this.jobs.finish(tx, jobId, { status: 'succeeded', error: null });
+      // The new model's vectors are a bulk load the statistics have not seen: plan on fresh ones.
+      await analyzeTables(tx, ['memory_embeddings']);
       return 'succeeded';
     });
   }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { OutboxWriter } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import type { NewMemory, StoredMemory } from '../domain/memory';
@@ -8,6 +9,9 @@ import { MemoryWriter, type PreparedMemory } from './memory-writer';
 import type { StagedSecret } from '../secret-memories/application/secret-staging';
 import { WRITE_TRANSACTION } from './write-transaction';
 
+/** Imports of at least this many memories refresh the planner statistics right after they commit. */
+export const ANALYZE_AFTER_IMPORTED = 100;
+
 /** Stores a batch in one transaction: every item or none. Answers in input order. */
 @Injectable()
 export class ImportMemoriesUseCase {
@@ -15,6 +19,7 @@ export class ImportMemoriesUseCase {
     private readonly tx: TransactionRunner,
     private readonly writer: MemoryWriter,
     private readonly audit: AuditWriter,
+    private readonly outbox: OutboxWriter,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
   ) {}
 
@@ -52,6 +57,15 @@ export class ImportMemoriesUseCase {
           for (const p of prepared) {
             const { id, category, importance } = await this.writer.store(principal, tx, p);
             results.push({ id, category, importance });
+          }
+          if (prepared.length >= ANALYZE_AFTER_IMPORTED) {
+            // A bulk write can leave the planner's picture of this user far behind (estimated at
+            // 1 row); refresh it now instead of waiting for autovacuum.
+            await this.outbox.enqueue(principal, tx, {
+              name: 'maintenance.analyze',
+              payload: { tenantId: principal.tenantId, tables: ['memories', 'memory_index_state'] },
+              requestId: principal.requestId,
+            });
           }
           await this.audit.record(principal, tx, {
             action: 'memory.import',

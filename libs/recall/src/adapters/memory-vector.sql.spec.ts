@@ -28,7 +28,9 @@ describe('vector search SQL', () => {
     expect(visible).toMatch(/UNION ALL/);
     const own = buildNearestQuery('exact', 'own', scope, { ...spec, excludeId: 7 });
     expect(own.sql).not.toMatch(/UNION ALL/);
-    expect(own.sql).toContain('m.owner_id = $5');
+    // Own rows are scoped on the embeddings' index; the memory row is probed by key only.
+    expect(own.sql).toContain('e.owner_id = $5');
+    expect(own.sql).not.toContain('m.owner_id = $5');
     expect(own.sql).toContain('m.id <> $6');
     expect(own.params.at(-1)).toBe(7);
   });

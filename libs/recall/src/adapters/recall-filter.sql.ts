@@ -3,13 +3,14 @@ import type { RecallFilter } from '../domain/recall-filter';
 
 /**
  * WHERE clause (alias `m`) for the memories a caller may recall: their own live rows and the
- * team-visible rows of their tenant, narrowed by the recall filters. Parameters start at `first`.
+ * team-visible rows of their tenant, narrowed by the recall filters. Parameters start at `first`
+ * (the tenant id, then the user id, then the filters').
  */
 export function recallWhere(
   scope: TenantScope,
   filter: RecallFilter,
   first = 1,
-): { sql: string; params: unknown[] } {
+): { sql: string; filtersSql: string; params: unknown[] } {
   const params: unknown[] = [scope.tenantId, scope.userId];
   const p = (value: unknown) => {
     params.push(value);
@@ -26,5 +27,7 @@ export function recallWhere(
   if (filter.project !== undefined) clauses.push(`m.project = ${p(filter.project)}`);
   if (filter.since !== undefined) clauses.push(`m.created_at >= ${p(filter.since)}`);
   if (filter.before !== undefined) clauses.push(`m.created_at < ${p(filter.before)}`);
-  return { sql: clauses.join(' AND '), params };
+  // `filtersSql`: liveness and the recall filters without the tenant/visibility terms, for queries
+  // that scope the caller's rows on another table (the embeddings) and probe memories by key.
+  return { sql: clauses.join(' AND '), filtersSql: clauses.slice(2).join(' AND '), params };
 }

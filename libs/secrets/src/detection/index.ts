@@ -2,3 +2,4 @@ export * from './finding';
 export * from './normalize-text';
 export * from './entropy';
 export * from './secret-detector';
+export * from './url-redaction';

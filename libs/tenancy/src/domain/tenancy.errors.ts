@@ -7,7 +7,8 @@ export enum TenancyErrorCode {
   UserExists = 'user_exists',
   KeyNotFound = 'key_not_found',
   TenantNotFound = 'tenant_not_found',
-  InvalidInput = 'invalid_input',
+  // The same code as every other contract violation (docs/api.md lists one code set).
+  InvalidInput = 'validation_failed',
 }
 
 const KIND: Record<TenancyErrorCode, ErrorKind> = {

@@ -9,7 +9,7 @@ import {
   type ConfiguredSecretStore,
   type SecretStoreKind,
 } from '@app/secrets';
-import { AuditWriter, type Principal } from '@app/tenancy';
+import { AuditWriter, missingScopes, TenancyError, TenancyErrorCode, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../../adapters/memory.repository';
 import { MemoryError } from '../../domain/memory.errors';
 import { refOf } from './secret-staging';
@@ -22,9 +22,10 @@ export interface RevealedSecret {
 
 /**
  * The original content of one of the caller's sensitive memories (`POST /api/memories/:id/secret`,
- * MCP `secret_get`). The transport checks the `secrets:read` scope. Another user's memory, a
- * deleted one, or one without a secret answers 404. Each reveal writes an audit row (who, which
- * memory, the request id) in the transaction that read the row; a failed read records nothing.
+ * MCP `secret_get`). Needs the `secrets:read` scope (checked here, so that a refusal is audited
+ * like a reveal). Another user's memory, a deleted one, or one without a secret answers 404. Each
+ * reveal writes an audit row (who, which memory, the request id) in the transaction that read the
+ * row; each refusal (403, 404) writes a `memory.secret.reveal.denied` row with the reason.
  */
 @Injectable()
 export class RevealSecretUseCase {
@@ -36,6 +37,34 @@ export class RevealSecretUseCase {
   ) {}
 
   async execute(principal: Principal, id: number): Promise<RevealedSecret> {
+    if (missingScopes(principal, ['secrets:read']).length > 0) {
+      await this.recordDenied(principal, id, 'missing_scope');
+      throw new TenancyError(
+        TenancyErrorCode.Forbidden,
+        'This API key lacks the "secrets:read" scope needed to reveal a secret',
+      );
+    }
+    try {
+      return await this.reveal(principal, id);
+    } catch (error) {
+      if (error instanceof MemoryError) await this.recordDenied(principal, id, 'not_found');
+      throw error;
+    }
+  }
+
+  /** In a transaction of its own: the refused request's transaction (if any) rolled back. */
+  private async recordDenied(principal: Principal, id: number, reason: string): Promise<void> {
+    await this.tx.inTenant(principal, (tx) =>
+      this.audit.record(principal, tx, {
+        action: 'memory.secret.reveal.denied',
+        targetType: 'memory',
+        targetId: id,
+        details: { reason },
+      }),
+    );
+  }
+
+  private async reveal(principal: Principal, id: number): Promise<RevealedSecret> {
     return this.tx.inTenant(principal, async (tx) => {
       const row = await this.memories.findSecret(principal, tx, id);
       if (!row?.isSensitive || row.secret === null) throw MemoryError.notFound(id);

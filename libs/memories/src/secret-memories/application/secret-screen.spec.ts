@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SecretDetector } from '@app/secrets';
 import type { NewMemory } from '../../domain/memory';
-import { FORCED_PLACEHOLDER, SecretScreen } from './secret-screen';
+import { categorySchema } from '../../contracts/memory.schemas';
+import { FORCED_PLACEHOLDER, REDACTED_CATEGORY, SecretScreen } from './secret-screen';
 
 const screen = new SecretScreen(new SecretDetector());
 const memory = (overrides: Partial<NewMemory>): NewMemory => ({
@@ -59,5 +60,17 @@ describe('SecretScreen', () => {
     expect(screened.value.importance).toBe(0.9);
     expect(screened.value.tags).toBeUndefined();
     expect(screened.secret).toBe(content);
+  });
+
+  it('keeps a category that held a secret a valid category', () => {
+    const token = `ghp_${randomBytes(27)
+      .toString('base64url')
+      .replace(/[^A-Za-z0-9]/g, 'x')
+      .slice(0, 36)}`;
+    const screened = screen.screenNew(memory({ category: token.toLowerCase() }));
+    expect(screened.value.category).toBe(REDACTED_CATEGORY);
+    expect(categorySchema.safeParse(screened.value.category).success).toBe(true);
+    expect(screened.kinds.length).toBeGreaterThan(0);
+    expect(JSON.stringify(screened.value)).not.toContain(token.toLowerCase());
   });
 });

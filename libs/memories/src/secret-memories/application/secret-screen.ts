@@ -4,6 +4,8 @@ import type { MemoryPatch, NewMemory } from '../../domain/memory';
 
 /** Row content of a memory the caller flagged with `force_sensitive`: all of it is secret. */
 export const FORCED_PLACEHOLDER = placeholderFor('sensitive');
+/** A category must stay a valid slug: one that held a secret is stored as this instead. */
+export const REDACTED_CATEGORY = 'redacted';
 
 /** The text fields of a write, as they may be stored. */
 interface TextFields {
@@ -71,7 +73,9 @@ export class SecretScreen {
         if (value.content !== fields.content) secret = fields.content;
       }
     }
-    if (fields.category !== undefined) value.category = clean(fields.category);
+    if (fields.category !== undefined) {
+      value.category = clean(fields.category) === fields.category ? fields.category : REDACTED_CATEGORY;
+    }
     if (fields.tags !== undefined) value.tags = fields.tags.map(clean);
     if (fields.expandedKeywords !== undefined) value.expandedKeywords = clean(fields.expandedKeywords);
     if (fields.project !== undefined && fields.project !== null) value.project = clean(fields.project);
