@@ -84,6 +84,11 @@ describe('jobs lost from Redis, and installations sharing one Redis', () => {
     // The queue is lost (a flushed or failed-over Redis): every waiting job is gone.
     await raw.flushall();
     await raw.quit();
+    // The backlog is visible to monitoring while nothing works on it.
+    const metrics = await (await fetch(`${api.url}/metrics`)).text();
+    const pending = /^memsvc_index_pending(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1];
+    expect(Number(pending)).toBeGreaterThanOrEqual(ids.length);
+    expect(metrics).toMatch(/^memsvc_index_pending_oldest_seconds(?:\{[^}]*\})? \d/m);
     processes.push(await startWorkerProcess(team.env));
 
     const rows = await waitFor(

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { registerBacklogGauges } from '@app/observability';
 import type { JobExecutor } from './job-executor';
 import type { OutboxBacklog } from './outbox/outbox.repository';
 
@@ -35,34 +36,18 @@ export function registerJobMetrics(registry: Registry, sources: JobMetricsSource
     else failed.inc({ job: event.name, final: String(event.final) });
   });
 
-  const backlog = sources.backlog;
-  if (backlog) {
-    // Both gauges are collected in the same scrape; one query serves them.
-    let cached: { at: number; value: Promise<OutboxBacklog | undefined> } | undefined;
-    const read = (): Promise<OutboxBacklog | undefined> => {
-      if (!cached || Date.now() - cached.at > 1_000) {
-        cached = { at: Date.now(), value: backlog().catch(() => undefined) };
-      }
-      return cached.value;
-    };
-    new Gauge({
-      name: 'memsvc_outbox_pending',
-      help: 'Outbox rows not yet handed to the queue.',
-      registers: [registry],
-      async collect() {
-        const value = await read();
-        if (value) this.set(value.pending);
+  if (sources.backlog) {
+    registerBacklogGauges(
+      registry,
+      {
+        pending: { name: 'memsvc_outbox_pending', help: 'Outbox rows not yet handed to the queue.' },
+        oldestAge: {
+          name: 'memsvc_outbox_lag_seconds',
+          help: 'Age of the oldest outbox row not yet handed to the queue (0 when none).',
+        },
       },
-    });
-    new Gauge({
-      name: 'memsvc_outbox_lag_seconds',
-      help: 'Age of the oldest outbox row not yet handed to the queue (0 when none).',
-      registers: [registry],
-      async collect() {
-        const value = await read();
-        if (value) this.set(value.oldestAgeSeconds);
-      },
-    });
+      sources.backlog,
+    );
   }
   return unsubscribe;
 }

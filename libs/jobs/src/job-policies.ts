@@ -33,7 +33,12 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   // Resumable from its checkpoint, so retries continue rather than restart; more patience.
   'embeddings.reindex': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
   // Idempotent and re-run every slot anyway; a couple of retries is enough.
-  'maintenance.analyze': { ...DEFAULT_JOB_POLICY, attempts: 2, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
+  'maintenance.analyze': {
+    ...DEFAULT_JOB_POLICY,
+    attempts: 2,
+    backoffMs: 30_000,
+    keepCompletedSeconds: 60 * 60,
+  },
   'sync.purge-tombstones': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
   // Resumable from its checkpoint; Vault may be sealed for a while, so retry patiently.
   'secrets.migrate': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },

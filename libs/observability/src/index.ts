@@ -3,3 +3,4 @@ export * from './request-id';
 export * from './logger-options';
 export * from './http-metrics';
 export * from './observability.module';
+export * from './backlog-gauges';

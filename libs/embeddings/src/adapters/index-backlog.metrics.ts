@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit, Optional } from '@nestjs/common';
-import { Gauge, type Registry } from 'prom-client';
-import { METRICS_REGISTRY } from '@app/observability';
+import type { Registry } from 'prom-client';
+import { METRICS_REGISTRY, registerBacklogGauges } from '@app/observability';
 import { TransactionRunner } from '@app/persistence';
 import { MemoryIndexStateRepository } from './memory-index-state.repository';
 
@@ -20,33 +20,19 @@ export class IndexBacklogMetrics implements OnModuleInit {
   onModuleInit(): void {
     const registry = this.registry;
     if (!registry || registry.getSingleMetric('memsvc_index_pending')) return;
-    // Both gauges are collected in the same scrape; one query serves them.
-    let cached:
-      { at: number; value: Promise<{ pending: number; oldestAgeSeconds: number } | undefined> } | undefined;
-    const read = () => {
-      if (!cached || Date.now() - cached.at > 1_000) {
-        const value = this.tx.asSystem((tx) => this.states.pendingBacklog(tx)).catch(() => undefined);
-        cached = { at: Date.now(), value };
-      }
-      return cached.value;
-    };
-    new Gauge({
-      name: 'memsvc_index_pending',
-      help: 'Memories whose index (embedding) is not up to date yet.',
-      registers: [registry],
-      async collect() {
-        const value = await read();
-        if (value) this.set(value.pending);
+    registerBacklogGauges(
+      registry,
+      {
+        pending: {
+          name: 'memsvc_index_pending',
+          help: 'Memories whose index (embedding) is not up to date yet.',
+        },
+        oldestAge: {
+          name: 'memsvc_index_pending_oldest_seconds',
+          help: 'How long the oldest pending memory has waited for its index job (0 when none).',
+        },
       },
-    });
-    new Gauge({
-      name: 'memsvc_index_pending_oldest_seconds',
-      help: 'How long the oldest pending memory has waited for its index job (0 when none).',
-      registers: [registry],
-      async collect() {
-        const value = await read();
-        if (value) this.set(value.oldestAgeSeconds);
-      },
-    });
+      () => this.tx.asSystem((tx) => this.states.pendingBacklog(tx)),
+    );
   }
 }
