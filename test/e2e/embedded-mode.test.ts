@@ -19,6 +19,8 @@ describe('embedded mode (built API, no DATABASE_URL or REDIS_URL)', () => {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      // This suite checks per-user isolation; team visibility has its own suite.
+      DEFAULT_VISIBILITY: 'private',
       ...env,
     });
     running.push(proc);
@@ -81,6 +83,7 @@ describe('embedded mode (built API, no DATABASE_URL or REDIS_URL)', () => {
     expect((await again.post(`/api/memories/${secret.body.id}/secret`)).body).toEqual({
       id: secret.body.id,
       content: `my password is ${pin}`,
+      category: expect.any(String),
       source: 'encrypted',
     });
     expect((await again.get(`/api/memories/${secret.body.id}`)).body).toMatchObject({ is_sensitive: true });

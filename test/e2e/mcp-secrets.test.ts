@@ -63,7 +63,12 @@ describe('MCP secret tools against Vault (fake Vault server, in-process API)', (
       content: `[SENSITIVE - use secret_get(id=${id})]`,
     });
     const revealed = await callTool(alice, 'secret_get', { id });
-    expect(revealed.structuredContent).toEqual({ id, content: secretText, source: 'vault' });
+    expect(revealed.structuredContent).toEqual({
+      id,
+      content: secretText,
+      category: expect.any(String),
+      source: 'vault',
+    });
     expect(revealed.text).toContain(secretText);
     const audit = await pg.query(
       `SELECT a.action FROM audit_log a JOIN tenants t ON t.id = a.tenant_id
@@ -73,12 +78,18 @@ describe('MCP secret tools against Vault (fake Vault server, in-process API)', (
     expect(audit.rowCount).toBe(1);
   });
 
-  it('answers not found for another user’s secret and for a memory without one', async () => {
+  it('answers not found for another user’s secret, and the content of a memory without one', async () => {
     const id = await storeSecret();
     expect((await callTool(bob, 'secret_get', { id })).text).toContain('[memory_not_found]');
     const plain = await callTool(alice, 'memory_store', { content: 'Nothing secret about the lunch menu' });
     const plainId = (plain.structuredContent as { id: number }).id;
-    expect((await callTool(alice, 'secret_get', { id: plainId })).text).toContain('[memory_not_found]');
+    const revealed = await callTool(alice, 'secret_get', { id: plainId });
+    expect(revealed.isError).toBeFalsy();
+    expect(revealed.structuredContent).toMatchObject({
+      id: plainId,
+      content: 'Nothing secret about the lunch menu',
+      source: 'plain',
+    });
   });
 
   it('tells a key without secrets:read which scope it lacks, and reveals nothing', async () => {

@@ -94,6 +94,7 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
       importance: 0.9,
       project: 'atlas',
       is_sensitive: false,
+      visibility: 'private',
       owner: 'alice',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
       updated_at: expect.any(String),

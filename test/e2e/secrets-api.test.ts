@@ -183,7 +183,7 @@ describe('secret memories with Vault (fake Vault API, built API and worker)', ()
     });
     expect(revealed.status).toBe(200);
     expect(revealed.headers.get('x-request-id')).toBe('reveal-request-1');
-    expect(revealed.body).toEqual({ id, content: DB_URL_SECRET, source: 'vault' });
+    expect(revealed.body).toEqual({ id, content: DB_URL_SECRET, category: 'facts', source: 'vault' });
     const audit = await withDb(
       async (db) =>
         (
@@ -199,11 +199,17 @@ describe('secret memories with Vault (fake Vault API, built API and worker)', ()
     const bob = client(api.url, team.keys.bob);
     const foreign = await bob.post(`/api/memories/${id}/secret`);
     expect(foreign.status).toBe(404);
-    // A plain memory has no secret to reveal.
+    // A plain memory has no secret: its content comes back as it is (seed 002, whose client reads it).
     const plain = await alice.post<{ id: number }>('/api/memories', {
       content: 'the staging db is on port 5432',
+      category: 'infra',
     });
-    expect((await alice.post(`/api/memories/${plain.body.id}/secret`)).status).toBe(404);
+    expect((await alice.post(`/api/memories/${plain.body.id}/secret`)).body).toEqual({
+      id: plain.body.id,
+      content: 'the staging db is on port 5432',
+      category: 'infra',
+      source: 'plain',
+    });
   });
 
   it('refuses the reveal to a key without secrets:read', async () => {
@@ -293,7 +299,7 @@ describe('secret memories with Vault (fake Vault API, built API and worker)', ()
       content: 'alarm code rotated; ask facilities',
       is_sensitive: false,
     });
-    expect((await alice.post(`/api/memories/${id}/secret`)).status).toBe(404);
+    expect((await alice.post(`/api/memories/${id}/secret`)).body).toMatchObject({ source: 'plain' });
     const cleanup = await withDb(
       async (db) =>
         (await db.query(`SELECT 1 FROM secret_cleanup WHERE memory_id = $1 AND not_before <= now()`, [id]))
@@ -454,7 +460,12 @@ describe('secret memories with local encryption, and with no secret store (built
       expect(ref.startsWith('enc:v1:')).toBe(true);
       expect(await wholeDatabaseText()).not.toContain(PASSWORD);
       const revealed = await alice.post(`/api/memories/${stored.body.id}/secret`);
-      expect(revealed.body).toEqual({ id: stored.body.id, content: DB_URL_SECRET, source: 'encrypted' });
+      expect(revealed.body).toEqual({
+        id: stored.body.id,
+        content: DB_URL_SECRET,
+        category: 'facts',
+        source: 'encrypted',
+      });
 
       // A row stored in clear before detection existed: the seed's per-user migration moves it.
       const legacy = await withDb(async (db) => {
@@ -473,6 +484,7 @@ describe('secret memories with local encryption, and with no secret store (built
       expect((await alice.post(`/api/memories/${legacy}/secret`)).body).toEqual({
         id: legacy,
         content: `legacy: ${DB_URL_SECRET}`,
+        category: expect.any(String),
         source: 'encrypted',
       });
     } finally {

@@ -23,6 +23,9 @@ export function teamFixture(overrides: Record<string, string> = {}): TeamFixture
     API_KEYS: JSON.stringify({ alice: keys.alice, bob: keys.bob }),
     ADMIN_API_KEY: keys.admin,
     RATE_LIMIT_PER_MINUTE: '0',
+    // Suites that check per-user isolation store private memories unless they ask for team ones;
+    // the team-visibility suite uses the shipped default (team).
+    DEFAULT_VISIBILITY: 'private',
     ...overrides,
   };
   return { tenant, keys, env };

@@ -26,6 +26,8 @@ export function memoryWriterFor(
     limits,
     new SecretScreen(new SecretDetector()),
     new SecretStaging(store, tx, repo, new SecretCleanupRepository()),
+    // The suites written before team visibility keep per-user memories unless they ask.
+    { defaultVisibility: 'private' },
   );
 }
 

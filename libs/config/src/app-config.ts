@@ -39,6 +39,8 @@ export interface AppConfig {
     readonly maxImportBatch: number;
     readonly maxListLimit: number;
   };
+  /** Defaults of the memory aggregate. */
+  readonly memories: { readonly defaultVisibility: 'team' | 'private' };
   readonly outbox: { readonly pollIntervalMs: number; readonly batchSize: number };
   readonly embeddings: {
     /** Model folder under modelsDir (or a hub id when remote loading is allowed). */
@@ -154,6 +156,7 @@ function toAppConfig(env: Env): AppConfig {
       maxImportBatch: env.MAX_IMPORT_BATCH,
       maxListLimit: env.MAX_LIST_LIMIT,
     },
+    memories: { defaultVisibility: env.DEFAULT_VISIBILITY },
     outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, batchSize: env.OUTBOX_BATCH_SIZE },
     embeddings: {
       model: env.EMBEDDING_MODEL,

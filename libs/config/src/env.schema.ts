@@ -104,6 +104,8 @@ export const envSchema = z.object({
   API_KEYS: apiKeysJson,
   API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
+  /** Who reads a memory stored without `visibility`: the whole team (`team`) or its writer (`private`). */
+  DEFAULT_VISIBILITY: z.enum(['team', 'private']).default('team'),
   DEFAULT_TENANT: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/)

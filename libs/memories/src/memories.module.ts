@@ -13,7 +13,7 @@ import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
 import { ImportMemoriesUseCase } from './application/import-memories.use-case';
 import { ListMemoriesUseCase } from './application/list-memories.use-case';
-import { MEMORY_LIMITS } from './application/memory-limits';
+import { MEMORY_DEFAULTS, MEMORY_LIMITS } from './application/memory-limits';
 import { MemoryWriter } from './application/memory-writer';
 import { PurgeMemoryUseCase } from './application/purge-memory.use-case';
 import { RestoreMemoryUseCase } from './application/restore-memory.use-case';
@@ -79,6 +79,7 @@ const SECRET_MEMORY_USE_CASES = [
       useFactory: (config: AppConfig) => ({ batchSize: config.secrets.migrationBatchSize }),
     },
     { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
+    { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
     ...USE_CASES,
     ...SECRET_MEMORY_USE_CASES,
   ],

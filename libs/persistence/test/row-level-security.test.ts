@@ -73,6 +73,32 @@ describe('row-level security', () => {
     expect(seenByAlice.rows).toEqual([{ content: 'alice secret plan' }]);
   });
 
+  it('lets a teammate read a team memory but not change or delete it; another tenant sees nothing', async () => {
+    const tenant = await createTestTenant(db);
+    const alice = await tenant.addUser('alice');
+    const bob = await tenant.addUser('bob');
+    const dave = await (await createTestTenant(db)).addUser('dave');
+    const id = await db.tx.inTenant(alice, async (tx) => {
+      const { rows } = await tx.query<{ id: string }>(
+        `INSERT INTO memories (tenant_id, owner_id, content, content_hash, visibility)
+         VALUES ($1, $2, 'we release on Tuesdays', $3, 'team') RETURNING id`,
+        [alice.tenantId, alice.userId, createHash('sha256').update('we release on Tuesdays').digest()],
+      );
+      return rows[0].id;
+    });
+    const asBob = (sql: string) => db.tx.inTenant(bob, (tx) => tx.query(sql, [id]));
+    expect((await asBob(`SELECT content FROM memories WHERE id = $1`)).rows).toEqual([
+      { content: 'we release on Tuesdays' },
+    ]);
+    expect((await asBob(`UPDATE memories SET content = 'pwned' WHERE id = $1`)).rowCount).toBe(0);
+    expect((await asBob(`DELETE FROM memories WHERE id = $1`)).rowCount).toBe(0);
+    expect((await asBob(`SELECT id FROM memories WHERE id = $1 FOR UPDATE`)).rows).toHaveLength(0);
+    const seenByDave = await db.tx.inTenant(dave, (tx) =>
+      tx.query(`SELECT id FROM memories WHERE id = $1`, [id]),
+    );
+    expect(seenByDave.rows).toHaveLength(0);
+  });
+
   it('refuses to write a row for another user or tenant', async () => {
     const t1 = await createTestTenant(db);
     const t2 = await createTestTenant(db);

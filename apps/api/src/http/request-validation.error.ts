@@ -35,7 +35,23 @@ export function parseInput<S extends z.ZodType>(
       422,
     );
   }
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(withoutNulls(value));
   if (!result.success) throw new RequestValidationError(describeZodError(result.error), status);
   return result.data;
 }
+
+/**
+ * Optional fields sent as `null` count as absent (claude-memory-mcp's client sends `"category": null`
+ * for filters it does not use): top-level null members of a body object, or of each object in an
+ * array body, are dropped before validation. A required field sent as null is then reported missing.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? dropNulls(item) : item));
+  return isPlainObject(value) ? dropNulls(value) : value;
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const dropNulls = (object: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(object).filter(([, v]) => v !== null));

@@ -25,6 +25,8 @@ const FIELD_HELP = {
   expanded_keywords: 'Extra search words (synonyms, names, abbreviations) that help recall find this memory',
   importance: '0..1; 0.5 by default, 0.8 and above for what every session should know',
   project: 'Project (repository) the memory belongs to; omit for knowledge that applies everywhere',
+  visibility:
+    '"team" (default): every teammate’s agent can recall it; "private": only you. Choose private for personal preferences, notes about a teammate, or anything not meant for the whole team',
 } as const;
 
 const store = storeMemorySchema.shape;
@@ -38,6 +40,7 @@ export const storeFields = {
   expanded_keywords: store.expanded_keywords.describe(FIELD_HELP.expanded_keywords),
   importance: store.importance.describe(FIELD_HELP.importance),
   project: store.project.describe(FIELD_HELP.project),
+  visibility: store.visibility.describe(FIELD_HELP.visibility),
   force_sensitive: store.force_sensitive.describe(
     'true when the content is a credential or other secret even if it does not look like one: it is kept in the secret store and only secret_get reveals it',
   ),
@@ -49,6 +52,7 @@ export const updateFields = {
   tags: update.tags.describe(FIELD_HELP.tags),
   expanded_keywords: update.expanded_keywords.describe(FIELD_HELP.expanded_keywords),
   importance: update.importance.describe(FIELD_HELP.importance),
+  visibility: update.visibility.describe(FIELD_HELP.visibility),
 };
 
 export const filterFields = {

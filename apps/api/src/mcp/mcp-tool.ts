@@ -42,7 +42,7 @@ function errorResult(
   error: { detail: string; code: string; status: number },
   requestId?: string,
 ): CallToolResult {
-  const advice = recoveryAdvice(error.code, error.status);
+  const advice = recoveryAdvice(error.code, error.status, error.detail);
   const reference = error.status >= 500 && requestId ? ` (request id ${requestId})` : '';
   return {
     isError: true,
@@ -50,20 +50,22 @@ function errorResult(
   };
 }
 
-function recoveryAdvice(code: string, status: number): string {
+function recoveryAdvice(code: string, status: number, detail: string): string {
   switch (code) {
     case 'memory_not_found':
-      return 'Check the id with memory_list or memory_recall; other users’ memories are never visible.';
+      return 'Check the id with memory_list or memory_recall; other users’ private memories are never visible.';
     case 'content_too_large':
       return 'Shorten the content or split it into several memories.';
     case 'no_fields_to_update':
-      return 'Pass at least one of content, category, tags, expanded_keywords or importance.';
+      return 'Pass at least one of content, category, tags, expanded_keywords, importance or visibility.';
     case 'duplicate_content':
       return 'Another memory already holds this content: keep that one, or delete it first.';
     case 'secret_store_unavailable':
       return 'Nothing was changed. Retry later; if the detail says no secret store is configured, store the memory without the credential instead.';
     case 'forbidden':
-      return 'Ask an administrator for a key with that scope; retrying with this key will fail the same way.';
+      return status === 403 && /teammate/.test(detail)
+        ? 'Only the owner can change it: store your own memory (or ask the owner) instead.'
+        : 'Ask an administrator for a key with that scope; retrying with this key will fail the same way.';
   }
   if (status === 503) {
     return 'A backing service (such as the secret store) is unavailable; nothing was changed. Retry later.';

@@ -56,7 +56,7 @@ export class MemoryTools {
       name: 'memory_store',
       title: 'Store a memory',
       description:
-        'Save something worth remembering across sessions and teammates: a fact about the codebase, a decision and its reason, a preference, a gotcha, a runbook step. Call memory_check first to avoid near-duplicates. Identical content returns the existing id instead of a copy. Credentials are detected and moved to the secret store. Returns {id, category, importance}.',
+        'Save something worth remembering across sessions and teammates: a fact about the codebase, a decision and its reason, a preference, a gotcha, a runbook step. Call memory_check first to avoid near-duplicates. Identical content returns the existing id instead of a copy. Memories are shared with the whole team by default; pass visibility "private" for personal preferences or anything only you should see. Credentials are detected and moved to the secret store. Returns {id, category, importance}.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
       input: z.strictObject(storeFields),
@@ -94,7 +94,7 @@ export class MemoryTools {
       name: 'memory_update',
       title: 'Update a memory',
       description:
-        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use). Only the fields you pass change. Returns {updated: id}.',
+        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use), or change who sees it (visibility). Only the fields you pass change; a teammate’s memory cannot be changed. Returns {updated: id}.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       input: z.strictObject({ id: memoryIdArg, ...updateFields }),

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
-import { RevealSecretUseCase } from '@app/memories';
+import { RevealSecretUseCase, revealedSecretSchema } from '@app/memories';
 import { memoryIdArg } from './mcp-schemas';
 import { defineTool, type McpToolDefinition } from './mcp-tool';
 
@@ -18,22 +18,21 @@ export class SecretTools {
       name: 'secret_get',
       title: 'Reveal a secret',
       description:
-        'Reveal the original content of one of your sensitive memories (recall shows "[SENSITIVE - use secret_get(id=N)]" for them) when the task really needs the credential. Needs a key with the secrets:read scope; every reveal is recorded in the audit log. Returns {id, content, source}.',
+        'Reveal the original content of one of your sensitive memories (recall shows "[SENSITIVE - use secret_get(id=N)]" for them) when the task really needs the credential. Needs a key with the secrets:read scope; every reveal is recorded in the audit log. Returns {id, content, category, source}.',
       // secrets:read is checked by the use case, which audits refusals as well as reveals.
       scope: 'memories:read',
       annotations: { readOnlyHint: true, idempotentHint: true },
       input: z.strictObject({ id: memoryIdArg }),
-      output: z.object({
-        id: z.number().int(),
-        content: z.string(),
-        source: z.enum(['vault', 'encrypted']).describe('which secret store held it'),
+      output: revealedSecretSchema.extend({
+        source: revealedSecretSchema.shape.source.describe(
+          'which secret store held it; "plain" for a memory that holds no secret',
+        ),
       }),
       run: async (principal, args) => {
         const secret = await this.revealSecret.execute(principal, args.id);
-        return {
-          text: `Secret of memory #${secret.id} (from ${secret.source}; this reveal was audited):\n${secret.content}`,
-          data: { id: secret.id, content: secret.content, source: secret.source },
-        };
+        const origin =
+          secret.source === 'plain' ? 'it holds no secret' : `from ${secret.source}; this reveal was audited`;
+        return { text: `Content of memory #${secret.id} (${origin}):\n${secret.content}`, data: secret };
       },
     });
   }

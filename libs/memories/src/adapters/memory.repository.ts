@@ -1,10 +1,10 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
-import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
+import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory, Visibility } from '../domain/memory';
 import { toMemory, type MemoryRow } from '../contracts/memory-row';
 import type { MemoryLookup } from '../ports/memory-lookup.port';
 
 const MEMORY_COLUMNS = `
-  m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
+  m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive, m.visibility,
   u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
   ${isoTimestamp('m.deleted_at')} AS deleted_at`;
 
@@ -46,14 +46,14 @@ export class MemoryRepository implements MemoryLookup {
   async insertOrGetDuplicate(
     scope: TenantScope,
     tx: Tx,
-    memory: NewMemory & { contentHash: Buffer; id?: number; secret?: RowSecret },
+    memory: NewMemory & { visibility: Visibility; contentHash: Buffer; id?: number; secret?: RowSecret },
   ): Promise<StoredMemory & { created: boolean }> {
     const inserted = await tx.query<StoredRow>(
       `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
-                             content_hash, is_sensitive, secret_ref, secret_version)
+                             content_hash, is_sensitive, secret_ref, secret_version, visibility)
        OVERRIDING SYSTEM VALUE
        VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
-               $9, $11::text IS NOT NULL, $11, $12)
+               $9, $11::text IS NOT NULL, $11, $12, $13)
        ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL DO NOTHING
        RETURNING id, category, importance`,
       [
@@ -69,6 +69,7 @@ export class MemoryRepository implements MemoryLookup {
         memory.id ?? null,
         memory.secret?.ref ?? null,
         memory.secret?.version ?? null,
+        memory.visibility,
       ],
     );
     if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };
@@ -85,13 +86,15 @@ export class MemoryRepository implements MemoryLookup {
     scope: TenantScope,
     tx: Tx,
     id: number,
-  ): Promise<{ isSensitive: boolean; secret: RowSecret | null } | null> {
+  ): Promise<{ isSensitive: boolean; secret: RowSecret | null; content: string; category: string } | null> {
     const { rows } = await tx.query<{
       is_sensitive: boolean;
       secret_ref: string | null;
       secret_version: number | null;
+      content: string;
+      category: string;
     }>(
-      `SELECT is_sensitive, secret_ref, secret_version FROM memories
+      `SELECT is_sensitive, secret_ref, secret_version, content, category FROM memories
         WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL`,
       [id, scope.tenantId, scope.userId],
     );
@@ -100,6 +103,8 @@ export class MemoryRepository implements MemoryLookup {
     return {
       isSensitive: row.is_sensitive,
       secret: row.secret_ref === null ? null : { ref: row.secret_ref, version: row.secret_version },
+      content: row.content,
+      category: row.category,
     };
   }
 
@@ -120,6 +125,12 @@ export class MemoryRepository implements MemoryLookup {
       [id, scope.tenantId, scope.userId],
     );
     return rows[0] ? toMemory(rows[0]) : null;
+  }
+
+  /** One live memory the caller may read (own or team-visible). */
+  async findVisibleOne(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
+    const [memory] = await this.findVisible(scope, tx, [id]);
+    return memory ?? null;
   }
 
   /** Live memories the caller may read (own and team-visible), in no particular order. */
@@ -187,6 +198,7 @@ export class MemoryRepository implements MemoryLookup {
     if (patch.tags !== undefined) set('tags', patch.tags);
     if (patch.expandedKeywords !== undefined) set('expanded_keywords', patch.expandedKeywords);
     if (patch.importance !== undefined) set('importance', patch.importance);
+    if (patch.visibility !== undefined) set('visibility', patch.visibility);
     if (patch.secret !== undefined) {
       set('is_sensitive', patch.secret !== null);
       set('secret_ref', patch.secret?.ref ?? null);
@@ -237,8 +249,14 @@ export class MemoryRepository implements MemoryLookup {
     );
   }
 
-  async countMatching(scope: TenantScope, tx: Tx, filter: MemoryFilter): Promise<number> {
-    const { where, params } = this.filterClause(scope, filter);
+  /** `visible`: what the caller may read (count); `own`: what the caller may delete (bulk delete). */
+  async countMatching(
+    scope: TenantScope,
+    tx: Tx,
+    filter: MemoryFilter,
+    reach: 'visible' | 'own' = 'visible',
+  ): Promise<number> {
+    const { where, params } = this.filterClause(scope, filter, reach);
     const { rows } = await tx.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM memories m WHERE ${where}`,
       params,
@@ -247,7 +265,7 @@ export class MemoryRepository implements MemoryLookup {
   }
 
   async softDeleteMatching(scope: TenantScope, tx: Tx, filter: MemoryFilter): Promise<number[]> {
-    const { where, params } = this.filterClause(scope, filter);
+    const { where, params } = this.filterClause(scope, filter, 'own');
     const { rows } = await tx.query<{ id: string }>(
       `UPDATE memories m SET deleted_at = now(), updated_at = now() WHERE ${where} RETURNING m.id`,
       params,
@@ -255,9 +273,15 @@ export class MemoryRepository implements MemoryLookup {
     return rows.map((r) => Number(r.id));
   }
 
-  private filterClause(scope: TenantScope, filter: MemoryFilter): { where: string; params: unknown[] } {
+  private filterClause(
+    scope: TenantScope,
+    filter: MemoryFilter,
+    reach: 'visible' | 'own' = 'visible',
+  ): { where: string; params: unknown[] } {
     const params: unknown[] = [scope.tenantId, scope.userId];
-    const clauses = ['m.tenant_id = $1', 'm.owner_id = $2', 'm.deleted_at IS NULL'];
+    // `visible`: own memories and the team's (RLS says the same underneath); `own`: the caller's.
+    const owner = reach === 'own' ? 'm.owner_id = $2' : "(m.owner_id = $2 OR m.visibility = 'team')";
+    const clauses = ['m.tenant_id = $1', owner, 'm.deleted_at IS NULL'];
     if (filter.category !== undefined) {
       params.push(filter.category.toLowerCase());
       clauses.push(`m.category = $${params.length}`);

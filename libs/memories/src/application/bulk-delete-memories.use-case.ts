@@ -30,7 +30,7 @@ export class BulkDeleteMemoriesUseCase {
       principal,
       async (tx) => {
         if (input.dryRun) {
-          const matched = await this.memories.countMatching(principal, tx, filter);
+          const matched = await this.memories.countMatching(principal, tx, filter, 'own');
           return { matched, deleted: 0, dry_run: true };
         }
         const ids = await this.memories.softDeleteMatching(principal, tx, filter);

@@ -3,7 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { DELETE_PREVIEW_LENGTH } from '../domain/memory';
-import { MemoryError } from '../domain/memory.errors';
+import { notOwnedError } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 export const ALREADY_DELETED_PREVIEW = '[already deleted]';
@@ -22,7 +22,7 @@ export class DeleteMemoryUseCase {
       principal,
       async (tx) => {
         const current = await this.memories.lockOwned(principal, tx, id);
-        if (!current) throw MemoryError.notFound(id);
+        if (!current) throw await notOwnedError(this.memories, principal, tx, id);
         if (current.deleted) return { deleted: id, preview: ALREADY_DELETED_PREVIEW };
         await this.memories.softDelete(principal, tx, id);
         await this.audit.record(principal, tx, {

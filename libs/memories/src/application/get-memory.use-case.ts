@@ -13,7 +13,7 @@ export class GetMemoryUseCase {
   ) {}
 
   async execute(principal: Principal, id: number): Promise<Memory> {
-    const memory = await this.tx.inTenant(principal, (tx) => this.memories.findLive(principal, tx, id));
+    const memory = await this.tx.inTenant(principal, (tx) => this.memories.findVisibleOne(principal, tx, id));
     if (!memory) throw MemoryError.notFound(id);
     return memory;
   }

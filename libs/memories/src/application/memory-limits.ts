@@ -1,3 +1,5 @@
+import type { Visibility } from '../domain/memory';
+
 /** Size limits applied by the use cases (from configuration; documented in docs/api.md). */
 export interface MemoryLimits {
   readonly maxContentBytes: number;
@@ -6,4 +8,12 @@ export interface MemoryLimits {
 }
 
 export const MEMORY_LIMITS = Symbol('MEMORY_LIMITS');
+
+/** Defaults applied by the write path (from configuration). */
+export interface MemoryDefaults {
+  /** A memory stored without `visibility` gets this one (DEFAULT_VISIBILITY). */
+  readonly defaultVisibility: Visibility;
+}
+
+export const MEMORY_DEFAULTS = Symbol('MEMORY_DEFAULTS');
 export const DEFAULT_LIST_LIMIT = 50;

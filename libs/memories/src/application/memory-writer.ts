@@ -6,7 +6,7 @@ import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryIndexRequestRepository } from '../adapters/memory-index-request.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { NewMemory, StoredMemory } from '../domain/memory';
-import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
+import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from './memory-limits';
 import { SecretScreen, type Screened } from '../secret-memories/application/secret-screen';
 import { SecretStaging, type StagedSecret } from '../secret-memories/application/secret-staging';
 
@@ -31,6 +31,7 @@ export class MemoryWriter {
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
     private readonly screen: SecretScreen,
     readonly staging: SecretStaging,
+    @Inject(MEMORY_DEFAULTS) private readonly defaults: MemoryDefaults,
   ) {}
 
   /** Validates and redacts, synchronously, before anything is written, logged or enqueued. */
@@ -54,6 +55,7 @@ export class MemoryWriter {
     const memory = screened.value;
     const stored = await this.memories.insertOrGetDuplicate(principal, tx, {
       ...memory,
+      visibility: memory.visibility ?? this.defaults.defaultVisibility,
       // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
       contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),
       id: staged?.memoryId,

@@ -3,6 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { notOwnedError } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 /** Permanent removal, allowed only after a soft delete so one call can never destroy live data. */
@@ -19,7 +20,7 @@ export class PurgeMemoryUseCase {
       principal,
       async (tx) => {
         const current = await this.memories.lockOwned(principal, tx, id);
-        if (!current) throw MemoryError.notFound(id);
+        if (!current) throw await notOwnedError(this.memories, principal, tx, id);
         if (!current.deleted) {
           throw new MemoryError(
             MemoryErrorCode.NotDeleted,

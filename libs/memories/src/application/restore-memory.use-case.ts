@@ -3,6 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { notOwnedError } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 /** Undoes a soft delete. Restoring a live memory is a no-op that still answers 200. */
@@ -19,7 +20,7 @@ export class RestoreMemoryUseCase {
       principal,
       async (tx) => {
         const current = await this.memories.lockOwned(principal, tx, id);
-        if (!current) throw MemoryError.notFound(id);
+        if (!current) throw await notOwnedError(this.memories, principal, tx, id);
         if (!current.deleted) return { restored: id };
         const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, current.contentHash);
         if (duplicate !== null) {

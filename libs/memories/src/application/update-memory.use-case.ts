@@ -9,6 +9,7 @@ import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter } from './memory-writer';
 import { SecretScreen } from '../secret-memories/application/secret-screen';
 import type { StagedSecret } from '../secret-memories/application/secret-staging';
+import { notOwnedError } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 @Injectable()
@@ -31,8 +32,10 @@ export class UpdateMemoryUseCase {
     let staged: StagedSecret | null = null;
     if (screened.secret !== null) {
       // Only the owner's live memory gets a secret written under its id.
-      const owned = await this.tx.inTenant(principal, (tx) => this.memories.findSecret(principal, tx, id));
-      if (!owned) throw MemoryError.notFound(id);
+      await this.tx.inTenant(principal, async (tx) => {
+        if (!(await this.memories.findSecret(principal, tx, id)))
+          throw await notOwnedError(this.memories, principal, tx, id);
+      });
       staged = await this.writer.staging.stage(principal, screened.secret, id);
     }
     return this.writer.staging.withStaged(principal, staged ? [staged] : [], () =>
@@ -40,7 +43,8 @@ export class UpdateMemoryUseCase {
         principal,
         async (tx) => {
           const current = await this.memories.lockOwned(principal, tx, id);
-          if (!current || current.deleted) throw MemoryError.notFound(id);
+          if (!current) throw await notOwnedError(this.memories, principal, tx, id);
+          if (current.deleted) throw MemoryError.notFound(id);
           const existing = await this.memories.findLive(principal, tx, id);
           if (!existing) throw MemoryError.notFound(id);
           const next = {

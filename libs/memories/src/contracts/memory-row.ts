@@ -1,4 +1,4 @@
-import type { Memory } from '../domain/memory';
+import type { Memory, Visibility } from '../domain/memory';
 
 /** A memory row as the repositories select it (ids as `pg` returns bigints; timestamps already ISO text). */
 export interface MemoryRow {
@@ -10,6 +10,7 @@ export interface MemoryRow {
   importance: number;
   project: string | null;
   is_sensitive: boolean;
+  visibility: Visibility;
   owner: string;
   created_at: string;
   updated_at: string;
@@ -27,6 +28,7 @@ export function toMemory(row: MemoryRow): Memory {
     importance: row.importance,
     project: row.project,
     isSensitive: row.is_sensitive,
+    visibility: row.visibility,
     owner: row.owner,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -14,6 +14,7 @@ export function toNewMemory(body: StoreMemoryBody): NewMemory {
     expandedKeywords: body.expanded_keywords,
     importance: body.importance,
     project: body.project ?? null,
+    visibility: body.visibility,
     forceSensitive: body.force_sensitive,
   };
 }
@@ -26,6 +27,7 @@ export function toMemoryPatch(body: Partial<UpdateMemoryBody>): MemoryPatch {
     tags: body.tags,
     expandedKeywords: body.expanded_keywords,
     importance: body.importance,
+    visibility: body.visibility,
   };
 }
 
@@ -42,6 +44,7 @@ export function presentListItem(memory: Memory) {
     importance: memory.importance,
     project: memory.project,
     is_sensitive: memory.isSensitive,
+    visibility: memory.visibility,
     owner: memory.owner,
     created_at: memory.createdAt,
     updated_at: memory.updatedAt,

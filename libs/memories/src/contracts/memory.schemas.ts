@@ -55,6 +55,11 @@ const contentSchema = z
 const keywordsSchema = z.string().max(4096, 'expanded_keywords is at most 4096 characters');
 const projectSchema = z.string().trim().min(1).max(200).nullable();
 
+/** `team`: every teammate reads it; `private`: only its owner. Absent: the configured default. */
+export const visibilitySchema = z.enum(['team', 'private'], {
+  error: 'visibility must be "team" or "private"',
+});
+
 export const storeMemorySchema = z.object({
   content: contentSchema,
   category: categorySchema.default('facts'),
@@ -62,6 +67,7 @@ export const storeMemorySchema = z.object({
   expanded_keywords: keywordsSchema.default(''),
   importance: importanceSchema.default(0.5),
   project: projectSchema.optional(),
+  visibility: visibilitySchema.optional(),
   force_sensitive: z.boolean().default(false),
 });
 export type StoreMemoryBody = z.output<typeof storeMemorySchema>;
@@ -72,6 +78,7 @@ export const updateMemorySchema = z.object({
   tags: tagsSchema.optional(),
   expanded_keywords: keywordsSchema.optional(),
   importance: importanceSchema.optional(),
+  visibility: visibilitySchema.optional(),
 });
 export type UpdateMemoryBody = z.output<typeof updateMemorySchema>;
 
@@ -125,7 +132,8 @@ export const memoryListItemResponse = z.object({
   importance: z.number(),
   project: z.string().nullable(),
   is_sensitive: z.boolean(),
-  owner: z.string(),
+  visibility: visibilitySchema,
+  owner: z.string().describe('username of the memory’s owner'),
   created_at: z.string().describe('ISO-8601 with offset'),
   updated_at: z.string(),
 });

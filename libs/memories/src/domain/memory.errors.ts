@@ -9,6 +9,8 @@ export enum MemoryErrorCode {
   DuplicateContent = 'duplicate_content',
   BatchTooLarge = 'batch_too_large',
   IdempotencyKeyReused = 'idempotency_key_reused',
+  /** Visible to the caller but not theirs to change (a teammate's team memory). */
+  Forbidden = 'forbidden',
 }
 
 const KIND: Record<MemoryErrorCode, ErrorKind> = {
@@ -20,6 +22,7 @@ const KIND: Record<MemoryErrorCode, ErrorKind> = {
   [MemoryErrorCode.BatchTooLarge]: 'bad_request',
   [MemoryErrorCode.NotDeleted]: 'conflict',
   [MemoryErrorCode.DuplicateContent]: 'conflict',
+  [MemoryErrorCode.Forbidden]: 'forbidden',
 };
 
 export class MemoryError extends DomainError<MemoryErrorCode> {

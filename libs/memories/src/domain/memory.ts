@@ -1,3 +1,7 @@
+/** `team`: every user of the tenant reads it; `private`: its owner only. */
+export type Visibility = 'team' | 'private';
+export const VISIBILITIES: readonly Visibility[] = ['team', 'private'];
+
 /** A memory as the domain sees it (tags as a list; the wire format joins them with commas). */
 export interface Memory {
   readonly id: number;
@@ -8,6 +12,7 @@ export interface Memory {
   readonly importance: number;
   readonly project: string | null;
   readonly isSensitive: boolean;
+  readonly visibility: Visibility;
   readonly owner: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -23,10 +28,12 @@ export interface NewMemory {
   readonly expandedKeywords: string;
   readonly importance: number;
   readonly project: string | null;
+  /** Absent: the configured default (DEFAULT_VISIBILITY). */
+  readonly visibility?: Visibility;
 }
 
 export type MemoryPatch = Partial<
-  Pick<NewMemory, 'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance'>
+  Pick<NewMemory, 'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance' | 'visibility'>
 >;
 
 export interface MemoryFilter {

@@ -30,6 +30,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
     tags: memory.tags.join(','),
     importance: memory.importance,
     is_sensitive: memory.isSensitive,
+    visibility: memory.visibility,
     rank,
     owner: memory.owner,
     created_at: memory.createdAt,

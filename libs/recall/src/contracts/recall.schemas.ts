@@ -52,6 +52,7 @@ export const recallItemResponse = z.object({
   tags: z.string(),
   importance: z.number(),
   is_sensitive: z.boolean(),
+  visibility: z.enum(['team', 'private']),
   rank: z.number(),
   owner: z.string(),
   created_at: z.string(),

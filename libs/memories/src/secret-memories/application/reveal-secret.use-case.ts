@@ -12,12 +12,15 @@ import {
 import { AuditWriter, missingScopes, TenancyError, TenancyErrorCode, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../../adapters/memory.repository';
 import { MemoryError } from '../../domain/memory.errors';
+import { notOwnedError } from '../../application/ownership';
 import { refOf } from './secret-staging';
 
 export interface RevealedSecret {
   readonly id: number;
   readonly content: string;
-  readonly source: SecretStoreKind;
+  readonly category: string;
+  /** Where the original came from; `plain` for a memory that holds no secret. */
+  readonly source: SecretStoreKind | 'plain';
 }
 
 /**
@@ -47,7 +50,9 @@ export class RevealSecretUseCase {
     try {
       return await this.reveal(principal, id);
     } catch (error) {
-      if (error instanceof MemoryError) await this.recordDenied(principal, id, 'not_found');
+      if (error instanceof MemoryError) {
+        await this.recordDenied(principal, id, error.kind === 'forbidden' ? 'not_owner' : 'not_found');
+      }
       throw error;
     }
   }
@@ -67,7 +72,10 @@ export class RevealSecretUseCase {
   private async reveal(principal: Principal, id: number): Promise<RevealedSecret> {
     return this.tx.inTenant(principal, async (tx) => {
       const row = await this.memories.findSecret(principal, tx, id);
-      if (!row?.isSensitive || row.secret === null) throw MemoryError.notFound(id);
+      // A teammate's memory: its redacted text is readable, its secret is the owner's (403).
+      if (!row) throw await notOwnedError(this.memories, principal, tx, id);
+      if (!row.isSensitive) return { id, content: row.content, category: row.category, source: 'plain' };
+      if (row.secret === null) throw MemoryError.notFound(id);
       const source: SecretStoreKind = row.secret.ref.startsWith(CIPHERTEXT_PREFIX) ? 'encrypted' : 'vault';
       if (this.store.kind !== source) {
         throw new SecretStoreError(
@@ -87,7 +95,7 @@ export class RevealSecretUseCase {
         targetId: id,
         details: { source },
       });
-      return { id, content, source };
+      return { id, content, category: row.category, source };
     });
   }
 }

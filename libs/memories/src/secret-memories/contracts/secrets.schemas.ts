@@ -1,10 +1,14 @@
 import { z } from 'zod';
 
-/** `POST /api/memories/:id/secret` answer: the original content of a sensitive memory. */
+/**
+ * `POST /api/memories/:id/secret` answer: the original content of a sensitive memory, or the
+ * content of a memory that holds no secret (`source: "plain"`, as seed 002 answers).
+ */
 export const revealedSecretSchema = z.object({
   id: z.number().int(),
   content: z.string(),
-  source: z.enum(['vault', 'encrypted']),
+  category: z.string(),
+  source: z.enum(['vault', 'encrypted', 'plain']),
 });
 export type RevealedSecretResponse = z.infer<typeof revealedSecretSchema>;
 
