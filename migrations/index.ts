@@ -4,6 +4,7 @@ import { ApiKeyRevocationReason1763700000002 } from './1763700000002-api-key-rev
 import { MemoryEmbeddings1763700000003 } from './1763700000003-memory-embeddings';
 import { Sync1763700000004 } from './1763700000004-sync';
 import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
+import { MemoryExpiry1763700000006 } from './1763700000006-memory-expiry';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   MemoryEmbeddings1763700000003,
   Sync1763700000004,
   SecretMemories1763700000005,
+  MemoryExpiry1763700000006,
 ];

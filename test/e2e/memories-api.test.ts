@@ -95,6 +95,7 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
       project: 'atlas',
       is_sensitive: false,
       visibility: 'private',
+      expires_at: null,
       owner: 'alice',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
       updated_at: expect.any(String),

@@ -2,7 +2,7 @@ import { MemoryIndexRequestRepository } from '@app/memories/testing';
 import { OutboxWriter } from '@app/jobs';
 import { MemoryRepository } from '@app/memories/testing';
 import { SecretCleanupRepository } from '@app/memories/testing';
-import { type MemoryLimits } from '@app/memories';
+import { type MemoryDefaults, type MemoryLimits } from '@app/memories';
 import { MemoryWriter } from '@app/memories/testing';
 import { SecretScreen } from '@app/memories/testing';
 import { SecretStaging } from '@app/memories/testing';
@@ -17,6 +17,8 @@ export function memoryWriterFor(
   limits: MemoryLimits,
   store: ConfiguredSecretStore = new NoSecretStore(),
   repo: MemoryRepository = new MemoryRepository(),
+  // The suites written before team visibility keep per-user memories unless they ask.
+  defaults: MemoryDefaults = { defaultVisibility: 'private' },
 ): MemoryWriter {
   return new MemoryWriter(
     repo,
@@ -26,8 +28,7 @@ export function memoryWriterFor(
     limits,
     new SecretScreen(new SecretDetector()),
     new SecretStaging(store, tx, repo, new SecretCleanupRepository()),
-    // The suites written before team visibility keep per-user memories unless they ask.
-    { defaultVisibility: 'private' },
+    defaults,
   );
 }
 

@@ -40,7 +40,11 @@ export interface AppConfig {
     readonly maxListLimit: number;
   };
   /** Defaults of the memory aggregate. */
-  readonly memories: { readonly defaultVisibility: 'team' | 'private' };
+  readonly memories: {
+    readonly defaultVisibility: 'team' | 'private';
+    /** Lifetime in ms per category for memories stored without `expires_at`. */
+    readonly ttlByCategory: Readonly<Record<string, number>>;
+  };
   readonly outbox: { readonly pollIntervalMs: number; readonly batchSize: number };
   readonly embeddings: {
     /** Model folder under modelsDir (or a hub id when remote loading is allowed). */
@@ -156,7 +160,7 @@ function toAppConfig(env: Env): AppConfig {
       maxImportBatch: env.MAX_IMPORT_BATCH,
       maxListLimit: env.MAX_LIST_LIMIT,
     },
-    memories: { defaultVisibility: env.DEFAULT_VISIBILITY },
+    memories: { defaultVisibility: env.DEFAULT_VISIBILITY, ttlByCategory: env.MEMORY_TTL_BY_CATEGORY },
     outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, batchSize: env.OUTBOX_BATCH_SIZE },
     embeddings: {
       model: env.EMBEDDING_MODEL,

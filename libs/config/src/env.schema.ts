@@ -106,6 +106,29 @@ export const envSchema = z.object({
   ADMIN_API_KEY: optionalString,
   /** Who reads a memory stored without `visibility`: the whole team (`team`) or its writer (`private`). */
   DEFAULT_VISIBILITY: z.enum(['team', 'private']).default('team'),
+  /**
+   * Lifetimes per category, e.g. `scratch=7d,standup=36h`: a memory of that category stored without
+   * `expires_at` expires after it (units s, m, h, d).
+   */
+  MEMORY_TTL_BY_CATEGORY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const ttl: Record<string, number> = {};
+      for (const entry of (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        const match = /^([a-z0-9][a-z0-9_.-]{0,63})=(\d+)([smhd])$/.exec(entry);
+        if (!match) {
+          ctx.addIssue({ code: 'custom', message: `"${entry}" is not category=<number><s|m|h|d>` });
+          continue;
+        }
+        const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[3] as 's' | 'm' | 'h' | 'd'];
+        ttl[match[1]] = Number(match[2]) * unit;
+      }
+      return ttl;
+    }),
   DEFAULT_TENANT: z
     .string()
     .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/)

@@ -36,6 +36,11 @@ export const JOB_DEFINITIONS = {
     slot: z.string().max(64).optional(),
     tables: z.array(z.enum(PLANNED_TABLES)).max(PLANNED_TABLES.length).optional(),
   }),
+  /** Soft-delete memories past their `expires_at` (all tenants), on a schedule. */
+  'memories.expire': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
   /** Retention of deletion history (all tenants), enqueued on a schedule by the worker. */
   'sync.purge-tombstones': z.object({
     /** Jobs carry their tenant; this one runs for all of them, so it is always absent. */

@@ -39,6 +39,7 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
     backoffMs: 30_000,
     keepCompletedSeconds: 60 * 60,
   },
+  'memories.expire': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
   'sync.purge-tombstones': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
   // Resumable from its checkpoint; Vault may be sealed for a while, so retry patiently.
   'secrets.migrate': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },

@@ -16,6 +16,7 @@ export * from './application/purge-memory.use-case';
 export * from './application/bulk-delete-memories.use-case';
 export * from './application/import-memories.use-case';
 export * from './application/count-memories.use-case';
+export * from './application/expire-memories.use-case';
 export * from './secret-memories/contracts/secrets.schemas';
 export * from './secret-memories/application/reveal-secret.use-case';
 export * from './secret-memories/application/migrate-own-secrets.use-case';

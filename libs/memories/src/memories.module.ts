@@ -10,6 +10,7 @@ import { BulkDeleteMemoriesUseCase } from './application/bulk-delete-memories.us
 import { CountMemoriesUseCase } from './application/count-memories.use-case';
 import { CreateMemoryUseCase } from './application/create-memory.use-case';
 import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
+import { ExpireMemoriesUseCase } from './application/expire-memories.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
 import { ImportMemoriesUseCase } from './application/import-memories.use-case';
 import { ListMemoriesUseCase } from './application/list-memories.use-case';
@@ -44,6 +45,7 @@ const USE_CASES = [
   BulkDeleteMemoriesUseCase,
   ImportMemoriesUseCase,
   CountMemoriesUseCase,
+  ExpireMemoriesUseCase,
 ];
 
 const SECRET_MEMORY_USE_CASES = [

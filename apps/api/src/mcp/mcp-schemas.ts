@@ -25,6 +25,8 @@ const FIELD_HELP = {
   expanded_keywords: 'Extra search words (synonyms, names, abbreviations) that help recall find this memory',
   importance: '0..1; 0.5 by default, 0.8 and above for what every session should know',
   project: 'Project (repository) the memory belongs to; omit for knowledge that applies everywhere',
+  expires_at:
+    'ISO date-time after which this memory stops being returned (for temporary facts such as "the staging DB is down today"); omit to keep it',
   visibility:
     '"team" (default): every teammate’s agent can recall it; "private": only you. Choose private for personal preferences, notes about a teammate, or anything not meant for the whole team',
 } as const;
@@ -41,6 +43,7 @@ export const storeFields = {
   importance: store.importance.describe(FIELD_HELP.importance),
   project: store.project.describe(FIELD_HELP.project),
   visibility: store.visibility.describe(FIELD_HELP.visibility),
+  expires_at: store.expires_at.describe(FIELD_HELP.expires_at),
   force_sensitive: store.force_sensitive.describe(
     'true when the content is a credential or other secret even if it does not look like one: it is kept in the secret store and only secret_get reveals it',
   ),

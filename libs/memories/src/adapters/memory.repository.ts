@@ -1,12 +1,19 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
-import type { Memory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory, Visibility } from '../domain/memory';
-import { toMemory, type MemoryRow } from '../contracts/memory-row';
+import type {
+  Memory,
+  MemoryFilter,
+  MemoryPatch,
+  NewMemory,
+  StoredMemory,
+  Visibility,
+} from '../domain/memory';
+import { liveMemorySql, toMemory, type MemoryRow } from '../contracts/memory-row';
 import type { MemoryLookup } from '../ports/memory-lookup.port';
 
 const MEMORY_COLUMNS = `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive, m.visibility,
   u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
-  ${isoTimestamp('m.deleted_at')} AS deleted_at`;
+  ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at`;
 
 /** Where a sensitive row's secret is: a Vault path and version, or a local `enc:v1:` ciphertext. */
 export interface RowSecret {
@@ -50,10 +57,10 @@ export class MemoryRepository implements MemoryLookup {
   ): Promise<StoredMemory & { created: boolean }> {
     const inserted = await tx.query<StoredRow>(
       `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
-                             content_hash, is_sensitive, secret_ref, secret_version, visibility)
+                             content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at)
        OVERRIDING SYSTEM VALUE
        VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
-               $9, $11::text IS NOT NULL, $11, $12, $13)
+               $9, $11::text IS NOT NULL, $11, $12, $13, $14)
        ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL DO NOTHING
        RETURNING id, category, importance`,
       [
@@ -70,6 +77,7 @@ export class MemoryRepository implements MemoryLookup {
         memory.secret?.ref ?? null,
         memory.secret?.version ?? null,
         memory.visibility,
+        memory.expiresAt ?? null,
       ],
     );
     if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };
@@ -139,7 +147,7 @@ export class MemoryRepository implements MemoryLookup {
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
         WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND (m.owner_id = $3 OR m.visibility = 'team')
-          AND m.deleted_at IS NULL`,
+          AND ${liveMemorySql('m')}`,
       [ids, scope.tenantId, scope.userId],
     );
     return rows.map(toMemory);
@@ -199,6 +207,7 @@ export class MemoryRepository implements MemoryLookup {
     if (patch.expandedKeywords !== undefined) set('expanded_keywords', patch.expandedKeywords);
     if (patch.importance !== undefined) set('importance', patch.importance);
     if (patch.visibility !== undefined) set('visibility', patch.visibility);
+    if (patch.expiresAt !== undefined) set('expires_at', patch.expiresAt);
     if (patch.secret !== undefined) {
       set('is_sensitive', patch.secret !== null);
       set('secret_ref', patch.secret?.ref ?? null);
@@ -273,6 +282,18 @@ export class MemoryRepository implements MemoryLookup {
     return rows.map((r) => Number(r.id));
   }
 
+  /** Soft-deletes up to `limit` expired live memories (all tenants: a system transaction). */
+  async softDeleteExpired(tx: Tx, limit: number): Promise<number> {
+    const result = await tx.query(
+      `UPDATE memories SET deleted_at = now(), updated_at = now()
+        WHERE id IN (SELECT id FROM memories
+                      WHERE deleted_at IS NULL AND expires_at <= now()
+                      ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+      [limit],
+    );
+    return result.rowCount;
+  }
+
   private filterClause(
     scope: TenantScope,
     filter: MemoryFilter,
@@ -281,7 +302,7 @@ export class MemoryRepository implements MemoryLookup {
     const params: unknown[] = [scope.tenantId, scope.userId];
     // `visible`: own memories and the team's (RLS says the same underneath); `own`: the caller's.
     const owner = reach === 'own' ? 'm.owner_id = $2' : "(m.owner_id = $2 OR m.visibility = 'team')";
-    const clauses = ['m.tenant_id = $1', owner, 'm.deleted_at IS NULL'];
+    const clauses = ['m.tenant_id = $1', owner, liveMemorySql('m')];
     if (filter.category !== undefined) {
       params.push(filter.category.toLowerCase());
       clauses.push(`m.category = $${params.length}`);

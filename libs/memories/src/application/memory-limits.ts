@@ -13,6 +13,8 @@ export const MEMORY_LIMITS = Symbol('MEMORY_LIMITS');
 export interface MemoryDefaults {
   /** A memory stored without `visibility` gets this one (DEFAULT_VISIBILITY). */
   readonly defaultVisibility: Visibility;
+  /** Lifetime in ms per category for memories stored without `expiresAt` (MEMORY_TTL_BY_CATEGORY). */
+  readonly ttlByCategory?: Readonly<Record<string, number>>;
 }
 
 export const MEMORY_DEFAULTS = Symbol('MEMORY_DEFAULTS');

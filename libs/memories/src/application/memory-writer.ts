@@ -56,6 +56,7 @@ export class MemoryWriter {
     const stored = await this.memories.insertOrGetDuplicate(principal, tx, {
       ...memory,
       visibility: memory.visibility ?? this.defaults.defaultVisibility,
+      expiresAt: memory.expiresAt ?? this.defaultExpiry(memory.category),
       // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
       contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),
       id: staged?.memoryId,
@@ -73,6 +74,12 @@ export class MemoryWriter {
       });
     }
     return stored;
+  }
+
+  /** The category's configured lifetime from now, or undefined (kept until deleted). */
+  private defaultExpiry(category: string): Date | undefined {
+    const ttl = this.defaults.ttlByCategory?.[category];
+    return ttl === undefined ? undefined : new Date(Date.now() + ttl);
   }
 
   async scheduleIndexing(

@@ -11,6 +11,7 @@ export interface MemoryRow {
   project: string | null;
   is_sensitive: boolean;
   visibility: Visibility;
+  expires_at: string | null;
   owner: string;
   created_at: string;
   updated_at: string;
@@ -29,9 +30,19 @@ export function toMemory(row: MemoryRow): Memory {
     project: row.project,
     isSensitive: row.is_sensitive,
     visibility: row.visibility,
+    expiresAt: row.expires_at,
     owner: row.owner,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
   };
+}
+
+/**
+ * SQL predicate for a memory any reader may still see: not deleted and not expired. An expired
+ * memory leaves every read at once; the `memories.expire` job soft-deletes it later (sync then
+ * reports the deletion).
+ */
+export function liveMemorySql(alias = 'm'): string {
+  return `${alias}.deleted_at IS NULL AND (${alias}.expires_at IS NULL OR ${alias}.expires_at > now())`;
 }

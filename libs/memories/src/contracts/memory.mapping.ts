@@ -15,6 +15,7 @@ export function toNewMemory(body: StoreMemoryBody): NewMemory {
     importance: body.importance,
     project: body.project ?? null,
     visibility: body.visibility,
+    expiresAt: body.expires_at,
     forceSensitive: body.force_sensitive,
   };
 }
@@ -28,6 +29,7 @@ export function toMemoryPatch(body: Partial<UpdateMemoryBody>): MemoryPatch {
     expandedKeywords: body.expanded_keywords,
     importance: body.importance,
     visibility: body.visibility,
+    expiresAt: body.expires_at,
   };
 }
 
@@ -45,6 +47,7 @@ export function presentListItem(memory: Memory) {
     project: memory.project,
     is_sensitive: memory.isSensitive,
     visibility: memory.visibility,
+    expires_at: memory.expiresAt,
     owner: memory.owner,
     created_at: memory.createdAt,
     updated_at: memory.updatedAt,

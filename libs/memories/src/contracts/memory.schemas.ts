@@ -60,6 +60,13 @@ export const visibilitySchema = z.enum(['team', 'private'], {
   error: 'visibility must be "team" or "private"',
 });
 
+/** When every read stops returning the memory (ISO date-time, in the future). */
+export const expiresAtSchema = z
+  .string()
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'expires_at must be an ISO-8601 date-time')
+  .transform((v) => new Date(v))
+  .refine((d) => d.getTime() > Date.now(), 'expires_at must be in the future');
+
 export const storeMemorySchema = z.object({
   content: contentSchema,
   category: categorySchema.default('facts'),
@@ -68,6 +75,7 @@ export const storeMemorySchema = z.object({
   importance: importanceSchema.default(0.5),
   project: projectSchema.optional(),
   visibility: visibilitySchema.optional(),
+  expires_at: expiresAtSchema.optional(),
   force_sensitive: z.boolean().default(false),
 });
 export type StoreMemoryBody = z.output<typeof storeMemorySchema>;
@@ -79,6 +87,7 @@ export const updateMemorySchema = z.object({
   expanded_keywords: keywordsSchema.optional(),
   importance: importanceSchema.optional(),
   visibility: visibilitySchema.optional(),
+  expires_at: expiresAtSchema.optional(),
 });
 export type UpdateMemoryBody = z.output<typeof updateMemorySchema>;
 
@@ -133,6 +142,7 @@ export const memoryListItemResponse = z.object({
   project: z.string().nullable(),
   is_sensitive: z.boolean(),
   visibility: visibilitySchema,
+  expires_at: z.string().nullable().describe('when reads stop returning it (null: never)'),
   owner: z.string().describe('username of the memory’s owner'),
   created_at: z.string().describe('ISO-8601 with offset'),
   updated_at: z.string(),

@@ -13,6 +13,8 @@ export interface Memory {
   readonly project: string | null;
   readonly isSensitive: boolean;
   readonly visibility: Visibility;
+  /** ISO time after which every read leaves it out (null: kept until deleted). */
+  readonly expiresAt: string | null;
   readonly owner: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -30,10 +32,15 @@ export interface NewMemory {
   readonly project: string | null;
   /** Absent: the configured default (DEFAULT_VISIBILITY). */
   readonly visibility?: Visibility;
+  /** Absent: the category's configured lifetime (MEMORY_TTL_BY_CATEGORY), else never. */
+  readonly expiresAt?: Date;
 }
 
 export type MemoryPatch = Partial<
-  Pick<NewMemory, 'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance' | 'visibility'>
+  Pick<
+    NewMemory,
+    'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance' | 'visibility' | 'expiresAt'
+  >
 >;
 
 export interface MemoryFilter {

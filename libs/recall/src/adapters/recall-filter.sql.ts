@@ -1,4 +1,5 @@
 import { type TenantScope } from '@app/persistence';
+import { liveMemorySql } from '@app/memories';
 import type { RecallFilter } from '../domain/recall-filter';
 
 /**
@@ -19,7 +20,7 @@ export function recallWhere(
   const clauses = [
     `m.tenant_id = $${first}`,
     `(m.owner_id = $${first + 1} OR m.visibility = 'team')`,
-    'm.deleted_at IS NULL',
+    liveMemorySql('m'),
   ];
   if (filter.category !== undefined) clauses.push(`m.category = ${p(filter.category)}`);
   if (filter.tags !== undefined && filter.tags.length > 0)

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { liveMemorySql } from '@app/memories';
 import { type TenantScope, type Tx } from '@app/persistence';
 
 export type StartupOrder = 'importance' | 'recency';
@@ -21,7 +22,7 @@ export class StartupContextRepository {
   ): Promise<number[]> {
     const { rows } = await tx.query<{ id: string }>(
       `SELECT m.id FROM memories m
-        WHERE m.tenant_id = $1 AND (m.owner_id = $2 OR m.visibility = 'team') AND m.deleted_at IS NULL
+        WHERE m.tenant_id = $1 AND (m.owner_id = $2 OR m.visibility = 'team') AND ${liveMemorySql('m')}
           AND ($3::text IS NULL OR m.project = $3 OR m.project IS NULL)
         ORDER BY ${ORDER_BY[query.order]}
         LIMIT $4`,
