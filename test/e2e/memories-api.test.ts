@@ -170,11 +170,12 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
     expect((await alice.delete(`/api/memories/${id}`)).status).toBe(404);
   });
 
-  it('answers 404 for unknown ids and 400 for ids that are not positive integers', async () => {
+  it('answers 404 for unknown ids and 422 for ids that are not positive integers (as seed 002)', async () => {
     expect((await alice.get('/api/memories/999999999')).status).toBe(404);
     expect((await alice.delete('/api/memories/999999999')).status).toBe(404);
-    expect((await alice.get('/api/memories/abc')).status).toBe(400);
-    expect((await alice.get('/api/memories/0')).status).toBe(400);
+    expect((await alice.get('/api/memories/abc')).status).toBe(422);
+    expect((await alice.get('/api/memories/0')).status).toBe(422);
+    expect((await alice.put('/api/memories/1.5', { content: 'x' })).status).toBe(422);
   });
 
   it('bulk-deletes by filter: a dry run only counts, and only the caller’s rows are touched', async () => {

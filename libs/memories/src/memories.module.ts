@@ -6,10 +6,12 @@ import { TenancyModule } from '@app/tenancy';
 import { IdempotencyRepository } from './adapters/idempotency.repository';
 import { MemoryIndexRequestRepository } from './adapters/memory-index-request.repository';
 import { MemoryRepository } from './adapters/memory.repository';
+import { UserDataRepository } from './adapters/user-data.repository';
 import { BulkDeleteMemoriesUseCase } from './application/bulk-delete-memories.use-case';
 import { CountMemoriesUseCase } from './application/count-memories.use-case';
 import { CreateMemoryUseCase } from './application/create-memory.use-case';
 import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
+import { EraseUserDataUseCase } from './application/erase-user-data.use-case';
 import { ExpireMemoriesUseCase } from './application/expire-memories.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
 import { ImportMemoriesUseCase } from './application/import-memories.use-case';
@@ -46,6 +48,7 @@ const USE_CASES = [
   ImportMemoriesUseCase,
   CountMemoriesUseCase,
   ExpireMemoriesUseCase,
+  EraseUserDataUseCase,
 ];
 
 const SECRET_MEMORY_USE_CASES = [
@@ -68,6 +71,7 @@ const SECRET_MEMORY_USE_CASES = [
     MemoryRepository,
     { provide: MemoryLookup, useExisting: MemoryRepository },
     MemoryIndexRequestRepository,
+    UserDataRepository,
     IdempotencyRepository,
     MemoryWriter,
     SecretScreen,

@@ -10,3 +10,4 @@ export { SecretBatchRepository } from './secret-memories/adapters/secret-batch.r
 export { SecretCleanupRepository } from './secret-memories/adapters/secret-cleanup.repository';
 export { SecretScreen } from './secret-memories/application/secret-screen';
 export { SecretStaging } from './secret-memories/application/secret-staging';
+export { UserDataRepository } from './adapters/user-data.repository';

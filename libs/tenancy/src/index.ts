@@ -13,6 +13,7 @@ export * from './application/authenticate-api-key.use-case';
 export * from './application/bootstrap-from-env.use-case';
 export * from './application/create-user.use-case';
 export * from './application/list-users.use-case';
+export * from './application/find-user.use-case';
 export * from './application/create-api-key.use-case';
 export * from './application/list-api-keys.use-case';
 export * from './application/revoke-api-key.use-case';

@@ -10,6 +10,7 @@ import { BootstrapFromEnvUseCase } from './application/bootstrap-from-env.use-ca
 import { CreateApiKeyUseCase } from './application/create-api-key.use-case';
 import { CreateUserUseCase } from './application/create-user.use-case';
 import { ListApiKeysUseCase } from './application/list-api-keys.use-case';
+import { FindUserUseCase } from './application/find-user.use-case';
 import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
 import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
@@ -19,6 +20,7 @@ const USE_CASES = [
   BootstrapFromEnvUseCase,
   CreateUserUseCase,
   ListUsersUseCase,
+  FindUserUseCase,
   CreateApiKeyUseCase,
   ListApiKeysUseCase,
   RevokeApiKeyUseCase,

@@ -23,6 +23,7 @@ import {
   type Principal,
   type UserResponse,
 } from '@app/tenancy';
+import { EraseUserDataUseCase, erasureReceiptResponse, presentErasureReceipt } from '@app/memories';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { ApiRoute } from '../openapi/api-route.decorator';
 import { keyIdParams, keysResponse, userRefParams, usersResponse } from '../openapi/route-schemas';
@@ -37,6 +38,7 @@ export class AdminController {
     @Inject(CreateApiKeyUseCase) private readonly createApiKey: CreateApiKeyUseCase,
     @Inject(ListApiKeysUseCase) private readonly listApiKeys: ListApiKeysUseCase,
     @Inject(RevokeApiKeyUseCase) private readonly revokeApiKey: RevokeApiKeyUseCase,
+    @Inject(EraseUserDataUseCase) private readonly eraseUserData: EraseUserDataUseCase,
   ) {}
 
   @Post('users')
@@ -116,5 +118,19 @@ export class AdminController {
     @Param('id') keyId: string,
   ): Promise<ApiKeyResponse> {
     return toApiKeyResponse(await this.revokeApiKey.execute(principal, { keyId }));
+  }
+
+  @Delete('users/:id/data')
+  @ApiRoute({
+    operationId: 'eraseUserData',
+    tag: 'admin',
+    summary: "Erase a user's memory data (rows, vectors, history, queued jobs, secrets); answers a receipt",
+    params: userRefParams,
+    response: erasureReceiptResponse,
+    responseDescription: 'Erased (the receipt counts what was removed); the erasure is audited',
+    errors: { 404: 'No such user in this tenant' },
+  })
+  async erase(@CurrentPrincipal() principal: Principal, @Param('id') user: string) {
+    return presentErasureReceipt(await this.eraseUserData.execute(principal, user));
   }
 }

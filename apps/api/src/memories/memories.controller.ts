@@ -131,7 +131,7 @@ export class MemoriesController {
     response: memoryDetailResponse,
   })
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return presentDetail(await this.getMemory.execute(principal, parseInput(memoryIdSchema, id, 400)));
+    return presentDetail(await this.getMemory.execute(principal, parseInput(memoryIdSchema, id)));
   }
 
   @Put(':id')
@@ -147,7 +147,7 @@ export class MemoriesController {
   })
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
     const patch = toMemoryPatch(parseInput(updateMemorySchema, body ?? {}));
-    return this.updateMemory.execute(principal, parseInput(memoryIdSchema, id, 400), patch);
+    return this.updateMemory.execute(principal, parseInput(memoryIdSchema, id), patch);
   }
 
   @Delete(':id')
@@ -160,7 +160,7 @@ export class MemoriesController {
     response: deleteResponse,
   })
   remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.deleteMemory.execute(principal, parseInput(memoryIdSchema, id, 400));
+    return this.deleteMemory.execute(principal, parseInput(memoryIdSchema, id));
   }
 
   @Post(':id/restore')
@@ -174,7 +174,7 @@ export class MemoriesController {
     response: restoreResponse,
   })
   restore(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.restoreMemory.execute(principal, parseInput(memoryIdSchema, id, 400));
+    return this.restoreMemory.execute(principal, parseInput(memoryIdSchema, id));
   }
 
   @Delete(':id/purge')
@@ -188,6 +188,6 @@ export class MemoriesController {
     errors: { 409: 'Not deleted yet' },
   })
   purge(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.purgeMemory.execute(principal, parseInput(memoryIdSchema, id, 400));
+    return this.purgeMemory.execute(principal, parseInput(memoryIdSchema, id));
   }
 }

@@ -44,7 +44,7 @@ export class MemorySecretsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
   ): Promise<RevealedSecretResponse> {
-    return this.reveal.execute(principal, parseInput(memoryIdSchema, id, 400));
+    return this.reveal.execute(principal, parseInput(memoryIdSchema, id));
   }
 
   @Post('migrate-secrets')

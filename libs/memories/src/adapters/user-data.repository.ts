@@ -1,0 +1,69 @@
+import type { Tx } from '@app/persistence';
+
+/** What an erasure removed, per kind of data. */
+export interface ErasureCounts {
+  readonly memories: number;
+  readonly embeddings: number;
+  readonly indexStates: number;
+  readonly tombstones: number;
+  readonly idempotencyKeys: number;
+  readonly queuedJobs: number;
+  /** Vault secrets queued for deletion (local ciphertexts go with their rows). */
+  readonly vaultSecrets: number;
+}
+
+const count = async (tx: Tx, sql: string, params: unknown[]): Promise<number> =>
+  (await tx.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
+
+/**
+ * SQL that erases one user's memory data in a system transaction. Embeddings and index states go
+ * with their memories (ON DELETE CASCADE); the delete triggers record tombstones (removed here too)
+ * and cleanup entries for Vault secrets (kept: the sweep deletes the secrets they name).
+ */
+export class UserDataRepository {
+  async erase(tx: Tx, user: { tenantId: string; userId: string }): Promise<ErasureCounts> {
+    const owner = [user.tenantId, user.userId];
+    const embeddings = await count(
+      tx,
+      `SELECT count(*)::int AS n FROM memory_embeddings WHERE tenant_id = $1 AND owner_id = $2`,
+      owner,
+    );
+    const indexStates = await count(
+      tx,
+      `SELECT count(*)::int AS n FROM memory_index_state WHERE tenant_id = $1 AND owner_id = $2`,
+      owner,
+    );
+    const queuedJobs = await count(
+      tx,
+      `WITH gone AS (DELETE FROM outbox WHERE tenant_id = $1 AND dispatched_at IS NULL AND payload->>'userId' = $2::text
+                      RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      owner,
+    );
+    const vaultSecrets = await count(
+      tx,
+      `SELECT count(*)::int AS n FROM memories
+        WHERE tenant_id = $1 AND owner_id = $2 AND secret_version IS NOT NULL AND secret_ref IS NOT NULL`,
+      owner,
+    );
+    const memories = await count(
+      tx,
+      `WITH gone AS (DELETE FROM memories WHERE tenant_id = $1 AND owner_id = $2 RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      owner,
+    );
+    const tombstones = await count(
+      tx,
+      `WITH gone AS (DELETE FROM memory_tombstones WHERE tenant_id = $1 AND owner_id = $2 RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      owner,
+    );
+    const idempotencyKeys = await count(
+      tx,
+      `WITH gone AS (DELETE FROM idempotency_keys WHERE tenant_id = $1 AND user_id = $2 RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      owner,
+    );
+    return { memories, embeddings, indexStates, tombstones, idempotencyKeys, queuedJobs, vaultSecrets };
+  }
+}

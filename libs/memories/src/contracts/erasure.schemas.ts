@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import type { ErasureReceipt } from '../application/erase-user-data.use-case';
+
+/** `DELETE /api/admin/users/:id/data` answer: what was erased, per kind of data. */
+export const erasureReceiptResponse = z.object({
+  user_id: z.string(),
+  username: z.string(),
+  memories: z.number().int(),
+  embeddings: z.number().int(),
+  index_states: z.number().int(),
+  tombstones: z.number().int(),
+  idempotency_keys: z.number().int(),
+  queued_jobs: z.number().int(),
+  vault_secrets: z.number().int().describe('Vault secrets queued for deletion'),
+  vault_secrets_deleted: z.number().int().describe('of those, deleted before answering'),
+});
+
+export function presentErasureReceipt(receipt: ErasureReceipt): z.infer<typeof erasureReceiptResponse> {
+  return {
+    user_id: receipt.userId,
+    username: receipt.username,
+    memories: receipt.memories,
+    embeddings: receipt.embeddings,
+    index_states: receipt.indexStates,
+    tombstones: receipt.tombstones,
+    idempotency_keys: receipt.idempotencyKeys,
+    queued_jobs: receipt.queuedJobs,
+    vault_secrets: receipt.vaultSecrets,
+    vault_secrets_deleted: receipt.vaultSecretsDeleted,
+  };
+}

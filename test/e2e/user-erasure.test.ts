@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { FakeVault } from '@app/testing';
+import { teamFixture } from '../support/e2e-env';
+import { client } from '../support/http-client';
+import { startApiProcess, type ApiProcess } from '../support/processes';
+import { waitFor } from '../support/wait-for';
+
+async function withDb<T>(run: (db: Client) => Promise<T>): Promise<T> {
+  const db = new Client({ connectionString: inject('databaseUrl') });
+  await db.connect();
+  try {
+    return await run(db);
+  } finally {
+    await db.end();
+  }
+}
+
+/** Rows anywhere that still belong to the user (the superuser connection bypasses RLS). */
+const remaining = (userId: string) =>
+  withDb(async (db) => {
+    const counts: Record<string, number> = {};
+    for (const [table, column] of [
+      ['memories', 'owner_id'],
+      ['memory_embeddings', 'owner_id'],
+      ['memory_index_state', 'owner_id'],
+      ['memory_tombstones', 'owner_id'],
+      ['idempotency_keys', 'user_id'],
+      ['secret_cleanup', 'owner_id'],
+    ]) {
+      const { rows } = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`,
+        [userId],
+      );
+      counts[table] = rows[0].n;
+    }
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM outbox WHERE dispatched_at IS NULL AND payload->>'userId' = $1`,
+      [userId],
+    );
+    counts.outbox = rows[0].n;
+    return counts;
+  });
+
+describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
+  const vault = new FakeVault();
+  let api: ApiProcess;
+  let team: ReturnType<typeof teamFixture>;
+
+  beforeAll(async () => {
+    const address = await vault.start();
+    team = teamFixture({
+      REDIS_URL: '',
+      VAULT_ADDR: address,
+      VAULT_TOKEN: vault.rootToken,
+      OUTBOX_POLL_INTERVAL_MS: '50',
+    });
+    api = await startApiProcess(team.env);
+  });
+
+  afterAll(async () => {
+    await api?.stop();
+    await vault.stop();
+  });
+
+  it('leaves no row, vector, history, queued job or secret of the user, and answers a receipt', async () => {
+    const alice = client(api.url, team.keys.alice);
+    const bob = client(api.url, team.keys.bob);
+    const marker = randomUUID().slice(0, 8);
+    const plain = await alice.post<{ id: number }>('/api/memories', { content: `alice notes ${marker}` });
+    const secret = await alice.post<{ id: number }>('/api/memories', {
+      content: `deploy with postgres://admin:S3cr3t-${marker}@db:5432/app`,
+    });
+    const purged = await alice.post<{ id: number }>('/api/memories', { content: `temporary ${marker}` });
+    await alice.request('POST', '/api/memories', JSON.stringify({ content: `keyed ${marker}` }), {
+      'content-type': 'application/json',
+      'idempotency-key': `erase-${marker}`,
+    });
+    await alice.delete(`/api/memories/${purged.body.id}`);
+    await alice.delete(`/api/memories/${purged.body.id}/purge`);
+    const bobs = await bob.post<{ id: number }>('/api/memories', { content: `bob keeps this ${marker}` });
+    const users = await client(api.url, team.keys.admin).get<{ users: { id: string; username: string }[] }>(
+      '/api/admin/users',
+    );
+    const aliceId = users.body.users.find((u) => u.username === 'alice')!.id;
+    const ref = await withDb(
+      async (db) =>
+        (
+          await db.query<{ secret_ref: string }>(`SELECT secret_ref FROM memories WHERE id = $1`, [
+            secret.body.id,
+          ])
+        ).rows[0].secret_ref,
+    );
+    expect(vault.kv.readMetadata(ref).status).toBe(200);
+    // Wait until her memories have vectors, so the erasure has some to remove.
+    await waitFor('alice indexed', async () =>
+      (await remaining(aliceId)).memory_embeddings >= 3 ? true : undefined,
+    );
+
+    const receipt = await client(api.url, team.keys.admin).delete<Record<string, unknown>>(
+      `/api/admin/users/alice/data`,
+    );
+    expect(receipt.status, JSON.stringify(receipt.body)).toBe(200);
+    expect(receipt.body).toMatchObject({
+      user_id: aliceId,
+      username: 'alice',
+      memories: 3,
+      embeddings: expect.any(Number),
+      tombstones: expect.any(Number),
+      idempotency_keys: 1,
+      vault_secrets: 1,
+      vault_secrets_deleted: 1,
+    });
+    expect(Number(receipt.body.embeddings)).toBeGreaterThanOrEqual(3);
+
+    expect(await remaining(aliceId)).toEqual({
+      memories: 0,
+      memory_embeddings: 0,
+      memory_index_state: 0,
+      memory_tombstones: 0,
+      idempotency_keys: 0,
+      secret_cleanup: 0,
+      outbox: 0,
+    });
+    expect(vault.kv.readMetadata(ref).status).toBe(404);
+    const audit = await withDb(
+      async (db) =>
+        (
+          await db.query<{ details: { memories: number } }>(
+            `SELECT details FROM audit_log WHERE action = 'user.data.erase' AND target_id = $1`,
+            [aliceId],
+          )
+        ).rows,
+    );
+    expect(audit).toEqual([{ details: expect.objectContaining({ memories: 3, username: 'alice' }) }]);
+
+    // Only alice's data went: bob's memory stays, and alice can start again.
+    expect((await bob.get(`/api/memories/${bobs.body.id}`)).status).toBe(200);
+    expect((await alice.get(`/api/memories/${plain.body.id}`)).status).toBe(404);
+    expect((await alice.post('/api/memories', { content: `a fresh start ${marker}` })).status).toBe(200);
+    // Members cannot erase anyone.
+    expect((await bob.delete(`/api/admin/users/alice/data`)).status).toBe(403);
+  });
+});
