@@ -39,7 +39,8 @@ describe('HTTP hardening: slow clients are cut at REQUEST_TIMEOUT_MS; /mcp check
     const result = await trickle(api.url, 'GET /api/auth-check HTTP/1.1\r\nHost: localhost\r\nX-Slow: ', 200);
     // Before: cut after ~50 s against a 30 s setting (deadlines checked every 30 s).
     expect(result.afterMs).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
-    expect(result.afterMs).toBeLessThan(TIMEOUT_MS + 1_500);
+    // Deadlines are checked every 500 ms here; a loaded machine adds some slack. (Before: 30 s+.)
+    expect(result.afterMs).toBeLessThan(TIMEOUT_MS + 4_000);
     expect(result.answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
@@ -48,7 +49,8 @@ describe('HTTP hardening: slow clients are cut at REQUEST_TIMEOUT_MS; /mcp check
       `POST /api/memories HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${team.keys.alice}\r\n` +
       'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"content":"';
     const result = await trickle(api.url, headers, 200);
-    expect(result.afterMs).toBeLessThan(TIMEOUT_MS + 1_500);
+    // Deadlines are checked every 500 ms here; a loaded machine adds some slack. (Before: 30 s+.)
+    expect(result.afterMs).toBeLessThan(TIMEOUT_MS + 4_000);
     expect(result.answer).toMatch(/^HTTP\/1\.1 408/);
   });
 
