@@ -58,10 +58,11 @@ describe('MCP secret tools against Vault (fake Vault server, in-process API)', (
     const id = await storeSecret();
     const recalled = (await callTool(alice, 'memory_recall', { context: 'staging database password' }))
       .structuredContent as Recalled;
-    expect(recalled.memories.find((m) => m.id === id)).toMatchObject({
-      is_sensitive: true,
-      content: `[SENSITIVE - use secret_get(id=${id})]`,
-    });
+    const hit = recalled.memories.find((m) => m.id === id);
+    expect(hit).toMatchObject({ is_sensitive: true });
+    expect(hit?.content).toContain('[REDACTED:');
+    expect(hit?.content).toContain(`[SENSITIVE - use secret_get(id=${id})]`);
+    expect(hit?.content).not.toContain('Tr0ub4dor');
     const revealed = await callTool(alice, 'secret_get', { id });
     expect(revealed.structuredContent).toEqual({
       id,

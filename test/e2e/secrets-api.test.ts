@@ -155,14 +155,16 @@ describe('secret memories with Vault (fake Vault API, built API and worker)', ()
       data: { data: { content: DB_URL_SECRET } },
     });
 
-    // Lists and gets show the seed's placeholder; sync carries only the redacted text.
+    // Lists and gets show the redacted text with the seed's hint; sync carries only the redacted text.
     const listed = await alice.get<{ memories: { id: number; content: string; is_sensitive: boolean }[] }>(
       '/api/memories?limit=100',
     );
-    expect(listed.body.memories.find((m) => m.id === id)).toMatchObject({
-      content: `[SENSITIVE - use secret_get(id=${id})]`,
-      is_sensitive: true,
-    });
+    const item = listed.body.memories.find((m) => m.id === id);
+    expect(item).toMatchObject({ is_sensitive: true });
+    expect(item?.content).toMatch(
+      /^the prod db is .*\[REDACTED:[a-z0-9-]+\].* \[SENSITIVE - use secret_get\(id=\d+\)\]$/,
+    );
+    expect(item?.content).not.toContain(PASSWORD);
     const synced = await alice.get('/api/memories/sync');
     expect(synced.status).toBe(200);
     expect(JSON.stringify(synced.body)).toContain('[REDACTED:');

@@ -18,7 +18,7 @@ export class SecretTools {
       name: 'secret_get',
       title: 'Reveal a secret',
       description:
-        'Reveal the original content of one of your sensitive memories (recall shows "[SENSITIVE - use secret_get(id=N)]" for them) when the task really needs the credential. Needs a key with the secrets:read scope; every reveal is recorded in the audit log. Returns {id, content, category, source}.',
+        'Reveal the original content of one of your sensitive memories (recall shows their text with the secret as [REDACTED:…] and the hint "[SENSITIVE - use secret_get(id=N)]") when the task really needs the credential. Needs a key with the secrets:read scope; every reveal is recorded in the audit log. Returns {id, content, category, source}.',
       // secrets:read is checked by the use case, which audits refusals as well as reveals.
       scope: 'memories:read',
       annotations: { readOnlyHint: true, idempotentHint: true },

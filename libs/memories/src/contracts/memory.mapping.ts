@@ -36,11 +36,20 @@ export function toMemoryPatch(body: Partial<UpdateMemoryBody>): MemoryPatch {
 /** Seed placeholder: the secret itself is only ever returned by the audited reveal route. */
 export const sensitivePlaceholder = (id: number) => `[SENSITIVE - use secret_get(id=${id})]`;
 
+/**
+ * What readers see of a memory's content: a sensitive memory shows its redacted text (the secret
+ * replaced by `[REDACTED:<kind>]`, so the rest stays readable to teammates and agents) followed by the
+ * seed's hint naming the audited reveal.
+ */
+export function visibleContent(memory: Pick<Memory, 'id' | 'content' | 'isSensitive'>): string {
+  return memory.isSensitive ? `${memory.content} ${sensitivePlaceholder(memory.id)}` : memory.content;
+}
+
 /** Seed wire format: tags as one comma-separated string, snake_case fields, integer ids. */
 export function presentListItem(memory: Memory) {
   return {
     id: memory.id,
-    content: memory.isSensitive ? sensitivePlaceholder(memory.id) : memory.content,
+    content: visibleContent(memory),
     category: memory.category,
     tags: memory.tags.join(','),
     importance: memory.importance,

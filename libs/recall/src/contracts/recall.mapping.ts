@@ -1,4 +1,4 @@
-import { sensitivePlaceholder } from '@app/memories';
+import { visibleContent } from '@app/memories';
 import type { RecalledMemory, RecallInput } from '../application/recall-memories.use-case';
 import type { RecallBody } from './recall.schemas';
 
@@ -25,7 +25,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
   const { memory, rank, explanation } = item;
   return {
     id: memory.id,
-    content: memory.isSensitive ? sensitivePlaceholder(memory.id) : memory.content,
+    content: visibleContent(memory),
     category: memory.category,
     tags: memory.tags.join(','),
     importance: memory.importance,
