@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { FakeVault } from '@app/testing';
 import { runCli } from '../../apps/cli/src/cli';
 import { teamFixture } from '../support/e2e-env';
+import { withDb } from '../support/superuser-db';
 import { client } from '../support/http-client';
 import {
   startApiProcess,
@@ -31,16 +31,6 @@ interface JobBody {
     migrated?: number;
   };
   error: string | null;
-}
-
-async function withDb<T>(run: (db: Client) => Promise<T>): Promise<T> {
-  const db = new Client({ connectionString: inject('databaseUrl') });
-  await db.connect();
-  try {
-    return await run(db);
-  } finally {
-    await db.end();
-  }
 }
 
 /** Every row of every table in the schema, as text: where a leaked secret would show up. */

@@ -1,21 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeVault } from '@app/testing';
 import { teamFixture } from '../support/e2e-env';
+import { withDb } from '../support/superuser-db';
 import { client } from '../support/http-client';
 import { startApiProcess, type ApiProcess } from '../support/processes';
 import { waitFor } from '../support/wait-for';
-
-async function withDb<T>(run: (db: Client) => Promise<T>): Promise<T> {
-  const db = new Client({ connectionString: inject('databaseUrl') });
-  await db.connect();
-  try {
-    return await run(db);
-  } finally {
-    await db.end();
-  }
-}
 
 /** Rows anywhere that still belong to the user (the superuser connection bypasses RLS). */
 const remaining = (userId: string) =>

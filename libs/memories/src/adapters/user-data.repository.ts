@@ -15,6 +15,14 @@ export interface ErasureCounts {
 const count = async (tx: Tx, sql: string, params: unknown[]): Promise<number> =>
   (await tx.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0;
 
+/** Deletes what `where` selects from `table` and answers how many rows went. */
+const deleteCounting = (tx: Tx, table: string, where: string, params: unknown[]): Promise<number> =>
+  count(
+    tx,
+    `WITH gone AS (DELETE FROM ${table} WHERE ${where} RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+    params,
+  );
+
 /**
  * SQL that erases one user's memory data in a system transaction. Embeddings and index states go
  * with their memories (ON DELETE CASCADE); the delete triggers record tombstones (removed here too)
@@ -33,11 +41,10 @@ export class UserDataRepository {
       `SELECT count(*)::int AS n FROM memory_index_state WHERE tenant_id = $1 AND owner_id = $2`,
       owner,
     );
-    const queuedJobs = await count(
+    const queuedJobs = await deleteCounting(
       tx,
-      `WITH gone AS (DELETE FROM outbox WHERE tenant_id = $1 AND dispatched_at IS NULL AND payload->>'userId' = $2::text
-                      RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
+      'outbox',
+      `tenant_id = $1 AND dispatched_at IS NULL AND payload->>'userId' = $2::text`,
       owner,
     );
     const vaultSecrets = await count(
@@ -46,22 +53,18 @@ export class UserDataRepository {
         WHERE tenant_id = $1 AND owner_id = $2 AND secret_version IS NOT NULL AND secret_ref IS NOT NULL`,
       owner,
     );
-    const memories = await count(
+    const memories = await deleteCounting(tx, 'memories', 'tenant_id = $1 AND owner_id = $2', owner);
+    // After the memories: their delete trigger records tombstones, which go too.
+    const tombstones = await deleteCounting(
       tx,
-      `WITH gone AS (DELETE FROM memories WHERE tenant_id = $1 AND owner_id = $2 RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
+      'memory_tombstones',
+      'tenant_id = $1 AND owner_id = $2',
       owner,
     );
-    const tombstones = await count(
+    const idempotencyKeys = await deleteCounting(
       tx,
-      `WITH gone AS (DELETE FROM memory_tombstones WHERE tenant_id = $1 AND owner_id = $2 RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
-      owner,
-    );
-    const idempotencyKeys = await count(
-      tx,
-      `WITH gone AS (DELETE FROM idempotency_keys WHERE tenant_id = $1 AND user_id = $2 RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`,
+      'idempotency_keys',
+      'tenant_id = $1 AND user_id = $2',
       owner,
     );
     return { memories, embeddings, indexStates, tombstones, idempotencyKeys, queuedJobs, vaultSecrets };
