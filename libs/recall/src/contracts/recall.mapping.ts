@@ -1,4 +1,4 @@
-import { visibleContent } from '@app/memories';
+import { presentListItem } from '@app/memories';
 import type { RecalledMemory, RecallInput } from '../application/recall-memories.use-case';
 import type { RecallBody } from './recall.schemas';
 
@@ -21,20 +21,12 @@ export function toRecallInput(body: RecallRequest): RecallInput {
   };
 }
 
+/** A recalled memory: the list item's shape (one presenter for both) plus its rank and `explain`. */
 export function presentRecalled(item: RecalledMemory, explain: boolean) {
   const { memory, rank, explanation } = item;
   return {
-    id: memory.id,
-    content: visibleContent(memory),
-    category: memory.category,
-    tags: memory.tags.join(','),
-    importance: memory.importance,
-    is_sensitive: memory.isSensitive,
-    visibility: memory.visibility,
+    ...presentListItem(memory),
     rank,
-    owner: memory.owner,
-    created_at: memory.createdAt,
-    updated_at: memory.updatedAt,
     ...(explain
       ? {
           explain: {

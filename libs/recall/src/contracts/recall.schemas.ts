@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { categorySchema, tagsSchema } from '@app/memories';
+import { categorySchema, memoryListItemResponse, tagsSchema } from '@app/memories';
 
 export const MAX_RECALL_LIMIT = 100;
 
@@ -45,18 +45,8 @@ export const duplicatesQuerySchema = z.object({
     .optional(),
 });
 
-export const recallItemResponse = z.object({
-  id: z.number().int(),
-  content: z.string(),
-  category: z.string(),
-  tags: z.string(),
-  importance: z.number(),
-  is_sensitive: z.boolean(),
-  visibility: z.enum(['team', 'private']),
+export const recallItemResponse = memoryListItemResponse.extend({
   rank: z.number(),
-  owner: z.string(),
-  created_at: z.string(),
-  updated_at: z.string(),
   explain: z
     .object({
       text_rank: z.number().int().nullable(),
