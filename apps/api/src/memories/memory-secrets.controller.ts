@@ -34,11 +34,16 @@ export class MemorySecretsController {
     tag: 'secrets',
     summary: 'Reveal the original content of one of your sensitive memories (audited)',
     description:
-      'The body is ignored (an empty body is fine). Another user’s memory, a deleted one and one ' +
-      'without a secret answer 404. Every reveal writes an audit row.',
+      'Needs the `secrets:read` scope as well (403 otherwise). The body is ignored (an empty body is ' +
+      'fine). A memory without a secret answers its content (`source: "plain"`); a teammate’s memory ' +
+      'answers 403, an invisible or deleted one 404. Every reveal and every refusal writes an audit row.',
     params: memoryIdParams,
     response: revealedSecretSchema,
-    errors: { 404: 'No sensitive memory with this id is yours', 503: SECRET_STORE_UNAVAILABLE },
+    errors: {
+      403: 'The key lacks `secrets:read`, or the memory is a teammate’s',
+      404: 'No memory with this id is visible to the caller',
+      503: SECRET_STORE_UNAVAILABLE,
+    },
   })
   async secret(
     @CurrentPrincipal() principal: Principal,
