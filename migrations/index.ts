@@ -5,6 +5,7 @@ import { MemoryEmbeddings1763700000003 } from './1763700000003-memory-embeddings
 import { Sync1763700000004 } from './1763700000004-sync';
 import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
 import { MemoryExpiry1763700000006 } from './1763700000006-memory-expiry';
+import { TeamSharing1763700000007 } from './1763700000007-team-sharing';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   Sync1763700000004,
   SecretMemories1763700000005,
   MemoryExpiry1763700000006,
+  TeamSharing1763700000007,
 ];

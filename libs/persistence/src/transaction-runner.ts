@@ -30,7 +30,7 @@ export class InvalidTenantScopeError extends Error {
  * Opens transactions with the row-level security context applied.
  *
  * - `inTenant`: switches to the application role (neither owner nor BYPASSRLS) and sets
- *   `app.tenant_id` / `app.user_id` with `set_config(..., true)`, so the settings vanish at
+ *   `app.tenant_id` / `app.user_id` (and `app.admin` for an admin key) with `set_config(..., true)`, so the settings vanish at
  *   commit and a pooled connection never carries them into another request.
  * - `asSystem`: for trusted system paths (key lookup, outbox relay, bootstrap); sets
  *   `app.system` for the transaction, which only the schema owner's policy honours.
@@ -49,8 +49,9 @@ export class TransactionRunner {
     if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
     const setup = async (runner: QueryRunner) => {
       await runner.query(
-        `SELECT set_config('role', $1, true), set_config('app.tenant_id', $2, true), set_config('app.user_id', $3, true)`,
-        [this.appRole, scope.tenantId, scope.userId],
+        `SELECT set_config('role', $1, true), set_config('app.tenant_id', $2, true), set_config('app.user_id', $3, true),
+                set_config('app.admin', $4, true)`,
+        [this.appRole, scope.tenantId, scope.userId, scope.scopes?.includes('admin') ? 'on' : 'off'],
       );
     };
     for (let retries = options.retryConflicts ?? 0; ; retries--) {

@@ -2,6 +2,8 @@
 export interface TenantScope {
   readonly tenantId: string;
   readonly userId: string;
+  /** The caller's key scopes; `admin` lets row-level security show every memory of the tenant. */
+  readonly scopes?: readonly string[];
 }
 
 export interface QueryResult<Row> {
