@@ -4,6 +4,7 @@ export * from './domain/content-rules';
 export * from './ports/memory-lookup.port';
 export * from './contracts/memory.schemas';
 export * from './contracts/memory-row';
+export * from './contracts/memory-visibility.sql';
 export * from './contracts/memory.mapping';
 export * from './application/memory-limits';
 export * from './application/create-memory.use-case';

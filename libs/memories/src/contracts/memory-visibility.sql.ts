@@ -1,0 +1,37 @@
+/**
+ * Who may read and who may change a memory, as SQL predicates over alias `m` for the user in
+ * parameter `user` (e.g. `$2`). They say what the memories policies say (migration
+ * 1763700000007): repositories state the rule explicitly, and row-level security enforces it
+ * again underneath. `app_is_admin()` reads the transaction's `app.admin` setting, set for admin keys.
+ */
+
+/** A direct share of `m` with the user, or a tag rule of m's owner covering one of its tags. */
+function shareSql(m: string, user: string, permission?: 'write'): string {
+  const write = permission ? ` AND s.permission = '${permission}'` : '';
+  const tagWrite = permission ? ` AND t.permission = '${permission}'` : '';
+  return `EXISTS (SELECT 1 FROM memory_shares s WHERE s.memory_id = ${m}.id AND s.shared_with = ${user}${write})
+       OR EXISTS (SELECT 1 FROM tag_shares t
+                   WHERE t.owner_id = ${m}.owner_id AND t.shared_with = ${user}${tagWrite} AND t.tag = ANY (${m}.tags))`;
+}
+
+/** The user reads `m`: owner, team-visible, shared with them (directly or by tag), or an admin. */
+export function visibleMemorySql(m: string, user: string): string {
+  return `(${m}.owner_id = ${user} OR ${m}.visibility = 'team' OR app_is_admin() OR ${shareSql(m, user)})`;
+}
+
+/** The user may update `m`: owner, a `write` share (direct or by tag), or an admin. */
+export function writableMemorySql(m: string, user: string): string {
+  return `(${m}.owner_id = ${user} OR app_is_admin() OR ${shareSql(m, user, 'write')})`;
+}
+
+/**
+ * The strongest share the user holds on `m` (`write` > `read`), or null: the expression behind the
+ * `permission` and `shared_by` fields of a memory someone shared with the caller.
+ */
+export function sharePermissionSql(m: string, user: string): string {
+  return `(SELECT max(p) FROM (
+             SELECT s.permission AS p FROM memory_shares s WHERE s.memory_id = ${m}.id AND s.shared_with = ${user}
+             UNION ALL
+             SELECT t.permission FROM tag_shares t
+              WHERE t.owner_id = ${m}.owner_id AND t.shared_with = ${user} AND t.tag = ANY (${m}.tags)) shares)`;
+}
