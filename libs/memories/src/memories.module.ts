@@ -35,6 +35,12 @@ import { SecretScreen } from './secret-memories/application/secret-screen';
 import { SecretStaging } from './secret-memories/application/secret-staging';
 import { StartSecretMigrationUseCase } from './secret-memories/application/start-secret-migration.use-case';
 import { SweepSecretsUseCase } from './secret-memories/application/sweep-secrets.use-case';
+import { ShareRepository } from './sharing/adapters/share.repository';
+import { ListMySharesUseCase, ListSharedWithMeUseCase } from './sharing/application/list-shares.use-case';
+import { ShareMemoryUseCase } from './sharing/application/share-memory.use-case';
+import { ShareTagUseCase } from './sharing/application/share-tag.use-case';
+import { UnshareMemoryUseCase } from './sharing/application/unshare-memory.use-case';
+import { UnshareTagUseCase } from './sharing/application/unshare-tag.use-case';
 
 const USE_CASES = [
   CreateMemoryUseCase,
@@ -51,6 +57,15 @@ const USE_CASES = [
   EraseUserDataUseCase,
 ];
 
+const SHARING_USE_CASES = [
+  ShareMemoryUseCase,
+  UnshareMemoryUseCase,
+  ShareTagUseCase,
+  UnshareTagUseCase,
+  ListSharedWithMeUseCase,
+  ListMySharesUseCase,
+];
+
 const SECRET_MEMORY_USE_CASES = [
   RevealSecretUseCase,
   MigrateOwnSecretsUseCase,
@@ -60,8 +75,8 @@ const SECRET_MEMORY_USE_CASES = [
 ];
 
 /**
- * The memory aggregate: its use cases, the one write path (MemoryWriter) and the secret-memories
- * sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs declared with
+ * The memory aggregate: its use cases, the one write path (MemoryWriter), the sharing sub-context
+ * (memory and tag shares) and the secret-memories sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs declared with
  * @HandlesJob). Exports the use cases and the MemoryLookup port other contexts read through.
  * Needs the global PersistenceModule and ConfigModule.
  */
@@ -86,9 +101,11 @@ const SECRET_MEMORY_USE_CASES = [
     },
     { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
     { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
+    ShareRepository,
     ...USE_CASES,
+    ...SHARING_USE_CASES,
     ...SECRET_MEMORY_USE_CASES,
   ],
-  exports: [MemoryLookup, MEMORY_LIMITS, ...USE_CASES, ...SECRET_MEMORY_USE_CASES],
+  exports: [MemoryLookup, MEMORY_LIMITS, ...USE_CASES, ...SHARING_USE_CASES, ...SECRET_MEMORY_USE_CASES],
 })
 export class MemoriesModule {}

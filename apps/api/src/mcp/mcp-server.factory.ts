@@ -4,6 +4,7 @@ import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import type { McpToolDefinition } from './mcp-tool';
 import { SecretTools } from './secret.tools';
+import { SharingTools } from './sharing.tools';
 
 export const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' } as const;
 
@@ -24,8 +25,13 @@ const INSTRUCTIONS = [
 export class McpServerFactory {
   private readonly tools: readonly McpToolDefinition[];
 
-  constructor(memoryTools: MemoryTools, searchTools: MemorySearchTools, secretTools: SecretTools) {
-    this.tools = [...memoryTools.tools, ...searchTools.tools, ...secretTools.tools];
+  constructor(
+    memoryTools: MemoryTools,
+    searchTools: MemorySearchTools,
+    secretTools: SecretTools,
+    sharingTools: SharingTools,
+  ) {
+    this.tools = [...memoryTools.tools, ...searchTools.tools, ...secretTools.tools, ...sharingTools.tools];
   }
 
   create(): McpServer {

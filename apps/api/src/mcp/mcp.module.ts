@@ -8,10 +8,11 @@ import { McpServerFactory } from './mcp-server.factory';
 import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import { SecretTools } from './secret.tools';
+import { SharingTools } from './sharing.tools';
 
 /** MCP over Streamable HTTP at `POST /mcp` (stateless; per-key auth; tools per domain). */
 @Module({
   imports: [MemoriesModule, RecallModule, SessionsModule, TenancyModule],
-  providers: [MemoryTools, MemorySearchTools, SecretTools, McpServerFactory, McpHttpRoute],
+  providers: [MemoryTools, MemorySearchTools, SecretTools, SharingTools, McpServerFactory, McpHttpRoute],
 })
 export class McpModule {}

@@ -6,9 +6,16 @@ import { MemoriesController } from './memories.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
 import { MemorySecretsController } from './memory-secrets.controller';
+import { MemorySharesController } from './memory-shares.controller';
 
 @Module({
   imports: [MemoriesModule, RecallModule, SyncModule],
-  controllers: [MemorySearchController, MemorySyncController, MemorySecretsController, MemoriesController],
+  controllers: [
+    MemorySearchController,
+    MemorySyncController,
+    MemorySecretsController,
+    MemorySharesController,
+    MemoriesController,
+  ],
 })
 export class MemoriesHttpModule {}
