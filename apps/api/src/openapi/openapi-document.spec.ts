@@ -10,6 +10,7 @@ import { API_PREFIX, UNPREFIXED_PATHS } from '../http/configure-http';
 import { MemoriesController } from '../memories/memories.controller';
 import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
+import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
@@ -21,6 +22,7 @@ const API_CONTROLLERS: Type[] = [
   MemoriesController,
   MemorySearchController,
   MemorySecretsController,
+  MemorySharesController,
   MemorySyncController,
   AdminController,
   EmbeddingsAdminController,
