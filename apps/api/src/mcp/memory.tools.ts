@@ -76,7 +76,7 @@ export class MemoryTools {
       name: 'memory_get',
       title: 'Read one memory',
       description:
-        'Read one of your memories in full, including its expanded keywords, when you have its id (from memory_list, memory_recall or startup_context). Returns the memory; a sensitive one shows its redacted text (use secret_get for the secret).',
+        'Read one memory you can see (yours, the team’s, or shared with you) in full, including its expanded keywords, when you have its id (from memory_list, memory_recall or startup_context). Returns the memory; a sensitive one shows its redacted text (use secret_get for the secret).',
       scope: 'memories:read',
       annotations: READ_ONLY,
       input: z.strictObject({ id: memoryIdArg }),
@@ -94,7 +94,7 @@ export class MemoryTools {
       name: 'memory_update',
       title: 'Update a memory',
       description:
-        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use), or change who sees it (visibility). Only the fields you pass change; a teammate’s memory cannot be changed. Returns {updated: id}.',
+        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use), or change who sees it (visibility). Only the fields you pass change. You may change your own memories and those shared with you for writing; only the owner changes visibility. Returns {updated: id}.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       input: z.strictObject({ id: memoryIdArg, ...updateFields }),
