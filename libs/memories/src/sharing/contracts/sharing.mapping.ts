@@ -1,20 +1,12 @@
-import { visibleContent } from '../../contracts/memory.mapping';
+import { presentListItem } from '../../contracts/memory.mapping';
 import type { MyMemoryShare, MyTagShare, SharedMemory } from '../domain/share';
 
 /** REST and MCP alike: the claude-memory-mcp server's shapes. */
 export function presentSharedMemory(memory: SharedMemory) {
-  return {
-    id: memory.id,
-    content: visibleContent(memory),
-    category: memory.category,
-    tags: memory.tags.join(','),
-    importance: memory.importance,
-    visibility: memory.visibility,
-    shared_by: memory.owner,
-    permission: memory.permission,
-    created_at: memory.createdAt,
-    updated_at: memory.updatedAt,
-  };
+  const { id, content, category, tags, importance, visibility, created_at, updated_at } =
+    presentListItem(memory);
+  const item = { id, content, category, tags, importance, visibility };
+  return { ...item, shared_by: memory.owner, permission: memory.permission, created_at, updated_at };
 }
 
 export function presentMyShares(shares: { memories: MyMemoryShare[]; tags: MyTagShare[] }) {
