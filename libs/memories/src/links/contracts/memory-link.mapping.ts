@@ -1,0 +1,26 @@
+import type { MemoryLink, MemoryLinks, NewMemoryLink } from '../domain/memory-link';
+import type { CreateLinkBody, LinkParams } from './memory-link.schemas';
+
+/** The one mapping between the link contracts and the use cases, used by REST and MCP alike. */
+
+export function toNewLink(srcId: number, body: CreateLinkBody): NewMemoryLink {
+  return { srcId, dstId: body.target_id, linkType: body.link_type };
+}
+
+export function toLinkKey(params: LinkParams): NewMemoryLink {
+  return { srcId: params.id, dstId: params.dst, linkType: params.type };
+}
+
+export function presentLink(link: MemoryLink) {
+  return {
+    id: link.id,
+    src_id: link.srcId,
+    dst_id: link.dstId,
+    link_type: link.linkType,
+    created_at: link.createdAt,
+  };
+}
+
+export function presentLinks(links: MemoryLinks) {
+  return { links_out: links.out.map(presentLink), links_in: links.in.map(presentLink) };
+}
