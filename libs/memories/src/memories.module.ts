@@ -41,6 +41,12 @@ import { SecretScreen } from './secret-memories/application/secret-screen';
 import { SecretStaging } from './secret-memories/application/secret-staging';
 import { StartSecretMigrationUseCase } from './secret-memories/application/start-secret-migration.use-case';
 import { SweepSecretsUseCase } from './secret-memories/application/sweep-secrets.use-case';
+import { ShareRepository } from './sharing/adapters/share.repository';
+import { ListMySharesUseCase, ListSharedWithMeUseCase } from './sharing/application/list-shares.use-case';
+import { ShareMemoryUseCase } from './sharing/application/share-memory.use-case';
+import { ShareTagUseCase } from './sharing/application/share-tag.use-case';
+import { UnshareMemoryUseCase } from './sharing/application/unshare-memory.use-case';
+import { UnshareTagUseCase } from './sharing/application/unshare-tag.use-case';
 
 const USE_CASES = [
   CreateMemoryUseCase,
@@ -57,6 +63,15 @@ const USE_CASES = [
   EraseUserDataUseCase,
 ];
 
+const SHARING_USE_CASES = [
+  ShareMemoryUseCase,
+  UnshareMemoryUseCase,
+  ShareTagUseCase,
+  UnshareTagUseCase,
+  ListSharedWithMeUseCase,
+  ListMySharesUseCase,
+];
+
 const LINK_USE_CASES = [CreateMemoryLinkUseCase, DeleteMemoryLinkUseCase, GetMemoryLinksUseCase];
 
 const SECRET_MEMORY_USE_CASES = [
@@ -68,10 +83,11 @@ const SECRET_MEMORY_USE_CASES = [
 ];
 
 /**
- * The memory aggregate: its use cases, the one write path (MemoryWriter) and the secret-memories
- * sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs declared with
- * @HandlesJob), and the links sub-context (typed edges between memories). Exports the use cases
- * and the MemoryLookup and MemoryLinkLookup ports other contexts read through.
+ * The memory aggregate: its use cases, the one write path (MemoryWriter), the sharing sub-context
+ * (memory and tag shares), the links sub-context (typed edges between memories) and the
+ * secret-memories sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs
+ * declared with @HandlesJob). Exports the use cases and the MemoryLookup and MemoryLinkLookup
+ * ports other contexts read through.
  * Needs the global PersistenceModule and ConfigModule.
  */
 @Module({
@@ -98,7 +114,9 @@ const SECRET_MEMORY_USE_CASES = [
     },
     { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
     { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
+    ShareRepository,
     ...USE_CASES,
+    ...SHARING_USE_CASES,
     ...LINK_USE_CASES,
     ...SECRET_MEMORY_USE_CASES,
   ],
@@ -107,6 +125,7 @@ const SECRET_MEMORY_USE_CASES = [
     MemoryLinkLookup,
     MEMORY_LIMITS,
     ...USE_CASES,
+    ...SHARING_USE_CASES,
     ...LINK_USE_CASES,
     ...SECRET_MEMORY_USE_CASES,
   ],

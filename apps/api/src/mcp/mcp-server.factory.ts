@@ -5,6 +5,7 @@ import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import type { McpToolDefinition } from './mcp-tool';
 import { SecretTools } from './secret.tools';
+import { SharingTools } from './sharing.tools';
 
 export const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' } as const;
 
@@ -30,9 +31,16 @@ export class McpServerFactory {
     memoryTools: MemoryTools,
     searchTools: MemorySearchTools,
     secretTools: SecretTools,
+    sharingTools: SharingTools,
     linkTools: MemoryLinkTools,
   ) {
-    this.tools = [...memoryTools.tools, ...searchTools.tools, ...secretTools.tools, ...linkTools.tools];
+    this.tools = [
+      ...memoryTools.tools,
+      ...searchTools.tools,
+      ...secretTools.tools,
+      ...sharingTools.tools,
+      ...linkTools.tools,
+    ];
   }
 
   create(): McpServer {

@@ -80,7 +80,7 @@ export class MemoryTools {
       name: 'memory_get',
       title: 'Read one memory',
       description:
-        'Read one of your memories in full, including its expanded keywords and its links (links_out, links_in: what it supersedes or is superseded by, is part of, resolved by, related to), when you have its id (from memory_list, memory_recall or startup_context). Returns the memory; a sensitive one shows its redacted text (use secret_get for the secret).',
+        'Read one memory you can see (yours, the team’s, or shared with you) in full, including its expanded keywords and its links (links_out, links_in: what it supersedes or is superseded by, is part of, is resolved by, is related to), when you have its id (from memory_list, memory_recall or startup_context). Returns the memory; a sensitive one shows its redacted text (use secret_get for the secret).',
       scope: 'memories:read',
       annotations: READ_ONLY,
       input: z.strictObject({ id: memoryIdArg }),
@@ -88,7 +88,7 @@ export class MemoryTools {
       run: async (principal, args) => {
         const memory = {
           ...presentDetail(await this.getMemory.execute(principal, args.id)),
-          ...presentLinks(await this.memoryLinks.execute(principal, args.id)),
+          ...presentLinks(args.id, await this.memoryLinks.execute(principal, args.id)),
         };
         const keywords = memory.expanded_keywords ? `keywords: ${memory.expanded_keywords}\n` : '';
         return { text: `${memoryText(memory)}${keywords}`.trimEnd(), data: memory };
@@ -101,7 +101,7 @@ export class MemoryTools {
       name: 'memory_update',
       title: 'Update a memory',
       description:
-        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use), or change who sees it (visibility). Only the fields you pass change; a teammate’s memory cannot be changed. Returns {updated: id}.',
+        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use), or change who sees it (visibility). Only the fields you pass change. You may change your own memories and those shared with you for writing; only the owner changes visibility. Returns {updated: id}.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       input: z.strictObject({ id: memoryIdArg, ...updateFields }),

@@ -7,6 +7,7 @@ import { MemoryLinksController } from './memory-links.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
 import { MemorySecretsController } from './memory-secrets.controller';
+import { MemorySharesController } from './memory-shares.controller';
 
 @Module({
   imports: [MemoriesModule, RecallModule, SyncModule],
@@ -14,6 +15,7 @@ import { MemorySecretsController } from './memory-secrets.controller';
     MemorySearchController,
     MemorySyncController,
     MemorySecretsController,
+    MemorySharesController,
     MemoriesController,
     MemoryLinksController,
   ],

@@ -11,6 +11,7 @@ import { MemoriesController } from '../memories/memories.controller';
 import { MemoryLinksController } from '../memories/memory-links.controller';
 import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
+import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
@@ -23,6 +24,7 @@ const API_CONTROLLERS: Type[] = [
   MemoryLinksController,
   MemorySearchController,
   MemorySecretsController,
+  MemorySharesController,
   MemorySyncController,
   AdminController,
   EmbeddingsAdminController,
@@ -58,7 +60,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(27);
+    expect(operations()).toHaveLength(33);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {

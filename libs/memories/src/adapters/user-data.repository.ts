@@ -6,6 +6,10 @@ export interface ErasureCounts {
   readonly embeddings: number;
   readonly indexStates: number;
   readonly tombstones: number;
+  /** Shares of the user's memories and shares with the user, by memory and by tag. */
+  readonly shares: number;
+  /** Links the user made or that touch the user's memories. */
+  readonly links: number;
   readonly idempotencyKeys: number;
   readonly queuedJobs: number;
   /** Vault secrets queued for deletion (local ciphertexts go with their rows). */
@@ -53,6 +57,28 @@ export class UserDataRepository {
         WHERE tenant_id = $1 AND owner_id = $2 AND secret_version IS NOT NULL AND secret_ref IS NOT NULL`,
       owner,
     );
+    // Before the memories, so the counts include what their cascade would remove silently.
+    const shares =
+      (await deleteCounting(
+        tx,
+        'memory_shares',
+        'tenant_id = $1 AND (owner_id = $2 OR shared_with = $2)',
+        owner,
+      )) +
+      (await deleteCounting(
+        tx,
+        'tag_shares',
+        'tenant_id = $1 AND (owner_id = $2 OR shared_with = $2)',
+        owner,
+      ));
+    const links = await deleteCounting(
+      tx,
+      'memory_links',
+      `tenant_id = $1 AND (created_by = $2
+         OR src_id IN (SELECT id FROM memories WHERE owner_id = $2)
+         OR dst_id IN (SELECT id FROM memories WHERE owner_id = $2))`,
+      owner,
+    );
     const memories = await deleteCounting(tx, 'memories', 'tenant_id = $1 AND owner_id = $2', owner);
     // After the memories: their delete trigger records tombstones, which go too.
     const tombstones = await deleteCounting(
@@ -67,6 +93,16 @@ export class UserDataRepository {
       'tenant_id = $1 AND user_id = $2',
       owner,
     );
-    return { memories, embeddings, indexStates, tombstones, idempotencyKeys, queuedJobs, vaultSecrets };
+    return {
+      memories,
+      embeddings,
+      indexStates,
+      tombstones,
+      shares,
+      links,
+      idempotencyKeys,
+      queuedJobs,
+      vaultSecrets,
+    };
   }
 }

@@ -57,7 +57,7 @@ export class MemoryWriter {
     const memory = screened.value;
     const stored = await this.memories.insertOrGetDuplicate(principal, tx, {
       ...memory,
-      visibility: memory.visibility ?? this.defaults.defaultVisibility,
+      visibility: memory.visibility ?? principal.defaultVisibility ?? this.defaults.defaultVisibility,
       expiresAt: memory.expiresAt ?? this.defaultExpiry(memory.category),
       // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
       contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),

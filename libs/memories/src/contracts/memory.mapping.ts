@@ -59,6 +59,7 @@ export function presentListItem(memory: Memory) {
     visibility: memory.visibility,
     expires_at: memory.expiresAt,
     owner: memory.owner,
+    shared_by: memory.sharedBy,
     created_at: memory.createdAt,
     updated_at: memory.updatedAt,
   };

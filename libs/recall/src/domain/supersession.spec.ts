@@ -14,6 +14,7 @@ const memory = (id: number): Memory => ({
   visibility: 'team',
   expiresAt: null,
   owner: 'alice',
+  sharedBy: null,
   createdAt: '2026-01-01T00:00:00.000000+00:00',
   updatedAt: '2026-01-01T00:00:00.000000+00:00',
   deletedAt: null,
