@@ -17,19 +17,18 @@ interface PresentedMemory {
   readonly links_in?: readonly PresentedLink[];
 }
 
+/** The memory at the other end, the link's type and which way it points. */
 interface PresentedLink {
-  readonly src_id: number;
-  readonly dst_id: number;
-  readonly link_type: string;
+  readonly id: number;
+  readonly type: string;
+  readonly dir: 'out' | 'in';
 }
 
 /** `links: supersedes #3, #12 see-also this`, or nothing when the memory has no links. */
 function linksText(memory: PresentedMemory): string {
   const links = [...(memory.links ?? []), ...(memory.links_out ?? []), ...(memory.links_in ?? [])];
   if (links.length === 0) return '';
-  const parts = links.map((l) =>
-    l.src_id === memory.id ? `${l.link_type} #${l.dst_id}` : `#${l.src_id} ${l.link_type} this`,
-  );
+  const parts = links.map((l) => (l.dir === 'out' ? `${l.type} #${l.id}` : `#${l.id} ${l.type} this`));
   return `links: ${parts.join(', ')}\n`;
 }
 

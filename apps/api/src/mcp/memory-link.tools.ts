@@ -7,6 +7,7 @@ import {
   linkTypeSchema,
   memoryLinkResponse,
   presentLink,
+  presentUnlinked,
   storedMemoryResponse,
   toNewMemory,
   unlinkResponse,
@@ -97,7 +98,7 @@ export class MemoryLinkTools {
         });
         return {
           text: `Removed the link #${link.srcId} ${link.linkType} #${link.dstId}.`,
-          data: { unlinked: presentLink(link) },
+          data: presentUnlinked(link),
         };
       },
     });

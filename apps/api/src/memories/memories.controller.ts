@@ -138,7 +138,7 @@ export class MemoriesController {
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     const memoryId = parseInput(memoryIdSchema, id);
     const memory = presentDetail(await this.getMemory.execute(principal, memoryId));
-    return { ...memory, ...presentLinks(await this.memoryLinks.execute(principal, memoryId)) };
+    return { ...memory, ...presentLinks(memoryId, await this.memoryLinks.execute(principal, memoryId)) };
   }
 
   @Put(':id')

@@ -7,6 +7,7 @@ import {
   memoryIdSchema,
   memoryLinkResponse,
   presentLink,
+  presentUnlinked,
   toLinkKey,
   toNewLink,
   unlinkResponse,
@@ -47,7 +48,10 @@ export class MemoryLinksController {
   })
   async create(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
     const srcId = parseInput(memoryIdSchema, id);
-    const link = await this.createLink.execute(principal, toNewLink(srcId, parseInput(createLinkSchema, body)));
+    const link = await this.createLink.execute(
+      principal,
+      toNewLink(srcId, parseInput(createLinkSchema, body)),
+    );
     return presentLink(link);
   }
 
@@ -64,11 +68,8 @@ export class MemoryLinksController {
       404: 'No such link (or memory) visible to you',
     },
   })
-  async remove(
-    @CurrentPrincipal() principal: Principal,
-    @Param() params: Record<string, string>,
-  ) {
+  async remove(@CurrentPrincipal() principal: Principal, @Param() params: Record<string, string>) {
     const link = await this.deleteLink.execute(principal, toLinkKey(parseInput(linkParamsSchema, params)));
-    return { unlinked: presentLink(link) };
+    return presentUnlinked(link);
   }
 }

@@ -1,4 +1,4 @@
-import { presentLink, presentListItem } from '@app/memories';
+import { presentLinkOf, presentListItem } from '@app/memories';
 import type { RecalledMemory, RecallInput } from '../application/recall-memories.use-case';
 import type { RecallBody } from './recall.schemas';
 
@@ -32,7 +32,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
     ...presentListItem(memory),
     rank,
     ...(item.redirectedFrom !== undefined ? { redirected_from: item.redirectedFrom } : {}),
-    links: item.links.map(presentLink),
+    links: item.links.map((link) => presentLinkOf(memory.id, link)),
     ...(explain
       ? {
           explain: {

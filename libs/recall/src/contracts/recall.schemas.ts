@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { categorySchema, memoryLinkResponse, memoryListItemResponse, tagsSchema } from '@app/memories';
+import { categorySchema, linkedMemoryResponse, memoryListItemResponse, tagsSchema } from '@app/memories';
 
 export const MAX_RECALL_LIMIT = 100;
 
@@ -58,7 +58,7 @@ export const recallItemResponse = memoryListItemResponse.extend({
     .int()
     .optional()
     .describe('the superseded hit this memory replaces (it is the newest version of it)'),
-  links: z.array(memoryLinkResponse).describe('links from and to this memory whose both ends you can see'),
+  links: z.array(linkedMemoryResponse).describe('links from and to this memory whose both ends you can see'),
   explain: z
     .object({
       text_rank: z.number().int().nullable(),

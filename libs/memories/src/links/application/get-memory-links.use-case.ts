@@ -16,7 +16,9 @@ export class GetMemoryLinksUseCase {
   ) {}
 
   async execute(principal: Principal, memoryId: number): Promise<MemoryLinks> {
-    const links = await this.tx.inTenant(principal, (tx) => this.links.findTouching(principal, tx, [memoryId]));
+    const links = await this.tx.inTenant(principal, (tx) =>
+      this.links.findTouching(principal, tx, [memoryId]),
+    );
     return linksOf(memoryId, links);
   }
 }

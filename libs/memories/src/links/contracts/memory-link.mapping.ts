@@ -21,6 +21,29 @@ export function presentLink(link: MemoryLink) {
   };
 }
 
-export function presentLinks(links: MemoryLinks) {
-  return { links_out: links.out.map(presentLink), links_in: links.in.map(presentLink) };
+/** Seed shape: `{unlinked: {src_id, dst_id, link_type}}`. */
+export function presentUnlinked(link: MemoryLink) {
+  return { unlinked: { src_id: link.srcId, dst_id: link.dstId, link_type: link.linkType } };
+}
+
+/** A link as memory `memoryId` lists it: the memory at the other end, the type and direction, the link. */
+export function presentLinkOf(memoryId: number, link: MemoryLink) {
+  const out = link.srcId === memoryId;
+  return {
+    id: out ? link.dstId : link.srcId,
+    type: link.linkType,
+    dir: out ? ('out' as const) : ('in' as const),
+    link_id: link.id,
+    src_id: link.srcId,
+    dst_id: link.dstId,
+    link_type: link.linkType,
+    created_at: link.createdAt,
+  };
+}
+
+export function presentLinks(memoryId: number, links: MemoryLinks) {
+  return {
+    links_out: links.out.map((link) => presentLinkOf(memoryId, link)),
+    links_in: links.in.map((link) => presentLinkOf(memoryId, link)),
+  };
 }

@@ -28,18 +28,33 @@ export const linkParamsSchema = z.object({
 export type LinkParams = z.output<typeof linkParamsSchema>;
 
 export const memoryLinkResponse = z.object({
-  id: z.number().int(),
+  id: z.number().int().describe('the link’s id'),
   src_id: z.number().int(),
   dst_id: z.number().int(),
   link_type: linkTypeSchema,
   created_at: z.string().describe('ISO-8601 with offset'),
 });
-export const unlinkResponse = z.object({ unlinked: memoryLinkResponse });
+/** What `DELETE …/links/{dst}/{type}` answers (claude-memory-mcp's shape). */
+export const unlinkResponse = z.object({
+  unlinked: z.object({ src_id: z.number().int(), dst_id: z.number().int(), link_type: linkTypeSchema }),
+});
+
+/**
+ * One link as a memory lists it: `id` and `type` name the memory at the other end and the link's
+ * type (claude-memory-mcp's `links_out`/`links_in`/`links` items), `dir` says which way it points,
+ * and the link itself follows.
+ */
+export const linkedMemoryResponse = memoryLinkResponse.omit({ id: true }).extend({
+  id: z.number().int().describe('the memory at the other end'),
+  type: linkTypeSchema,
+  dir: z.enum(['out', 'in']).describe('out: this memory is src; in: it is dst'),
+  link_id: z.number().int(),
+});
 
 /** A memory's links whose both ends the caller can see: from it (`links_out`) and to it (`links_in`). */
 export const memoryLinksFields = {
-  links_out: z.array(memoryLinkResponse).describe('links from this memory (it is src)'),
-  links_in: z.array(memoryLinkResponse).describe('links to this memory (it is dst)'),
+  links_out: z.array(linkedMemoryResponse).describe('links from this memory (it is src)'),
+  links_in: z.array(linkedMemoryResponse).describe('links to this memory (it is dst)'),
 };
 export const memoryDetailWithLinksResponse = memoryDetailResponse.extend(memoryLinksFields);
 
