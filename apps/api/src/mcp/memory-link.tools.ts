@@ -9,6 +9,7 @@ import {
   presentLink,
   presentUnlinked,
   storedMemoryResponse,
+  toNewLink,
   toNewMemory,
   unlinkResponse,
 } from '@app/memories';
@@ -67,11 +68,7 @@ export class MemoryLinkTools {
       input: z.strictObject(linkArgs),
       output: memoryLinkResponse,
       run: async (principal, args) => {
-        const link = await this.createLink.execute(principal, {
-          srcId: args.id,
-          dstId: args.target_id,
-          linkType: args.link_type,
-        });
+        const link = await this.createLink.execute(principal, toNewLink(args.id, args));
         return {
           text: `Linked: #${link.srcId} ${link.linkType} #${link.dstId}.`,
           data: presentLink(link),
@@ -91,11 +88,7 @@ export class MemoryLinkTools {
       input: z.strictObject(linkArgs),
       output: unlinkResponse,
       run: async (principal, args) => {
-        const link = await this.deleteLink.execute(principal, {
-          srcId: args.id,
-          dstId: args.target_id,
-          linkType: args.link_type,
-        });
+        const link = await this.deleteLink.execute(principal, toNewLink(args.id, args));
         return {
           text: `Removed the link #${link.srcId} ${link.linkType} #${link.dstId}.`,
           data: presentUnlinked(link),
