@@ -29,6 +29,9 @@ const TOOLS = [
   'memory_shared_with_me',
   'memory_my_shares',
   'memory_promote',
+  'memory_correct',
+  'memory_link',
+  'memory_unlink',
 ];
 
 describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { MemoryLinkTools } from './memory-link.tools';
 import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import type { McpToolDefinition } from './mcp-tool';
@@ -14,6 +15,7 @@ const INSTRUCTIONS = [
   'At the start of a session call startup_context (with the project you work in).',
   'Before answering questions about the codebase, its decisions or conventions, call memory_recall.',
   'When you learn something worth keeping, call memory_check, then memory_store (ADD) or memory_update (UPDATE); skip NOOP.',
+  'When the user says a stored memory is no longer true, call memory_correct with its id and the new fact.',
   'Never put credentials in memory text on purpose; if one is needed later, secret_get reveals stored secrets.',
 ].join(' ');
 
@@ -30,8 +32,15 @@ export class McpServerFactory {
     searchTools: MemorySearchTools,
     secretTools: SecretTools,
     sharingTools: SharingTools,
+    linkTools: MemoryLinkTools,
   ) {
-    this.tools = [...memoryTools.tools, ...searchTools.tools, ...secretTools.tools, ...sharingTools.tools];
+    this.tools = [
+      ...memoryTools.tools,
+      ...searchTools.tools,
+      ...secretTools.tools,
+      ...sharingTools.tools,
+      ...linkTools.tools,
+    ];
   }
 
   create(): McpServer {

@@ -3,6 +3,7 @@ import { MemoriesModule } from '@app/memories';
 import { RecallModule } from '@app/recall';
 import { SyncModule } from '@app/sync';
 import { MemoriesController } from './memories.controller';
+import { MemoryLinksController } from './memory-links.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
 import { MemorySecretsController } from './memory-secrets.controller';
@@ -16,6 +17,7 @@ import { MemorySharesController } from './memory-shares.controller';
     MemorySecretsController,
     MemorySharesController,
     MemoriesController,
+    MemoryLinksController,
   ],
 })
 export class MemoriesHttpModule {}

@@ -39,6 +39,8 @@ export interface NewMemory {
   readonly visibility?: Visibility;
   /** Absent: the category's configured lifetime (MEMORY_TTL_BY_CATEGORY), else never. */
   readonly expiresAt?: Date;
+  /** Id of a memory this one replaces: stored with a `supersedes` link to it. */
+  readonly supersedes?: number;
 }
 
 export type MemoryPatch = Partial<
