@@ -8,9 +8,12 @@ import {
   SyncSeedDumpUseCase,
   type SyncSettings,
 } from '@app/sync';
-import { MemorySyncRepository } from '@app/sync/testing';
-import { SyncRetentionRepository } from '@app/sync/testing';
-import { SyncCursorCodecProvider } from '@app/sync/testing';
+import {
+  MemorySyncRepository,
+  SyncCursorCodecProvider,
+  SyncFeedRepository,
+  SyncRetentionRepository,
+} from '@app/sync/testing';
 import { ServerSecretRepository, type TenantScope } from '@app/persistence';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { type TestDatabase, type TestTenant } from '@app/testing';
@@ -26,11 +29,10 @@ export const SYNC_SETTINGS_FOR_TESTS: SyncSettings = {
 export function syncUseCases(db: TestDatabase, settings: SyncSettings = SYNC_SETTINGS_FOR_TESTS) {
   const config: Pick<AppConfig, 'sync'> = { sync: { cursorSecret: undefined, ...settings } };
   const codecs = new SyncCursorCodecProvider(config, db.tx, new ServerSecretRepository());
-  const repository = new MemorySyncRepository();
   return {
     codecs,
-    changes: new SyncMemoryChangesUseCase(db.tx, repository, codecs, settings),
-    seed: new SyncSeedDumpUseCase(db.tx, repository, codecs, settings),
+    changes: new SyncMemoryChangesUseCase(db.tx, new SyncFeedRepository(), codecs, settings),
+    seed: new SyncSeedDumpUseCase(db.tx, new MemorySyncRepository(), codecs, settings),
     retention: new SyncPurgeTombstonesUseCase(db.tx, new SyncRetentionRepository(), settings),
   };
 }
@@ -45,6 +47,34 @@ export async function principalIn(
     keyId: randomUUID(),
     scopes: MEMBER_SCOPES,
   };
+}
+
+/** The same user through an admin key (reads and changes the whole tenant). */
+export function asAdmin(principal: Principal): Principal {
+  return { ...principal, keyId: randomUUID(), scopes: [...MEMBER_SCOPES, 'admin'] };
+}
+
+/**
+ * Waits until every transaction that began before the call has finished, so the next sync read
+ * returns everything committed so far. The feed only hands out changes of finished transactions,
+ * and any transaction of this database (another test's) may hold that back a moment.
+ */
+export async function settle(db: TestDatabase): Promise<void> {
+  const mark = await db.tx.asSystem(async (tx) => {
+    const { rows } = await tx.query<{ xid: string }>(`SELECT pg_current_xact_id()::text AS xid`);
+    return rows[0].xid;
+  });
+  for (let i = 0; ; i += 1) {
+    const done = await db.tx.asSystem(async (tx) => {
+      const { rows } = await tx.query<{ done: boolean }>(`SELECT sync_horizon() > $1::bigint AS done`, [
+        mark,
+      ]);
+      return rows[0].done;
+    });
+    if (done) return;
+    if (i > 3000) throw new Error(`transactions older than ${mark} are still running`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 export async function readJson<T>(stream: Readable): Promise<T> {
@@ -127,6 +157,42 @@ export async function insertMemory(db: TestDatabase, scope: TenantScope, content
     [scope.tenantId, scope.userId, content],
   );
   return Number(rows[0].id);
+}
+
+/** `owner` shares memory `id` with `recipient` (read), as the sharing routes do. */
+export async function share(db: TestDatabase, owner: TenantScope, id: number, recipient: TenantScope) {
+  await asUser(
+    db,
+    owner,
+    `INSERT INTO memory_shares (memory_id, owner_id, shared_with, tenant_id, permission)
+     VALUES ($1, $2, $3, $4, 'read')`,
+    [id, owner.userId, recipient.userId, owner.tenantId],
+  );
+}
+
+export async function unshare(db: TestDatabase, owner: TenantScope, id: number, recipient: TenantScope) {
+  await asUser(db, owner, `DELETE FROM memory_shares WHERE memory_id = $1 AND shared_with = $2`, [
+    id,
+    recipient.userId,
+  ]);
+}
+
+/** `owner` shares every memory of theirs tagged `tag`, now and later, with `recipient`. */
+export async function shareTag(db: TestDatabase, owner: TenantScope, tag: string, recipient: TenantScope) {
+  await asUser(
+    db,
+    owner,
+    `INSERT INTO tag_shares (owner_id, tag, shared_with, tenant_id, permission) VALUES ($1, $2, $3, $4, 'read')`,
+    [owner.userId, tag, recipient.userId, owner.tenantId],
+  );
+}
+
+export async function unshareTag(db: TestDatabase, owner: TenantScope, tag: string, recipient: TenantScope) {
+  await asUser(db, owner, `DELETE FROM tag_shares WHERE owner_id = $1 AND tag = $2 AND shared_with = $3`, [
+    owner.userId,
+    tag,
+    recipient.userId,
+  ]);
 }
 
 export async function changeSeqOf(db: TestDatabase, id: number): Promise<number> {

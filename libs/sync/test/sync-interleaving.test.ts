@@ -2,10 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
-import { asUser, ManualWriter, principalIn, syncUseCases } from './sync-harness';
+import { asUser, insertMemory, ManualWriter, principalIn, settle, syncUseCases } from './sync-harness';
 
 /**
- * The bug the change sequence exists to prevent: a transaction that began earlier commits later,
+ * The bug the feed's positions exist to prevent: a transaction that began earlier commits later,
  * and its row becomes visible behind a reader's position.
  */
 describe('sync under interleaved writers (real Postgres)', () => {
@@ -39,31 +39,35 @@ describe('sync under interleaved writers (real Postgres)', () => {
     }
   }
 
-  it('A begins and inserts, B inserts, reader syncs, A commits, reader syncs again: A’s row arrives', async () => {
+  it('A begins and inserts, B inserts and commits without waiting, reader syncs, A commits, reader syncs again: both arrive', async () => {
     const start = await pull(undefined);
 
     await writerA.begin();
     const a = await writerA.insert(`A ${Date.now()}`);
+    // B is not held up by A (no per-user lock): alice's writers never queue behind each other.
     await writerB.begin();
-    // B's change needs alice's sequence row, which A holds until it commits: B waits, so B can
-    // never commit a higher number while a lower one is still in flight.
-    let bDone = false;
-    const bInsert = writerB.insert(`B ${Date.now()}`).then((id) => {
-      bDone = true;
-      return id;
-    });
-    await sleep(300);
-    expect(bDone).toBe(false);
+    const b = await writerB.insert(`B ${Date.now()}`);
+    await writerB.commit();
 
+    // …but the feed holds B's row back while A, which began first, may still commit below it.
     const during = await pull(start.cursor);
     expect(during.ids).toEqual([]);
 
     await writerA.commit();
-    const b = await bInsert;
-    await writerB.commit();
-
+    await settle(db);
     const after = await pull(during.cursor);
     expect(after.ids).toEqual([a, b]);
+  });
+
+  it('a writer that rolls back holds the feed back only while it runs', async () => {
+    const start = await pull(undefined);
+    await writerA.begin();
+    await writerA.insert(`rolled back ${Date.now()}`);
+    const b = await insertMemory(db, alice, `B0 ${Date.now()}`);
+    expect((await pull(start.cursor)).ids).toEqual([]);
+    await writerA.rollback();
+    await settle(db);
+    expect((await pull(start.cursor)).ids).toEqual([b]);
   });
 
   it('A begins earlier but commits after B: the cursor still delivers A’s row', async () => {
@@ -75,11 +79,14 @@ describe('sync under interleaved writers (real Postgres)', () => {
     const b = await writerB.insert(`B2 ${Date.now()}`);
     await writerB.commit();
 
+    // A holds no transaction id until it writes, so it does not hold B back.
+    await settle(db);
     const first = await pull(start.cursor);
     expect(first.ids).toEqual([b]);
 
     const a = await writerA.insert(`A2 ${Date.now()}`);
     await writerA.commit();
+    await settle(db);
     const second = await pull(first.cursor);
     expect(second.ids).toEqual([a]);
   });
