@@ -153,6 +153,22 @@ export class TeamSync1763700000008 implements MigrationInterface {
       $$;
       REVOKE ALL ON FUNCTION sync_record_audience(uuid, bigint, text, uuid, boolean) FROM PUBLIC;
 
+      -- Tag rules against tagged writes of the same owner. A rule's fan-out reads the owner's
+      -- memories and a tagged write (insert, retag, visibility change, purge) reads the owner's
+      -- rules: under READ COMMITTED each could miss the other's uncommitted change and both commit
+      -- without the record the feed needs. Rule changes take this lock exclusive, such writes take
+      -- it shared (shared holders never wait for each other), and each reads after locking, in a
+      -- statement of its own, so it sees whatever the other committed.
+      CREATE FUNCTION sync_lock_tag_rules(p_owner uuid, p_exclusive boolean) RETURNS void
+        LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN
+        IF p_exclusive THEN
+          PERFORM pg_advisory_xact_lock(1937338979, hashtext(p_owner::text));
+        ELSE
+          PERFORM pg_advisory_xact_lock_shared(1937338979, hashtext(p_owner::text));
+        END IF;
+      END $$;
+
       -- Everyone who could see a memory in this state may have lost it (a purge, a move).
       CREATE FUNCTION sync_record_loss(p_tenant uuid, p_memory bigint, p_owner uuid, p_tags text[],
                                        p_visibility text) RETURNS void
@@ -171,11 +187,14 @@ export class TeamSync1763700000008 implements MigrationInterface {
       END $$;
       REVOKE ALL ON FUNCTION sync_record_loss(uuid, bigint, uuid, text[], text) FROM PUBLIC;
 
-      -- Only updates that can hide a row from someone get here (see the trigger's WHEN).
+      -- Only updates that can change who sees a row get here (see the trigger's WHEN).
       CREATE FUNCTION memories_record_audience_change() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
       AS $$
       BEGIN
+        IF cardinality(OLD.tags) + cardinality(NEW.tags) > 0 THEN
+          PERFORM sync_lock_tag_rules(OLD.owner_id, false);
+        END IF;
         IF (NEW.owner_id, NEW.tenant_id) IS DISTINCT FROM (OLD.owner_id, OLD.tenant_id) THEN
           PERFORM sync_record_loss(OLD.tenant_id, OLD.id, OLD.owner_id, OLD.tags, OLD.visibility);
         ELSIF OLD.visibility = 'team' AND NEW.visibility <> 'team' THEN
@@ -193,9 +212,20 @@ export class TeamSync1763700000008 implements MigrationInterface {
       END $$;
       CREATE TRIGGER memories_audience_change AFTER UPDATE ON memories
         FOR EACH ROW
-        WHEN ((OLD.visibility = 'team' AND NEW.visibility <> 'team') OR OLD.tags IS DISTINCT FROM NEW.tags
+        WHEN (OLD.visibility IS DISTINCT FROM NEW.visibility OR OLD.tags IS DISTINCT FROM NEW.tags
               OR OLD.owner_id IS DISTINCT FROM NEW.owner_id OR OLD.tenant_id IS DISTINCT FROM NEW.tenant_id)
         EXECUTE FUNCTION memories_record_audience_change();
+
+      -- A new private tagged memory records nothing (its row reaches whoever sees it), but must not
+      -- slip past a rule removal in flight.
+      CREATE FUNCTION memories_lock_tag_rules() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM sync_lock_tag_rules(NEW.owner_id, false);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER memories_tag_rules_lock AFTER INSERT ON memories
+        FOR EACH ROW WHEN (cardinality(NEW.tags) > 0 AND NEW.visibility <> 'team')
+        EXECUTE FUNCTION memories_lock_tag_rules();
 
       -- The retention job (a system transaction) sets app.sync_retention: it removes history on
       -- purpose and raises the tenant's horizon instead. The app role may set the same setting, so
@@ -210,6 +240,9 @@ export class TeamSync1763700000008 implements MigrationInterface {
       AS $$
       BEGIN
         IF sync_retention_running() THEN RETURN NULL; END IF;
+        IF cardinality(OLD.tags) > 0 AND OLD.visibility <> 'team' THEN
+          PERFORM sync_lock_tag_rules(OLD.owner_id, false);
+        END IF;
         PERFORM sync_record_loss(OLD.tenant_id, OLD.id, OLD.owner_id, OLD.tags, OLD.visibility);
         RETURN NULL;
       END $$;
@@ -238,6 +271,10 @@ export class TeamSync1763700000008 implements MigrationInterface {
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
       AS $$
       BEGIN
+        PERFORM sync_lock_tag_rules(CASE WHEN TG_OP = 'DELETE' THEN OLD.owner_id ELSE NEW.owner_id END, true);
+        IF TG_OP = 'UPDATE' AND OLD.owner_id <> NEW.owner_id THEN
+          PERFORM sync_lock_tag_rules(OLD.owner_id, true);
+        END IF;
         IF TG_OP <> 'INSERT' THEN
           PERFORM sync_record_audience(OLD.tenant_id, m.id, 'user', OLD.shared_with)
              FROM memories m
@@ -261,7 +298,8 @@ export class TeamSync1763700000008 implements MigrationInterface {
       BEGIN
         DELETE FROM sync_audience_changes WHERE user_id = p_user AND tenant_id = p_tenant;
         GET DIAGNOSTICS removed = ROW_COUNT;
-        INSERT INTO sync_state AS s (user_id, tenant_id, min_valid_seq) VALUES (p_user, p_tenant, sync_position())
+        -- Past this transaction: a cursor at its position has not seen the records it removed.
+        INSERT INTO sync_state AS s (user_id, tenant_id, min_valid_seq) VALUES (p_user, p_tenant, sync_position() + 1)
           ON CONFLICT (user_id) DO UPDATE SET min_valid_seq = greatest(s.min_valid_seq, EXCLUDED.min_valid_seq);
         RETURN removed;
       END $$;
@@ -310,9 +348,10 @@ export class TeamSync1763700000008 implements MigrationInterface {
       DROP TRIGGER IF EXISTS memories_tombstone ON memories;
       DROP TRIGGER IF EXISTS memories_audience_change ON memories;
       DROP TRIGGER IF EXISTS memories_change_seq ON memories;
+      DROP TRIGGER IF EXISTS memories_tag_rules_lock ON memories;
       DROP FUNCTION IF EXISTS sync_reset_history(uuid), sync_forget_user(uuid, uuid),
         tag_shares_record_audience(), memory_shares_record_audience(), memories_record_removal(), sync_retention_running(),
-        sync_horizon(),
+        sync_horizon(), memories_lock_tag_rules(), sync_lock_tag_rules(uuid, boolean),
         memories_record_audience_change(), sync_record_loss(uuid, bigint, uuid, text[], text),
         sync_record_audience(uuid, bigint, text, uuid, boolean), memories_assign_change_seq(), sync_position();
       DROP INDEX IF EXISTS memories_tenant_change;

@@ -6,6 +6,7 @@ import {
   SyncMemoryChangesUseCase,
   SyncPurgeTombstonesUseCase,
   SyncSeedDumpUseCase,
+  type SyncedMemory,
   type SyncSettings,
 } from '@app/sync';
 import {
@@ -148,13 +149,18 @@ export async function asUser<T = Record<string, unknown>>(
   return db.tx.inTenant(scope, async (tx) => (await tx.query<T>(sql, params)).rows);
 }
 
-export async function insertMemory(db: TestDatabase, scope: TenantScope, content: string): Promise<number> {
+export async function insertMemory(
+  db: TestDatabase,
+  scope: TenantScope,
+  content: string,
+  options: { visibility?: 'team' | 'private'; tags?: string[] } = {},
+): Promise<number> {
   const rows = await asUser<{ id: string }>(
     db,
     scope,
-    `INSERT INTO memories (tenant_id, owner_id, content, content_hash)
-     VALUES ($1, $2, $3, sha256(convert_to($3, 'UTF8'))) RETURNING id`,
-    [scope.tenantId, scope.userId, content],
+    `INSERT INTO memories (tenant_id, owner_id, content, content_hash, visibility, tags)
+     VALUES ($1, $2, $3, sha256(convert_to($3, 'UTF8')), $4, $5) RETURNING id`,
+    [scope.tenantId, scope.userId, content, options.visibility ?? 'private', options.tags ?? []],
   );
   return Number(rows[0].id);
 }
@@ -202,4 +208,46 @@ export async function changeSeqOf(db: TestDatabase, id: number): Promise<number>
     ]);
     return Number(rows[0].change_seq);
   });
+}
+
+/**
+ * A client's copy kept by following one user's cursor: rows by id, dropped on a tombstone. Pulls
+ * after `settle`, so a pull sees everything committed before it.
+ */
+export class SyncFollower {
+  readonly copy = new Map<number, SyncedMemory>();
+  /** Every id the feed ever named to this user, as a row or a tombstone. */
+  readonly named = new Set<number>();
+  cursor: string | undefined;
+
+  constructor(
+    private readonly db: TestDatabase,
+    private readonly sync: ReturnType<typeof syncUseCases>,
+    readonly who: Principal,
+    private readonly limit = 3,
+  ) {}
+
+  /**
+   * Applies every page after the cursor; answers what this pull delivered. `settled: false` reads
+   * at once, while a test holds a transaction open.
+   */
+  async pull({ settled = true } = {}): Promise<{ rows: number[]; tombstones: number[] }> {
+    if (settled) await settle(this.db);
+    const delivered = { rows: [] as number[], tombstones: [] as number[] };
+    for (;;) {
+      const page = await this.sync.changes.execute(this.who, { cursor: this.cursor, limit: this.limit });
+      for (const m of page.memories) {
+        this.copy.set(m.id, m);
+        this.named.add(m.id);
+        delivered.rows.push(m.id);
+      }
+      for (const t of page.tombstones) {
+        this.copy.delete(t.id);
+        this.named.add(t.id);
+        delivered.tombstones.push(t.id);
+      }
+      this.cursor = page.nextCursor;
+      if (!page.hasMore) return delivered;
+    }
+  }
 }

@@ -1,8 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
-import { asUser, insertMemory, ManualWriter, principalIn, settle, syncUseCases } from './sync-harness';
+import {
+  asUser,
+  insertMemory,
+  ManualWriter,
+  principalIn,
+  settle,
+  SyncFollower,
+  syncUseCases,
+} from './sync-harness';
 
 /**
  * The bug the feed's positions exist to prevent: a transaction that began earlier commits later,
@@ -89,6 +97,65 @@ describe('sync under interleaved writers (real Postgres)', () => {
     await settle(db);
     const second = await pull(first.cursor);
     expect(second.ids).toEqual([a]);
+  });
+
+  describe('a tag rule racing a change of the owner’s tags', () => {
+    let owner: Principal;
+    let carol: Principal;
+    let carols: SyncFollower;
+    let memory: number;
+    // Two connections of the owner's: one retags, one creates the rule.
+    let retagger: ManualWriter;
+    let sharer: ManualWriter;
+    const rule = `INSERT INTO tag_shares (owner_id, tag, shared_with, tenant_id, permission)
+                  VALUES ($1, 'ops', $2, $3, 'read')`;
+    const ruleParams = () => [owner.userId, carol.userId, owner.tenantId];
+
+    beforeEach(async () => {
+      const tenant = await createTestTenant(db);
+      [owner, carol] = [await principalIn(tenant), await principalIn(tenant)];
+      retagger = await ManualWriter.open(inject('databaseUrl'), owner);
+      sharer = await ManualWriter.open(inject('databaseUrl'), owner);
+      memory = await insertMemory(db, owner, `tagged later ${Date.now()}`);
+      carols = new SyncFollower(db, sync, carol);
+      await carols.pull();
+    });
+    afterEach(async () => {
+      await retagger.close();
+      await sharer.close();
+    });
+
+    it('a rule created while the tag is being added still brings the memory', async () => {
+      await retagger.begin();
+      await retagger.query(`UPDATE memories SET tags = '{ops}' WHERE id = $1`, [memory]);
+      await sharer.begin();
+      // The rule's fan-out must not read the owner's memories before the retag commits.
+      const creating = sharer.query(rule, ruleParams());
+      await sleep(100);
+      await retagger.commit();
+      await creating;
+      await carols.pull({ settled: false }); // the rule is not committed yet: nothing to see
+      await sharer.commit();
+      await carols.pull();
+      expect(carols.copy.has(memory)).toBe(true);
+    });
+
+    it('a tag removed while the rule is being created still sends the tombstone', async () => {
+      await retagger.query(`UPDATE memories SET tags = '{ops}' WHERE id = $1`, [memory]);
+      await sharer.begin();
+      await sharer.query(rule, ruleParams());
+      await retagger.begin();
+      // The retag must not read the owner's rules before the rule commits.
+      const retagging = retagger.query(`UPDATE memories SET tags = '{}' WHERE id = $1`, [memory]);
+      await sleep(100);
+      await sharer.commit();
+      await retagging;
+      await carols.pull({ settled: false }); // the rule is committed, the retag not yet
+      expect(carols.copy.has(memory)).toBe(true);
+      await retagger.commit();
+      await carols.pull();
+      expect(carols.copy.has(memory)).toBe(false);
+    });
   });
 
   it('GUARD (expected to miss): the naive `updated_at > since` query loses the late-committing row', async () => {
