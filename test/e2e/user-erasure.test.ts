@@ -15,7 +15,7 @@ const remaining = (userId: string) =>
       ['memories', 'owner_id'],
       ['memory_embeddings', 'owner_id'],
       ['memory_index_state', 'owner_id'],
-      ['memory_tombstones', 'owner_id'],
+      ['sync_audience_changes', 'user_id'],
       ['idempotency_keys', 'user_id'],
       ['secret_cleanup', 'owner_id'],
     ]) {
@@ -108,7 +108,7 @@ describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
       memories: 0,
       memory_embeddings: 0,
       memory_index_state: 0,
-      memory_tombstones: 0,
+      sync_audience_changes: 0,
       idempotency_keys: 0,
       secret_cleanup: 0,
       outbox: 0,
