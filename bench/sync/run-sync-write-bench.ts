@@ -73,8 +73,9 @@ async function main(): Promise<void> {
     await dataSource.destroy();
 
     const raw = await connectRaw(db.url, 'sync-write-bench');
-    const tenantId = (await raw.query<{ id: string }>(`INSERT INTO tenants (slug, name) VALUES ('b', 'b') RETURNING id`))
-      .rows[0].id;
+    const tenantId = (
+      await raw.query<{ id: string }>(`INSERT INTO tenants (slug, name) VALUES ('b', 'b') RETURNING id`)
+    ).rows[0].id;
     const users: Scope[] = [];
     for (let i = 0; i < WRITERS; i += 1) {
       const { rows } = await raw.query<{ id: string }>(
@@ -85,7 +86,10 @@ async function main(): Promise<void> {
     }
     await raw.end();
 
-    const oneUser = await run(db.url, Array.from({ length: WRITERS }, () => users[0]));
+    const oneUser = await run(
+      db.url,
+      Array.from({ length: WRITERS }, () => users[0]),
+    );
     const manyUsers = await run(db.url, users);
     const lines = [
       `## Memory inserts through the sync triggers, ${WRITERS} connections, ${SECONDS} s each`,
