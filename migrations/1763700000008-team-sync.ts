@@ -1,4 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { PER_USER_SEQUENCE_SQL } from './1763700000004-sync';
 
 /**
  * The sync feed follows what a user can SEE (own, team, shared directly or by tag; admins: the
@@ -34,9 +35,19 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - tags changed on a private memory: recipients of the owner's tag rules who no longer match;
  * - a purge (DELETE): the owner, and the tenant (team) or the admins and the tag-rule recipients
  *   (private); direct recipients get theirs from the cascade on memory_shares;
- * - an owner or tenant change (schema owner only): as a purge, for the old owner and tenant.
+ * - an owner or tenant change (schema owner only): as a purge, for the old owner and tenant;
+ * - a user deleted (raw SQL): as a purge of each of their memories, before the cascades run.
  * Tombstones therefore only name memories the recipient could see at some point. `owned` marks the
- * owner's own record: the owner-scoped `?since=` mode reads those.
+ * owner's own record: the owner-scoped `?since=` mode reads those. A page reads each memory as the
+ * caller sees it NOW, so a record only has to exist at or after the change it announces.
+ *
+ * Tag rules against tagged writes. A rule's fan-out reads the owner's memories; a tagged write
+ * (insert, retag, visibility change, purge) reads the owner's rules. Under READ COMMITTED each
+ * could miss the other's uncommitted change, both commit, and nobody records the grant or revoke
+ * (write skew). So rule changes take a per-owner advisory lock exclusive, such writes take it
+ * shared (shared holders never wait for each other: one user's writes still never queue), and both
+ * read after locking, in a fresh statement. Direct shares need no lock: a share names its memory
+ * (the foreign key orders it against a purge) and every other change records unconditionally.
  *
  * Horizons. `sync_tenant_state(min_valid_seq, epoch)` per tenant: retention deletes old audience
  * records and old soft-deleted rows (without records) and raises `min_valid_seq` past what it
@@ -140,16 +151,22 @@ export class TeamSync1763700000008 implements MigrationInterface {
       CREATE TRIGGER memories_change_seq BEFORE INSERT OR UPDATE ON memories
         FOR EACH ROW EXECUTE FUNCTION memories_assign_change_seq();
 
-      -- One audience record per recipient (null: the whole audience), unless the recipient or the
-      -- tenant is being deleted (a cascade: nobody is left to tell).
+      -- False while the recipient (null: the whole audience) or the tenant is being deleted: a
+      -- cascade, nobody is left to tell. Called by the definer functions below (app.system on).
+      CREATE FUNCTION sync_recipient_exists(p_tenant uuid, p_user uuid) RETURNS boolean
+        LANGUAGE sql STABLE AS $$
+        SELECT EXISTS (SELECT 1 FROM tenants WHERE id = p_tenant)
+           AND (p_user IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = p_user AND tenant_id = p_tenant))
+      $$;
+
+      -- One audience record for one memory.
       CREATE FUNCTION sync_record_audience(p_tenant uuid, p_memory bigint, p_audience text, p_user uuid,
                                            p_owned boolean DEFAULT false) RETURNS void
         LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
       AS $$
         INSERT INTO sync_audience_changes (tenant_id, memory_id, xid, audience, user_id, owned)
           SELECT p_tenant, p_memory, sync_position(), p_audience, p_user, p_owned
-           WHERE EXISTS (SELECT 1 FROM tenants WHERE id = p_tenant)
-             AND (p_user IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = p_user AND tenant_id = p_tenant))
+           WHERE sync_recipient_exists(p_tenant, p_user)
       $$;
       REVOKE ALL ON FUNCTION sync_record_audience(uuid, bigint, text, uuid, boolean) FROM PUBLIC;
 
@@ -249,6 +266,21 @@ export class TeamSync1763700000008 implements MigrationInterface {
       CREATE TRIGGER memories_tombstone AFTER DELETE ON memories
         FOR EACH ROW EXECUTE FUNCTION memories_record_removal();
 
+      -- Deleting a user cascades to their memories and tag rules before any AFTER trigger runs,
+      -- so by then neither side can see the other: record the losses first.
+      CREATE FUNCTION users_record_removal() RETURNS trigger
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
+      AS $$
+      BEGIN
+        IF NOT sync_recipient_exists(OLD.tenant_id, NULL) THEN RETURN OLD; END IF; -- the tenant goes too
+        PERFORM sync_lock_tag_rules(OLD.id, false);
+        PERFORM sync_record_loss(m.tenant_id, m.id, m.owner_id, m.tags, m.visibility)
+           FROM memories m WHERE m.owner_id = OLD.id;
+        RETURN OLD;
+      END $$;
+      CREATE TRIGGER users_sync_removal BEFORE DELETE ON users
+        FOR EACH ROW EXECUTE FUNCTION users_record_removal();
+
       CREATE FUNCTION memory_shares_record_audience() RETURNS trigger
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
       AS $$
@@ -275,17 +307,17 @@ export class TeamSync1763700000008 implements MigrationInterface {
         IF TG_OP = 'UPDATE' AND OLD.owner_id <> NEW.owner_id THEN
           PERFORM sync_lock_tag_rules(OLD.owner_id, true);
         END IF;
-        IF TG_OP <> 'INSERT' THEN
-          PERFORM sync_record_audience(OLD.tenant_id, m.id, 'user', OLD.shared_with)
-             FROM memories m
-            WHERE m.owner_id = OLD.owner_id AND m.tenant_id = OLD.tenant_id
-              AND m.tags @> ARRAY[OLD.tag] AND m.visibility <> 'team';
+        IF TG_OP <> 'INSERT' AND sync_recipient_exists(OLD.tenant_id, OLD.shared_with) THEN
+          INSERT INTO sync_audience_changes (tenant_id, memory_id, xid, audience, user_id)
+            SELECT OLD.tenant_id, m.id, sync_position(), 'user', OLD.shared_with FROM memories m
+             WHERE m.owner_id = OLD.owner_id AND m.tenant_id = OLD.tenant_id
+               AND m.tags @> ARRAY[OLD.tag] AND m.visibility <> 'team';
         END IF;
-        IF TG_OP <> 'DELETE' THEN
-          PERFORM sync_record_audience(NEW.tenant_id, m.id, 'user', NEW.shared_with)
-             FROM memories m
-            WHERE m.owner_id = NEW.owner_id AND m.tenant_id = NEW.tenant_id
-              AND m.tags @> ARRAY[NEW.tag] AND m.visibility <> 'team';
+        IF TG_OP <> 'DELETE' AND sync_recipient_exists(NEW.tenant_id, NEW.shared_with) THEN
+          INSERT INTO sync_audience_changes (tenant_id, memory_id, xid, audience, user_id)
+            SELECT NEW.tenant_id, m.id, sync_position(), 'user', NEW.shared_with FROM memories m
+             WHERE m.owner_id = NEW.owner_id AND m.tenant_id = NEW.tenant_id
+               AND m.tags @> ARRAY[NEW.tag] AND m.visibility <> 'team';
         END IF;
         RETURN NULL;
       END $$;
@@ -349,9 +381,11 @@ export class TeamSync1763700000008 implements MigrationInterface {
       DROP TRIGGER IF EXISTS memories_audience_change ON memories;
       DROP TRIGGER IF EXISTS memories_change_seq ON memories;
       DROP TRIGGER IF EXISTS memories_tag_rules_lock ON memories;
+      DROP TRIGGER IF EXISTS users_sync_removal ON users;
       DROP FUNCTION IF EXISTS sync_reset_history(uuid), sync_forget_user(uuid, uuid),
         tag_shares_record_audience(), memory_shares_record_audience(), memories_record_removal(), sync_retention_running(),
-        sync_horizon(), memories_lock_tag_rules(), sync_lock_tag_rules(uuid, boolean),
+        sync_horizon(), memories_lock_tag_rules(), sync_lock_tag_rules(uuid, boolean), sync_recipient_exists(uuid, uuid),
+        users_record_removal(),
         memories_record_audience_change(), sync_record_loss(uuid, bigint, uuid, text[], text),
         sync_record_audience(uuid, bigint, text, uuid, boolean), memories_assign_change_seq(), sync_position();
       DROP INDEX IF EXISTS memories_tenant_change;
@@ -386,56 +420,7 @@ export class TeamSync1763700000008 implements MigrationInterface {
       UPDATE sync_state s SET last_seq = last_seq + 1
        WHERE EXISTS (SELECT 1 FROM memory_tombstones t WHERE t.owner_id = s.user_id);
     `);
-    // The previous trigger functions, as 1763700000004 created them.
-    await q.query(`
-      CREATE FUNCTION sync_next_seq(p_user uuid, p_tenant uuid) RETURNS bigint
-        LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
-      AS $$
-        INSERT INTO sync_state AS s (user_id, tenant_id, last_seq) VALUES (p_user, p_tenant, 1)
-        ON CONFLICT (user_id) DO UPDATE SET last_seq = s.last_seq + 1
-        RETURNING s.last_seq
-      $$;
-      REVOKE ALL ON FUNCTION sync_next_seq(uuid, uuid) FROM PUBLIC;
-      CREATE FUNCTION memories_assign_change_seq() RETURNS trigger
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
-      AS $$
-      BEGIN
-        IF TG_OP = 'UPDATE' THEN
-          IF NEW.owner_id IS DISTINCT FROM OLD.owner_id THEN
-            INSERT INTO memory_tombstones (memory_id, tenant_id, owner_id, change_seq)
-              VALUES (OLD.id, OLD.tenant_id, OLD.owner_id, sync_next_seq(OLD.owner_id, OLD.tenant_id))
-              ON CONFLICT (memory_id) DO UPDATE
-                SET owner_id = EXCLUDED.owner_id, tenant_id = EXCLUDED.tenant_id,
-                    change_seq = EXCLUDED.change_seq, deleted_at = now();
-          ELSIF (NEW.content, NEW.category, NEW.tags, NEW.expanded_keywords, NEW.importance, NEW.project,
-                 NEW.visibility, NEW.is_sensitive, NEW.deleted_at, NEW.secret_ref, NEW.tenant_id)
-                IS NOT DISTINCT FROM
-                (OLD.content, OLD.category, OLD.tags, OLD.expanded_keywords, OLD.importance, OLD.project,
-                 OLD.visibility, OLD.is_sensitive, OLD.deleted_at, OLD.secret_ref, OLD.tenant_id) THEN
-            NEW.change_seq := OLD.change_seq;
-            RETURN NEW;
-          END IF;
-        END IF;
-        NEW.change_seq := sync_next_seq(NEW.owner_id, NEW.tenant_id);
-        RETURN NEW;
-      END $$;
-      CREATE FUNCTION memories_record_tombstone() RETURNS trigger
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
-      AS $$
-      BEGIN
-        IF coalesce(current_setting('app.sync_retention', true), '') = 'on' THEN RETURN OLD; END IF;
-        IF NOT EXISTS (SELECT 1 FROM users WHERE id = OLD.owner_id) THEN RETURN OLD; END IF;
-        INSERT INTO memory_tombstones (memory_id, tenant_id, owner_id, change_seq)
-          VALUES (OLD.id, OLD.tenant_id, OLD.owner_id, sync_next_seq(OLD.owner_id, OLD.tenant_id))
-          ON CONFLICT (memory_id) DO UPDATE
-            SET change_seq = EXCLUDED.change_seq, deleted_at = now();
-        RETURN OLD;
-      END $$;
-      CREATE TRIGGER memories_change_seq BEFORE INSERT OR UPDATE ON memories
-        FOR EACH ROW EXECUTE FUNCTION memories_assign_change_seq();
-      CREATE TRIGGER memories_tombstone AFTER DELETE ON memories
-        FOR EACH ROW EXECUTE FUNCTION memories_record_tombstone();
-    `);
+    await q.query(PER_USER_SEQUENCE_SQL);
     await q.query(`ALTER TABLE memory_tombstones ENABLE ROW LEVEL SECURITY`);
     await q.query(`ALTER TABLE memory_tombstones FORCE ROW LEVEL SECURITY`);
     await q.query(`

@@ -183,4 +183,33 @@ describe('sync of what a user can see (real Postgres)', () => {
     );
     await expect(sync.changes.execute(alice, {})).resolves.toMatchObject({ memories: [], tombstones: [] });
   });
+
+  it('lets users and whole tenants be deleted with their shares, rules and history; teammates still hear of it', async () => {
+    const { alice, bob, carol, follow } = await team();
+    const carols = follow(carol);
+    const tagged = await insertMemory(db, alice, `tagged ${Date.now()}`, { tags: ['ops'] });
+    const teamId = await insertMemory(db, alice, `team ${Date.now()}`, { visibility: 'team' });
+    await share(db, alice, tagged, bob);
+    await shareTag(db, alice, 'ops', carol);
+    expect((await carols.pull()).rows.sort()).toEqual([tagged, teamId].sort());
+
+    const system = (sql: string, params: unknown[]) => db.tx.asSystem((tx) => tx.query(sql, params));
+    await system(`DELETE FROM users WHERE id = $1`, [bob.userId]);
+    await system(`DELETE FROM users WHERE id = $1`, [alice.userId]);
+    expect((await carols.pull()).tombstones.sort()).toEqual([tagged, teamId].sort());
+
+    await system(`DELETE FROM tenants WHERE id = $1`, [alice.tenantId]);
+    const left = await db.tx.asSystem(
+      async (tx) =>
+        (
+          await tx.query(
+            `SELECT (SELECT count(*) FROM sync_audience_changes WHERE tenant_id = $1)
+                  + (SELECT count(*) FROM sync_tenant_state WHERE tenant_id = $1)
+                  + (SELECT count(*) FROM sync_state WHERE tenant_id = $1) AS n`,
+            [alice.tenantId],
+          )
+        ).rows[0] as { n: string },
+    );
+    expect(Number(left.n)).toBe(0);
+  });
 });
