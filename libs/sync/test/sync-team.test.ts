@@ -165,6 +165,24 @@ describe('sync of what a user can see (real Postgres)', () => {
     expect((await bobs.pull()).rows.sort()).toEqual([teamId, shared].sort());
   });
 
+  it('keeps ?since= owner-scoped: own rows and own purges, never a teammate’s row or a revoked share', async () => {
+    const { alice, bob } = await team();
+    const since = new Date(Date.now() - 60_000).toISOString();
+    const own = await insertMemory(db, bob, `bob's ${Date.now()}`);
+    const purged = await insertMemory(db, bob, `bob's purged ${Date.now()}`);
+    await purge(bob, purged);
+    await insertMemory(db, alice, `alice team ${Date.now()}`, { visibility: 'team' });
+    const unshared = await insertMemory(db, alice, `alice shared ${Date.now()}`);
+    await share(db, alice, unshared, bob);
+    await unshare(db, alice, unshared, bob);
+
+    const body = await readJson<{ memories: Array<{ id: number }>; tombstones: Array<{ id: number }> }>(
+      await sync.seed.execute(bob, { since }),
+    );
+    expect(body.memories.map((m) => m.id)).toEqual([own]);
+    expect(body.tombstones.map((t) => t.id)).toEqual([purged]);
+  });
+
   it("sends tombstones of an erased user's memories to teammates and sends the erased user back to re-seed", async () => {
     const { alice, bob, follow } = await team();
     const [bobs, alices] = [follow(bob), follow(alice)];
