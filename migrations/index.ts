@@ -6,6 +6,7 @@ import { Sync1763700000004 } from './1763700000004-sync';
 import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
 import { MemoryExpiry1763700000006 } from './1763700000006-memory-expiry';
 import { TeamSharing1763700000007 } from './1763700000007-team-sharing';
+import { TeamSync1763700000008 } from './1763700000008-team-sync';
 import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules';
 
 /** Every migration, oldest first. Add new ones at the end. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   SecretMemories1763700000005,
   MemoryExpiry1763700000006,
   TeamSharing1763700000007,
+  TeamSync1763700000008,
   MemoryLinkRules1763700000010,
 ];

@@ -29,8 +29,9 @@ const deleteCounting = (tx: Tx, table: string, where: string, params: unknown[])
 
 /**
  * SQL that erases one user's memory data in a system transaction. Embeddings and index states go
- * with their memories (ON DELETE CASCADE); the delete triggers record tombstones (removed here too)
- * and cleanup entries for Vault secrets (kept: the sweep deletes the secrets they name).
+ * with their memories (ON DELETE CASCADE); the delete triggers record tombstones (the user's own
+ * are removed here too, by `sync_forget_user`, which also invalidates their sync cursors) and
+ * cleanup entries for Vault secrets (kept: the sweep deletes the secrets they name).
  */
 export class UserDataRepository {
   async erase(tx: Tx, user: { tenantId: string; userId: string }): Promise<ErasureCounts> {
@@ -80,13 +81,9 @@ export class UserDataRepository {
       owner,
     );
     const memories = await deleteCounting(tx, 'memories', 'tenant_id = $1 AND owner_id = $2', owner);
-    // After the memories: their delete trigger records tombstones, which go too.
-    const tombstones = await deleteCounting(
-      tx,
-      'memory_tombstones',
-      'tenant_id = $1 AND owner_id = $2',
-      owner,
-    );
+    // After the memories: their delete trigger records tombstones. The user's sync history goes
+    // (and with it their cursors); teammates keep the tombstones of what they could see.
+    const tombstones = await count(tx, `SELECT sync_forget_user($1, $2) AS n`, owner);
     const idempotencyKeys = await deleteCounting(
       tx,
       'idempotency_keys',
