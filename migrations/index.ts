@@ -6,6 +6,7 @@ import { Sync1763700000004 } from './1763700000004-sync';
 import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
 import { MemoryExpiry1763700000006 } from './1763700000006-memory-expiry';
 import { TeamSharing1763700000007 } from './1763700000007-team-sharing';
+import { RecallTextIndex1763700000009 } from './1763700000009-recall-text-index';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   SecretMemories1763700000005,
   MemoryExpiry1763700000006,
   TeamSharing1763700000007,
+  RecallTextIndex1763700000009,
 ];
