@@ -8,6 +8,7 @@ import type {
   Visibility,
 } from '../domain/memory';
 import { liveMemorySql, toMemory, type MemoryRow } from '../contracts/memory-row';
+import { visibleMemorySql } from '../contracts/memory-visibility.sql';
 import type { MemoryLookup } from '../ports/memory-lookup.port';
 
 const MEMORY_COLUMNS = `
@@ -135,18 +136,18 @@ export class MemoryRepository implements MemoryLookup {
     return rows[0] ? toMemory(rows[0]) : null;
   }
 
-  /** One live memory the caller may read (own or team-visible). */
+  /** One live memory the caller may read (`visibleMemorySql`). */
   async findVisibleOne(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
     const [memory] = await this.findVisible(scope, tx, [id]);
     return memory ?? null;
   }
 
-  /** Live memories the caller may read (own and team-visible), in no particular order. */
+  /** Live memories the caller may read (`visibleMemorySql`), in no particular order. */
   async findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
-        WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND (m.owner_id = $3 OR m.visibility = 'team')
+        WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND ${visibleMemorySql('m', '$3')}
           AND ${liveMemorySql('m')}`,
       [ids, scope.tenantId, scope.userId],
     );
