@@ -11,6 +11,7 @@ import { measureTeamRecallLatency, type TeamRecallLatency } from '../recall/team
 import { measureVectorQuality, type VectorQualityResult } from '../recall/vector-quality';
 import type { LoadRow } from '../report/bench-report';
 import type { BenchContext } from './bench-context';
+import { summariseLatencies, type LatencySummary } from '../metrics';
 
 /** Members of the team; each owns 1/TEAM_USERS of its memories and reads all of them. */
 export const TEAM_USERS = 20;
@@ -22,6 +23,11 @@ export interface TeamRecallRow {
   readonly visible: number;
   readonly load: LoadRow;
   readonly plans: Readonly<Record<VectorPlan, number>>;
+  /**
+   * The bounded count that sizes a member's set, timed on each member's first recall (as the app
+   * role): paid once a minute per member, then remembered (LargeSetMemo), so not in the latencies.
+   */
+  readonly sizing: LatencySummary;
   readonly latency: TeamRecallLatency;
   readonly quality: VectorQualityResult;
 }
@@ -65,7 +71,7 @@ export async function runTeamRecallPhase(
     return rows[0].n;
   });
 
-  const pairs = await timedPairs(ctx, wiring, principals, options.warmup + options.queries);
+  const { pairs, sizingMs } = await timedPairs(ctx, wiring, principals, options.warmup + options.queries);
   const plans: Record<VectorPlan, number> = { exact: 0, hnsw: 0 };
   for (const [a] of pairs.slice(options.warmup)) plans[a.plan] += 1;
   const floor = await RecallFloor.create({
@@ -105,6 +111,7 @@ export async function runTeamRecallPhase(
       indexBuildMs: rebuildMs,
     },
     plans,
+    sizing: summariseLatencies(sizingMs),
     latency,
     quality,
   };
@@ -116,7 +123,7 @@ async function timedPairs(
   wiring: RecallWiring,
   principals: readonly Principal[],
   count: number,
-): Promise<[TimedQuery, TimedQuery][]> {
+): Promise<{ pairs: [TimedQuery, TimedQuery][]; sizingMs: number[] }> {
   const generated = generateQueries({
     count: count * 2,
     users: principals.length,
@@ -125,13 +132,16 @@ async function timedPairs(
   });
   generated.forEach((q) => ctx.usedQueries.add(q.text));
   const plans = new Map<string, VectorPlan>();
+  const sizingMs: number[] = [];
   const timed = async (q: { owner: number; text: string }): Promise<TimedQuery> => {
     const principal = principals[q.owner];
     let plan = plans.get(principal.userId);
     if (!plan) {
+      const started = performance.now();
       plan = await wiring.tx.inTenant(principal, (tx) =>
         wiring.vectors.choosePlan(principal, tx, 'visible', ctx.active.id),
       );
+      sizingMs.push(performance.now() - started);
       plans.set(principal.userId, plan);
     }
     return { principal, text: q.text, plan };
@@ -142,5 +152,5 @@ async function timedPairs(
     // Both texts of a pair go to the same member, so the two paths search the same visible set.
     pairs.push([a, await timed({ owner: generated[i].owner, text: generated[i + 1].text })]);
   }
-  return pairs;
+  return { pairs, sizingMs };
 }
