@@ -23,6 +23,7 @@ import { measureStoreToSearchable } from './indexing/store-latency';
 import { embeddedIds, sleep } from './indexing/wait-for-embeddings';
 import type { BenchContext } from './phases/bench-context';
 import { runRecallPhase } from './phases/recall-phase';
+import { runTeamRecallPhase } from './phases/team-recall-phase';
 import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } from './report/bench-report';
 import { describeMachine } from './report/machine';
 
@@ -31,6 +32,7 @@ const FLAGS = {
   ...SERVICE_FLAGS,
   quick: { type: 'boolean', default: false },
   sizes: { type: 'string' },
+  'team-size': { type: 'string' },
   queries: { type: 'string' },
   'throughput-count': { type: 'string' },
   'store-seconds': { type: 'string' },
@@ -40,6 +42,7 @@ const FLAGS = {
 const HELP = `npm run bench -- [options]
   --quick                 ~2 minutes: 10k memories only, fewer queries and stores
   --sizes 10000,100000    memory counts for the recall latency runs (ascending)
+  --team-size N           team-visible memories of the one-team run (default 100000, quick 25000; 0 skips it)
   --queries N             timed recall queries per size and configuration (default 300, quick 100)
   --throughput-count N    memories imported for the worker throughput run (default 3000, quick 600)
   --store-seconds N       seconds of stores at 100/s for store → searchable (default 20, quick 5)
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
   const queries = intFlag(flags, 'queries', quick ? 100 : 300);
   const throughputCount = intFlag(flags, 'throughput-count', quick ? 600 : 3000);
   const storeSeconds = intFlag(flags, 'store-seconds', quick ? 5 : 20);
+  const teamSize = intFlag(flags, 'team-size', quick ? 25_000 : 100_000);
   const services = serviceOptions(flags);
   const started = Date.now();
   const loadBefore = loadavg()[0];
@@ -141,6 +145,18 @@ async function main(): Promise<void> {
     }
 
     const indexing = await runIndexingPhases(ctx, stack, { throughputCount, storeSeconds, notes });
+    // Last, so the many-small-users numbers above are measured on the same data as before.
+    const team =
+      teamSize > 0
+        ? await runTeamRecallPhase(ctx, {
+            memories: teamSize,
+            wiring,
+            apiUrl: stack.api.url,
+            queries,
+            warmup: Math.min(30, Math.ceil(queries / 5)),
+            qualityQueries: Math.min(queries, quick ? 20 : 50),
+          })
+        : null;
     const results: BenchResults = {
       mode: quick ? 'quick' : 'full',
       startedAt: new Date(started).toISOString(),
@@ -152,6 +168,7 @@ async function main(): Promise<void> {
       overrides: services.env,
       loads,
       recall,
+      team,
       ...indexing,
       notes,
     };

@@ -7,6 +7,7 @@ import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
 import { MemoryExpiry1763700000006 } from './1763700000006-memory-expiry';
 import { TeamSharing1763700000007 } from './1763700000007-team-sharing';
 import { TeamSync1763700000008 } from './1763700000008-team-sync';
+import { RecallTextIndex1763700000009 } from './1763700000009-recall-text-index';
 import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules';
 
 /** Every migration, oldest first. Add new ones at the end. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   MemoryExpiry1763700000006,
   TeamSharing1763700000007,
   TeamSync1763700000008,
+  RecallTextIndex1763700000009,
   MemoryLinkRules1763700000010,
 ];

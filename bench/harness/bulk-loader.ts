@@ -37,6 +37,8 @@ export async function bulkLoadMemories(
     principals: readonly Principal[];
     embedder: Embedder;
     model: ActiveModel;
+    /** `team` for a team's shared knowledge; the column default (`private`) otherwise. */
+    visibility?: 'private' | 'team';
     onBatch?: (rowsSoFar: number) => void;
   },
 ): Promise<BulkLoadTimings> {
@@ -51,7 +53,7 @@ export async function bulkLoadMemories(
     const vectors = await options.embedder.embed(texts);
     embedMs += performance.now() - started;
     started = performance.now();
-    await insertBatch(pg, options.principals, options.model, batch, texts, vectors);
+    await insertBatch(pg, options, batch, texts, vectors);
     insertMs += performance.now() - started;
     rows += batch.length;
     batch = [];
@@ -67,8 +69,7 @@ export async function bulkLoadMemories(
 
 async function insertBatch(
   pg: Client,
-  principals: readonly Principal[],
-  model: ActiveModel,
+  { principals, model, visibility = 'private' }: Parameters<typeof bulkLoadMemories>[1],
   batch: readonly GeneratedMemory[],
   texts: readonly string[],
   vectors: readonly Float32Array[],
@@ -77,8 +78,8 @@ async function insertBatch(
   await pg.query('BEGIN');
   try {
     const { rows } = await pg.query<{ id: string; owner_id: string; hash: string }>(
-      `INSERT INTO memories (tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project, content_hash)
-       SELECT t, o, c, cat, ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)), kw, imp, p, decode(h, 'hex')
+      `INSERT INTO memories (tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project, content_hash, visibility)
+       SELECT t, o, c, cat, ARRAY(SELECT jsonb_array_elements_text(tags::jsonb)), kw, imp, p, decode(h, 'hex'), $10
          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::text[], $9::text[])
               AS x(t, o, c, cat, tags, kw, imp, p, h)
        RETURNING id::text AS id, owner_id::text AS owner_id, encode(content_hash, 'hex') AS hash`,
@@ -92,6 +93,7 @@ async function insertBatch(
         batch.map((m) => m.importance),
         batch.map((m) => m.project),
         batch.map((m) => contentHash(m.content).toString('hex')),
+        visibility,
       ],
     );
     // RETURNING order is not guaranteed; (owner, content hash) is unique among live rows.

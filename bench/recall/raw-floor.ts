@@ -29,7 +29,8 @@ export function rawTx(pg: Client): Tx {
 
 /**
  * The least work one hybrid recall can do: one raw model call for the query, the text leg's SQL
- * (strict query, then the loose one when short, exactly as MemoryTextSearchRepository issues it)
+ * (strict query, then the loose one when short, exactly as MemoryTextSearchRepository issues it:
+ * `recall_text_search`, which reads the caller from session settings set outside the timing)
  * and the vector leg's nearest-neighbour statement (built by the same builder the repository
  * uses), over a plain `pg` connection as the schema owner. Left out on purpose, because they are
  * the service's own overhead the ratio is meant to expose: the pool checkout, the transaction and
@@ -77,7 +78,14 @@ export class RecallFloor {
     plan: VectorPlan,
     asRole?: string,
   ): Promise<FloorTiming> {
-    if (!asRole) return this.statements(principal, text, k, plan);
+    if (!asRole) {
+      // recall_text_search reads the caller from the settings: set them, untimed, for the session.
+      await this.pg.query(
+        `SELECT set_config('app.tenant_id', $1, false), set_config('app.user_id', $2, false)`,
+        [principal.tenantId, principal.userId],
+      );
+      return this.statements(principal, text, k, plan);
+    }
     const started = performance.now();
     await this.pg.query('BEGIN');
     try {

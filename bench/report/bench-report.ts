@@ -3,7 +3,9 @@ import type { StoreLatencyResult } from '../indexing/store-latency';
 import type { RecallLatencyResult } from '../recall/recall-latency';
 import type { VectorQualityResult } from '../recall/vector-quality';
 import type { LatencySummary } from '../metrics';
+import type { TeamRecallRow } from '../phases/team-recall-phase';
 import { machineLine, type MachineInfo } from './machine';
+import { renderTeamSection } from './team-report';
 import { count, fixed, markdownTable, ms, ratio, verdict } from './markdown';
 
 /** Targets from issue 3 ("Benchmarks"). */
@@ -46,6 +48,8 @@ export interface BenchResults {
   readonly overrides: Readonly<Record<string, string>>;
   readonly loads: readonly LoadRow[];
   readonly recall: readonly RecallRow[];
+  /** One team reading one large visible set (null with `--team-size 0`). */
+  readonly team: TeamRecallRow | null;
   readonly throughput: IndexThroughputResult | null;
   readonly store: StoreLatencyResult | null;
   readonly notes: readonly string[];
@@ -95,7 +99,7 @@ export function renderBenchReport(r: BenchResults): string {
     '',
     `Run ${r.startedAt}, ${r.durationS.toFixed(0)} s. Machine: ${machineLine(r.machine)}.`,
     `Load average (1 min) ${r.loadAverage.before.toFixed(2)} before, ${r.loadAverage.after.toFixed(2)} after: anything else running on the ${r.machine.cores} cores shows in the tails.`,
-    `Model \`${r.model.id}\` (${r.model.dimensions}-d). ${r.users} users in one tenant, memories spread evenly (1% each).`,
+    `Model \`${r.model.id}\` (${r.model.dimensions}-d). ${r.users} users in one tenant, private memories spread evenly (1% each).`,
     Object.keys(r.overrides).length === 0
       ? 'Services ran with the shipped configuration defaults.'
       : `Configuration overrides: ${Object.entries(r.overrides)
@@ -141,6 +145,8 @@ export function renderBenchReport(r: BenchResults): string {
       ],
       partRows,
     ),
+    '',
+    ...renderTeamSection(r.team, TARGETS),
     '',
     '## Indexing',
     '',

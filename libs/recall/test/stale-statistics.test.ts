@@ -26,6 +26,8 @@ interface PlanNode {
 }
 
 const walk = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(walk)];
+/** A probe by memory id: the primary key, or the unique (id, owner_id) index the shares reference. */
+const BY_KEY = /^memories_(pkey|id_owner)$/;
 
 /**
  * A user who stored thousands of memories since the last ANALYZE (autovacuum slow or off): the

@@ -9,7 +9,7 @@ import { StartupContextUseCase } from '@app/sessions';
 import { IdempotencyRepository } from '@app/memories/testing';
 import { MemoryRepository } from '@app/memories/testing';
 import { StartupContextRepository } from '@app/sessions/testing';
-import { AuditWriter, type Principal } from '@app/tenancy';
+import { ALL_SCOPES, AuditWriter, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, memberPrincipal } from '@app/testing';
 import { memoryWriterFor } from '../../../test/support/memory-writes';
 
@@ -24,6 +24,7 @@ describe('startup context and count use cases', () => {
   let count: CountMemoriesUseCase;
   let alice: Principal;
   let bob: Principal;
+  let admin: Principal;
 
   const store = async (who: Principal, content: string, fields: Partial<NewMemory> = {}) =>
     (
@@ -53,6 +54,7 @@ describe('startup context and count use cases', () => {
     const principal = (name: string) => memberPrincipal(tenant, name);
     alice = await principal('alice');
     bob = await principal('bob');
+    admin = { ...(await principal('carol')), scopes: ALL_SCOPES };
   });
   afterAll(async () => db.close());
 
@@ -80,6 +82,30 @@ describe('startup context and count use cases', () => {
     const ids = [...context.important, ...context.recent].map((m) => m.id);
     expect(ids).toContain(shared);
     expect(ids).not.toContain(mine);
+  });
+
+  it('shows memories shared with the caller directly or by tag, and every memory of the tenant to an admin', async () => {
+    const direct = await store(bob, 'bob shares the runbook');
+    const tagged = await store(bob, 'bob tags release notes', { tags: ['release'] });
+    const hidden = await store(bob, 'bob keeps this one');
+    await db.tx.inTenant(bob, async (tx) => {
+      await tx.query(
+        `INSERT INTO memory_shares (memory_id, owner_id, shared_with, tenant_id, permission) VALUES ($1, $2, $3, $4, 'read')`,
+        [direct, bob.userId, alice.userId, bob.tenantId],
+      );
+      await tx.query(
+        `INSERT INTO tag_shares (owner_id, tag, shared_with, tenant_id, permission) VALUES ($1, 'release', $2, $3, 'read')`,
+        [bob.userId, alice.userId, bob.tenantId],
+      );
+    });
+    const seen = async (who: Principal) => {
+      const context = await startup.execute(who, { limit: 50 });
+      return [...context.important, ...context.recent].map((m) => m.id);
+    };
+    const byAlice = await seen(alice);
+    expect(byAlice).toEqual(expect.arrayContaining([direct, tagged]));
+    expect(byAlice).not.toContain(hidden);
+    expect(await seen(admin)).toEqual(expect.arrayContaining([direct, tagged, hidden]));
   });
 
   it('counts only the caller’s live memories, with filters', async () => {

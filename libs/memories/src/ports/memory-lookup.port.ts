@@ -7,7 +7,7 @@ import type { Memory } from '../domain/memory';
  * is its own injection token.
  */
 export abstract class MemoryLookup {
-  /** Live memories the caller may read (own and team-visible), in no particular order. */
+  /** Live memories the caller may read (`visibleMemorySql`: own, team, shared, admin), in no particular order. */
   abstract findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]>;
   /** The caller's own live memory with this normalised content hash, if any. */
   abstract findLiveByHash(scope: TenantScope, tx: Tx, contentHash: Buffer): Promise<Memory | null>;

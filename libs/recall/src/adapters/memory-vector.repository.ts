@@ -12,6 +12,8 @@ import {
   type VectorQuerySpec,
   type VectorReach,
 } from './memory-vector.sql';
+import { LargeSetMemo } from './large-set-memo';
+import { isAdminScope } from './recall-filter.sql';
 
 export type { VectorPlan } from './memory-vector.sql';
 export type { VectorHit } from '../ports/vector-recall.port';
@@ -47,7 +49,10 @@ export interface VectorSearchResult {
   readonly plan: VectorPlan;
   /** The index walk came up short of k (selective filters, scan cap) and an exact scan answered. */
   readonly exactFallback: boolean;
-  /** The bounded candidate count the plan was chosen by (capped at exactScanMaxRows). */
+  /**
+   * The bounded candidate count the plan was chosen by (each kind of candidate counted up to
+   * exactScanMaxRows; exactly exactScanMaxRows when a recent count was already that large).
+   */
   readonly candidates: number;
   readonly hits: VectorHit[];
 }
@@ -57,6 +62,8 @@ export interface MemoryVectorOptions {
   readonly exactScanMaxRows: number;
   /** Upper bound on tuples one iterative index scan visits (pgvector `hnsw.max_scan_tuples`). */
   readonly maxScanTuples?: number;
+  /** How long a caller counted at or above the threshold is taken to still be (0: count every time). */
+  readonly largeSetTtlMs?: number;
 }
 
 export const MEMORY_VECTOR_OPTIONS = Symbol('MEMORY_VECTOR_OPTIONS');
@@ -70,6 +77,7 @@ const MAX_SCAN_CAP = 5_000;
  */
 export const DUPLICATES_EXACT_BUDGET = 2_000_000;
 const DEFAULT_MAX_SCAN_TUPLES = 20_000;
+const DEFAULT_LARGE_SET_TTL_MS = 60_000;
 
 /**
  * HNSW candidate list size. Filtered walks drop most candidates, so it is generous: measured at
@@ -83,16 +91,22 @@ export function efSearchFor(k: number): number {
 /**
  * Tenant-safe vector search over memory_embeddings. A shared HNSW index with a per-user filter
  * returns far fewer than k rows at low selectivity, so the plan is chosen by the size of the
- * caller's candidate set: an exact scan below `exactScanMaxRows` (exact and fast for small
- * users), the model's partial HNSW index with `hnsw.iterative_scan = strict_order` above it
- * (the walk continues until k rows pass the filters, in distance order). All settings are
- * `SET LOCAL`, so they end with the caller's transaction.
+ * caller's candidate set (what they may read: own, team, shared; the tenant for an admin): an
+ * exact scan below `exactScanMaxRows` (exact and fast for small sets), the model's partial HNSW
+ * index with `hnsw.iterative_scan = strict_order` above it (the walk continues until k rows pass
+ * the filters, in distance order). A set counted large is remembered for `largeSetTtlMs`
+ * (LargeSetMemo), so a team member's recall does not re-read the threshold's worth of rows each
+ * time. All settings are `SET LOCAL`, so they end with the caller's transaction.
  */
 @Injectable()
 export class MemoryVectorRepository {
-  constructor(@Inject(MEMORY_VECTOR_OPTIONS) private readonly options: MemoryVectorOptions) {}
+  private readonly largeSets: LargeSetMemo;
 
-  /** Nearest live memories the caller may read (own and team-visible), nearest first. */
+  constructor(@Inject(MEMORY_VECTOR_OPTIONS) private readonly options: MemoryVectorOptions) {
+    this.largeSets = new LargeSetMemo(options.largeSetTtlMs ?? DEFAULT_LARGE_SET_TTL_MS);
+  }
+
+  /** Nearest live memories the caller may read (`visibleMemorySql`), nearest first. */
   async search(scope: TenantScope, tx: Tx, input: VectorSearchInput): Promise<VectorHit[]> {
     return (await this.searchDetailed(scope, tx, input)).hits;
   }
@@ -192,9 +206,13 @@ export class MemoryVectorRepository {
   ): Promise<number> {
     const cap = this.options.exactScanMaxRows;
     if (cap <= 0) return 0;
+    const key = [reach, isAdminScope(scope), modelId, scope.tenantId, scope.userId].join('/');
+    if (this.largeSets.isLarge(key)) return cap;
     const { sql, params } = buildCandidateCountQuery(reach, scope, modelId, cap);
     const { rows } = await tx.query<{ n: number }>(sql, params);
-    return Number(rows[0]?.n ?? 0);
+    const n = Number(rows[0]?.n ?? 0);
+    this.largeSets.remember(key, n >= cap);
+    return n;
   }
 
   /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { efSearchFor } from './memory-vector.repository';
 import { buildCandidateCountQuery, buildNearestQuery } from './memory-vector.sql';
 import { toVectorLiteral } from '@app/embeddings';
+import { visibleMemorySql } from '@app/memories';
 
 const scope = {
   tenantId: '00000000-0000-4000-8000-000000000001',
@@ -18,14 +19,20 @@ describe('vector search SQL', () => {
     expect(sql).toMatch(/ORDER BY e\.embedding::vector\(3\) <=> \$2::vector\(3\)\s+LIMIT \$3/);
     expect(sql).toMatch(/e\.model_id = \$1/);
     expect(sql).toMatch(/\(SELECT true FROM memories m WHERE m\.id = e\.memory_id AND /);
-    expect(sql).toContain(`(m.owner_id = $5 OR m.visibility = 'team')`);
+    expect(sql).toContain(visibleMemorySql('m', '$5'));
     expect(params).toEqual(['glove-sif-100d', '[0.1,0.2,0.3]', 10, scope.tenantId, scope.userId, 'facts']);
   });
 
-  it('sorts the exact form above a MATERIALIZED CTE, with a team branch only when teammates count', () => {
+  it('sorts the exact form above a MATERIALIZED CTE of own, team, direct-share and tag-share branches', () => {
     const visible = buildNearestQuery('exact', 'visible', scope, spec).sql;
     expect(visible).toMatch(/WITH candidates AS MATERIALIZED/);
-    expect(visible).toMatch(/UNION ALL/);
+    expect(visible.match(/UNION ALL/g)).toHaveLength(3);
+    expect(visible).toMatch(/FROM memory_shares s JOIN memories m ON m\.id = s\.memory_id/);
+    expect(visible).toMatch(
+      /FROM tag_shares t JOIN memories m ON m\.owner_id = t\.owner_id AND m\.tags @> ARRAY\[t\.tag\]/,
+    );
+    // Shared branches leave team-visible rows to the team branch, so no memory comes twice.
+    expect(visible.match(/m\.visibility <> 'team'/g)).toHaveLength(2);
     const own = buildNearestQuery('exact', 'own', scope, { ...spec, excludeId: 7 });
     expect(own.sql).not.toMatch(/UNION ALL/);
     // Own rows are scoped on the embeddings' index; the memory row is probed by key only.
@@ -35,9 +42,25 @@ describe('vector search SQL', () => {
     expect(own.params.at(-1)).toBe(7);
   });
 
-  it('bounds the candidate count by the threshold', () => {
+  it("gathers an admin's candidates from every user of the tenant, still gated on app_is_admin()", () => {
+    const admin = { ...scope, scopes: ['memories:read', 'admin'] };
+    const exact = buildNearestQuery('exact', 'visible', admin, spec).sql;
+    expect(exact).not.toMatch(/UNION ALL/);
+    expect(exact).toMatch(
+      /FROM users u\s+JOIN memory_embeddings e ON e\.model_id = \$1 AND e\.owner_id = u\.id/,
+    );
+    expect(exact).toContain(visibleMemorySql('m', '$5'));
+    // Dedup compares the caller's own memories, admin or not.
+    expect(buildNearestQuery('exact', 'own', admin, spec).sql).not.toContain('users u');
+    const count = buildCandidateCountQuery('visible', admin, 'm', 100);
+    expect(count.sql).toMatch(/FROM users u[\s\S]*app_is_admin\(\)[\s\S]*LIMIT \$3/);
+    expect(count.params).toEqual(['m', scope.tenantId, 100]);
+  });
+
+  it('bounds each branch of the candidate count by the threshold', () => {
     const { sql, params } = buildCandidateCountQuery('visible', scope, 'm', 20_000);
-    expect(sql.match(/LIMIT \$4/g)).toHaveLength(2);
+    expect(sql.match(/LIMIT \$4/g)).toHaveLength(4);
+    expect(buildCandidateCountQuery('own', scope, 'm', 10).sql.match(/LIMIT \$4/g)).toHaveLength(1);
     expect(params).toEqual(['m', scope.tenantId, scope.userId, 20_000]);
   });
 

@@ -1,7 +1,9 @@
 import { type TenantScope } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
-import { recallWhere } from './recall-filter.sql';
+import { liveMemorySql } from '@app/memories';
 import { toVectorLiteral } from '@app/embeddings';
+import { isAdminScope, recallWhere } from './recall-filter.sql';
+import { countBranches, embeddingBranches } from './visible-candidates.sql';
 
 /**
  * `exact`: distance to every candidate, sorted (no index; exact by construction).
@@ -9,7 +11,7 @@ import { toVectorLiteral } from '@app/embeddings';
  */
 export type VectorPlan = 'exact' | 'hnsw';
 
-/** Whose rows a query may return: recall sees own + team rows; dedup compares own rows only. */
+/** Whose rows a query may return: recall sees every visible row (visibleMemorySql); dedup compares own rows only. */
 export type VectorReach = 'visible' | 'own';
 
 export interface VectorQuerySpec {
@@ -38,12 +40,13 @@ export function dimensionsOf(dimensions: number): number {
  * One k-nearest query over the caller's live memories for one model.
  *
  * The HNSW form orders by exactly the partial index's expression (`embedding::vector(D)`) and
- * names the model, so the planner can use that index; tenant, owner/team and filter conditions
+ * names the model, so the planner can use that index; tenant, visibility and filter conditions
  * are checked on each row the index yields (iterative scan keeps it going until k rows pass).
  * The memories check is a scalar subquery on purpose: Postgres does not turn it into a join, so
  * each candidate costs one primary-key probe instead of a join against the caller's whole set.
- * The exact form gathers the candidates in a MATERIALIZED CTE through the (model_id, owner_id)
- * btree and the team index, so the ORDER BY sits above the CTE where no index can serve it.
+ * The exact form gathers the candidates in a MATERIALIZED CTE from disjoint branches, each through
+ * its own index (see visible-candidates.sql.ts), so the ORDER BY sits above the CTE where no index
+ * can serve it.
  */
 export function buildNearestQuery(
   plan: VectorPlan,
@@ -57,51 +60,41 @@ export function buildNearestQuery(
   const params = [...head, ...where.params];
   const tenant = `$${head.length + 1}`;
   const user = `$${head.length + 2}`;
-  const extra: string[] = [];
-  if (reach === 'own') extra.push(`m.owner_id = ${user}`);
+  const excluded: string[] = [];
   if (spec.excludeId !== undefined) {
     params.push(spec.excludeId);
-    extra.push(`m.id <> $${params.length}`);
+    excluded.push(`m.id <> $${params.length}`);
   }
-  const memoryWhere = [where.sql, ...extra].join(' AND ');
-  // The caller's own rows are found by the embeddings' (model_id, owner_id) index; the memory row
-  // is then only probed by primary key for liveness and the filters. Repeating the tenant and owner
-  // on the memory side would let a planner with stale statistics (a user's rows bulk-loaded since the
-  // last ANALYZE, estimated at 1) scan the owner's memories once per embedding: 9 s at 7,500 rows.
-  const ownMemoryWhere = [where.filtersSql, ...extra.filter((c) => !c.startsWith('m.owner_id'))].join(
-    ' AND ',
-  );
   const query = `$2::vector(${d})`;
   const indexed = `e.embedding::vector(${d})`;
 
   if (plan === 'hnsw') {
+    const own = reach === 'own' ? [`m.owner_id = ${user}`] : [];
     const ownerClause = reach === 'own' ? ` AND e.owner_id = ${user}` : '';
     return {
       sql: `SELECT e.memory_id, ${indexed} <=> ${query} AS distance
               FROM memory_embeddings e
              WHERE e.model_id = $1 AND e.tenant_id = ${tenant}${ownerClause}
-               AND (SELECT true FROM memories m WHERE m.id = e.memory_id AND ${memoryWhere})
+               AND (SELECT true FROM memories m WHERE m.id = e.memory_id AND ${[where.sql, ...own, ...excluded].join(' AND ')})
              ORDER BY ${indexed} <=> ${query}
              LIMIT $3`,
       params,
     };
   }
 
-  const teamBranch =
-    reach === 'visible'
-      ? `UNION ALL
-         SELECT e.memory_id, e.embedding
-           FROM memories m
-           JOIN memory_embeddings e ON e.memory_id = m.id AND e.model_id = $1
-          WHERE m.visibility = 'team' AND m.owner_id <> ${user} AND ${memoryWhere}`
-      : '';
+  const branches = embeddingBranches(
+    { reach, admin: isAdminScope(scope) },
+    {
+      model: '$1',
+      tenant,
+      user,
+      filters: [where.filtersSql, ...excluded].join(' AND '),
+      visible: [where.sql, ...excluded].join(' AND '),
+    },
+  );
   return {
     sql: `WITH candidates AS MATERIALIZED (
-            SELECT e.memory_id, e.embedding
-              FROM memory_embeddings e
-              JOIN memories m ON m.id = e.memory_id
-             WHERE e.model_id = $1 AND e.tenant_id = ${tenant} AND e.owner_id = ${user} AND ${ownMemoryWhere}
-            ${teamBranch}
+            ${branches.join('\n            UNION ALL\n            ')}
           )
           SELECT memory_id, embedding::vector(${d}) <=> ${query} AS distance
             FROM candidates
@@ -112,9 +105,8 @@ export function buildNearestQuery(
 }
 
 /**
- * Bounded count of the caller's candidate rows for a model: stops at `cap`, so sizing a large
- * user's set costs no more than the threshold. Own rows come from the (model_id, owner_id) btree;
- * teammates' team-visible memories from the partial team index on memories.
+ * Bounded count of the caller's candidate rows for a model: each branch stops at `cap`, so sizing
+ * a large caller's set costs no more than the threshold per branch (branches as in the exact plan).
  */
 export function buildCandidateCountQuery(
   reach: VectorReach,
@@ -122,15 +114,15 @@ export function buildCandidateCountQuery(
   modelId: string,
   cap: number,
 ): BuiltQuery {
-  const own = `SELECT count(*) FROM (
-      SELECT 1 FROM memory_embeddings e
-       WHERE e.model_id = $1 AND e.tenant_id = $2 AND e.owner_id = $3 LIMIT $4) o`;
-  const team = `SELECT count(*) FROM (
-      SELECT 1 FROM memories m
-       WHERE m.tenant_id = $2 AND m.visibility = 'team' AND m.deleted_at IS NULL AND m.owner_id <> $3
-       LIMIT $4) t`;
-  const sql = reach === 'own' ? `SELECT (${own})::int AS n` : `SELECT ((${own}) + (${team}))::int AS n`;
-  return { sql, params: [modelId, scope.tenantId, scope.userId, cap] };
+  const admin = reach === 'visible' && isAdminScope(scope);
+  // Only referenced parameters may be sent: an admin's count does not name the user.
+  const params = admin ? [modelId, scope.tenantId, cap] : [modelId, scope.tenantId, scope.userId, cap];
+  const branches = countBranches(
+    { reach, admin },
+    { model: '$1', tenant: '$2', user: '$3', filters: liveMemorySql('m') },
+  );
+  const counts = branches.map((branch) => `(SELECT count(*) FROM (${branch} LIMIT $${params.length}) b)`);
+  return { sql: `SELECT (${counts.join(' + ')})::int AS n`, params };
 }
 
 export interface NearDuplicateSpec {

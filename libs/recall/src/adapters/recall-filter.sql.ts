@@ -1,11 +1,12 @@
 import { type TenantScope } from '@app/persistence';
-import { liveMemorySql } from '@app/memories';
+import { liveMemorySql, visibleMemorySql } from '@app/memories';
 import type { RecallFilter } from '../domain/recall-filter';
 
 /**
- * WHERE clause (alias `m`) for the memories a caller may recall: their own live rows and the
- * team-visible rows of their tenant, narrowed by the recall filters. Parameters start at `first`
- * (the tenant id, then the user id, then the filters').
+ * WHERE clause (alias `m`) for the memories a caller may recall: the live memories of their tenant
+ * they may read (`visibleMemorySql`: own, team-visible, shared directly or by tag, every one for an
+ * admin), narrowed by the recall filters. Parameters start at `first` (the tenant id, then the user
+ * id, then the filters').
  */
 export function recallWhere(
   scope: TenantScope,
@@ -17,11 +18,7 @@ export function recallWhere(
     params.push(value);
     return `$${first + params.length - 1}`;
   };
-  const clauses = [
-    `m.tenant_id = $${first}`,
-    `(m.owner_id = $${first + 1} OR m.visibility = 'team')`,
-    liveMemorySql('m'),
-  ];
+  const clauses = [`m.tenant_id = $${first}`, visibleMemorySql('m', `$${first + 1}`), liveMemorySql('m')];
   if (filter.category !== undefined) clauses.push(`m.category = ${p(filter.category)}`);
   if (filter.tags !== undefined && filter.tags.length > 0)
     clauses.push(`m.tags && ${p(filter.tags)}::text[]`);
@@ -29,6 +26,11 @@ export function recallWhere(
   if (filter.since !== undefined) clauses.push(`m.created_at >= ${p(filter.since)}`);
   if (filter.before !== undefined) clauses.push(`m.created_at < ${p(filter.before)}`);
   // `filtersSql`: liveness and the recall filters without the tenant/visibility terms, for queries
-  // that scope the caller's rows on another table (the embeddings) and probe memories by key.
+  // that reach the caller's rows another way (an index on embeddings or shares) and probe by key.
   return { sql: clauses.join(' AND '), filtersSql: clauses.slice(2).join(' AND '), params };
+}
+
+/** Admin keys read every memory of their tenant (the transaction runner sets `app.admin` from the same scope). */
+export function isAdminScope(scope: TenantScope): boolean {
+  return scope.scopes?.includes('admin') === true;
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { liveMemorySql } from '@app/memories';
+import { liveMemorySql, visibleMemorySql } from '@app/memories';
 import { type TenantScope, type Tx } from '@app/persistence';
 
 export type StartupOrder = 'importance' | 'recency';
@@ -10,8 +10,9 @@ const ORDER_BY: Record<StartupOrder, string> = {
 };
 
 /**
- * Ids for a session's startup context: the caller's live memories (own and team-visible), in one
- * project plus the project-less ones when a project is given, ordered by importance or recency.
+ * Ids for a session's startup context: the live memories the caller may read (`visibleMemorySql`:
+ * own, team-visible, shared directly or by tag, all of the tenant's for an admin), in one project
+ * plus the project-less ones when a project is given, ordered by importance or recency.
  */
 @Injectable()
 export class StartupContextRepository {
@@ -22,7 +23,7 @@ export class StartupContextRepository {
   ): Promise<number[]> {
     const { rows } = await tx.query<{ id: string }>(
       `SELECT m.id FROM memories m
-        WHERE m.tenant_id = $1 AND (m.owner_id = $2 OR m.visibility = 'team') AND ${liveMemorySql('m')}
+        WHERE m.tenant_id = $1 AND ${visibleMemorySql('m', '$2')} AND ${liveMemorySql('m')}
           AND ($3::text IS NULL OR m.project = $3 OR m.project IS NULL)
         ORDER BY ${ORDER_BY[query.order]}
         LIMIT $4`,

@@ -1,0 +1,156 @@
+import { type VectorPlan } from '@app/recall/testing';
+import { type Principal } from '@app/tenancy';
+import { generateMemories, generateQueries } from '../corpus/memory-generator';
+import { bulkLoadMemories, withVectorIndexesRebuilt } from '../harness/bulk-loader';
+import type { RecallWiring } from '../harness/recall-wiring';
+import { createBenchKeys, createBenchTenant } from '../harness/bench-tenant';
+import { HttpRecallClient } from '../recall/http-recall';
+import { RecallFloor } from '../recall/raw-floor';
+import { RECALL_LEG_K, type TimedQuery } from '../recall/recall-latency';
+import { measureTeamRecallLatency, type TeamRecallLatency } from '../recall/team-recall-latency';
+import { measureVectorQuality, type VectorQualityResult } from '../recall/vector-quality';
+import type { LoadRow } from '../report/bench-report';
+import type { BenchContext } from './bench-context';
+import { summariseLatencies, type LatencySummary } from '../metrics';
+
+/** Members of the team; each owns 1/TEAM_USERS of its memories and reads all of them. */
+export const TEAM_USERS = 20;
+
+export interface TeamRecallRow {
+  readonly memories: number;
+  readonly users: number;
+  /** Rows one member may read (counted as the app role), i.e. what recall searches. */
+  readonly visible: number;
+  readonly load: LoadRow;
+  readonly plans: Readonly<Record<VectorPlan, number>>;
+  /**
+   * The bounded count that sizes a member's set, timed on each member's first recall (as the app
+   * role): paid once a minute per member, then remembered (LargeSetMemo), so not in the latencies.
+   */
+  readonly sizing: LatencySummary;
+  readonly latency: TeamRecallLatency;
+  readonly quality: VectorQualityResult;
+}
+
+export interface TeamRecallOptions {
+  readonly memories: number;
+  readonly wiring: RecallWiring;
+  /** The running API's base URL, for the HTTP runs. */
+  readonly apiUrl: string;
+  readonly queries: number;
+  readonly warmup: number;
+  /** Queries whose vector leg is compared with an exact scan of the ~whole team (costly each). */
+  readonly qualityQueries: number;
+}
+
+/**
+ * The other data shape: one team whose members all read one large set of team-visible memories.
+ * Loads it (in a tenant of its own, embedded by the real model, HNSW rebuilt), then times recall
+ * through the use case and through HTTP against the raw floor, and the vector leg's recall@10.
+ */
+export async function runTeamRecallPhase(
+  ctx: BenchContext,
+  options: TeamRecallOptions,
+): Promise<TeamRecallRow> {
+  const { wiring } = options;
+  const principals = await createBenchTenant(ctx.pg, { slug: 'bench-team', users: TEAM_USERS });
+  const keys = await createBenchKeys(ctx.pg, principals);
+  ctx.log(`team: loading ${options.memories} team-visible memories for ${TEAM_USERS} members`);
+  const embedder = await wiring.embedders.get(ctx.active.id);
+  const { result, rebuildMs } = await withVectorIndexesRebuilt(ctx.pg, () =>
+    bulkLoadMemories(ctx.pg, {
+      memories: generateMemories({ count: options.memories, users: TEAM_USERS, seed: 20260101 }),
+      principals,
+      embedder,
+      model: ctx.active,
+      visibility: 'team',
+    }),
+  );
+  const visible = await wiring.tx.inTenant(principals[0], async (tx) => {
+    const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);
+    return rows[0].n;
+  });
+
+  const { pairs, sizingMs } = await timedPairs(ctx, wiring, principals, options.warmup + options.queries);
+  const plans: Record<VectorPlan, number> = { exact: 0, hnsw: 0 };
+  for (const [a] of pairs.slice(options.warmup)) plans[a.plan] += 1;
+  const floor = await RecallFloor.create({
+    pg: ctx.pg,
+    model: ctx.rawModel,
+    active: ctx.active,
+    k: RECALL_LEG_K,
+    withVectorLeg: wiring.vectorLegWired,
+  });
+  ctx.log(`team: recall latency, ${options.queries} queries each through the use case and HTTP`);
+  const latency = await measureTeamRecallLatency({
+    recall: wiring.recall,
+    http: new HttpRecallClient(options.apiUrl, keys),
+    floor,
+    appRole: wiring.appRole,
+    warmup: pairs.slice(0, options.warmup),
+    queries: pairs.slice(options.warmup),
+  });
+  ctx.log(`team: vector leg recall@10 vs exact over the team (${options.qualityQueries} queries)`);
+  const quality = await measureVectorQuality({
+    queries: pairs.slice(options.warmup, options.warmup + options.qualityQueries).map(([a]) => a),
+    vectors: wiring.vectors,
+    tx: wiring.tx,
+    pg: ctx.pg,
+    model: ctx.rawModel,
+    active: ctx.active,
+    k: RECALL_LEG_K,
+  });
+  return {
+    memories: options.memories,
+    users: TEAM_USERS,
+    visible,
+    load: {
+      memories: options.memories,
+      embedMs: result.embedMs,
+      insertMs: result.insertMs,
+      indexBuildMs: rebuildMs,
+    },
+    plans,
+    sizing: summariseLatencies(sizingMs),
+    latency,
+    quality,
+  };
+}
+
+/** `count` pairs of unseen query texts, each pair from one member, with the plan the repository picks. */
+async function timedPairs(
+  ctx: BenchContext,
+  wiring: RecallWiring,
+  principals: readonly Principal[],
+  count: number,
+): Promise<{ pairs: [TimedQuery, TimedQuery][]; sizingMs: number[] }> {
+  const generated = generateQueries({
+    count: count * 2,
+    users: principals.length,
+    seed: 77,
+    exclude: ctx.usedQueries,
+  });
+  generated.forEach((q) => ctx.usedQueries.add(q.text));
+  const plans = new Map<string, VectorPlan>();
+  const sizingMs: number[] = [];
+  const timed = async (q: { owner: number; text: string }): Promise<TimedQuery> => {
+    const principal = principals[q.owner];
+    let plan = plans.get(principal.userId);
+    if (!plan) {
+      const started = performance.now();
+      plan = await wiring.tx.inTenant(principal, (tx) =>
+        wiring.vectors.choosePlan(principal, tx, 'visible', ctx.active.id),
+      );
+      sizingMs.push(performance.now() - started);
+      plans.set(principal.userId, plan);
+    }
+    return { principal, text: q.text, plan };
+  };
+  const pairs: [TimedQuery, TimedQuery][] = [];
+  for (let i = 0; i + 1 < generated.length; i += 2) {
+    const a = await timed(generated[i]);
+    // Both texts of a pair go to the same member, so the two paths search the same visible set.
+    pairs.push([a, await timed({ owner: generated[i].owner, text: generated[i + 1].text })]);
+  }
+  return { pairs, sizingMs };
+}
