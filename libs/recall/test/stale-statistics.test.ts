@@ -10,9 +10,6 @@ import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 
-/** A probe by primary key: the key itself, or the unique (id, owner_id) index shares reference. */
-const BY_KEY = /^memories_(pkey|id_owner)$/;
-
 const MODEL = 'stale-stats-100d';
 const D = 100;
 const ALICE_ROWS = 7_500;
