@@ -7,6 +7,7 @@ import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
 import { MemoryExpiry1763700000006 } from './1763700000006-memory-expiry';
 import { TeamSharing1763700000007 } from './1763700000007-team-sharing';
 import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules';
+import { Sessions1763700000011 } from './1763700000011-sessions';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   MemoryExpiry1763700000006,
   TeamSharing1763700000007,
   MemoryLinkRules1763700000010,
+  Sessions1763700000011,
 ];
