@@ -1,11 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Client as PgClient } from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamFixture } from '../support/e2e-env';
 import { client } from '../support/http-client';
 import { bearer, callTool, connectMcp } from '../support/mcp-client';
 import { startApiProcess, type ApiProcess } from '../support/processes';
+import { withDb } from '../support/superuser-db';
+import { waitFor } from '../support/wait-for';
+import { fakeGithubToken } from '../support/fake-secrets';
 
 interface SessionBody {
   id: string;
@@ -25,25 +27,16 @@ interface TimelineBody {
   events: Array<{ id: number; kind: string; payload: Record<string, unknown> }>;
 }
 
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const githubToken = () => `ghp_${[...randomBytes(36)].map((b) => ALNUM[b % ALNUM.length]).join('')}`;
-
 describe('sessions (built API, REST and MCP)', () => {
   // No REDIS_URL: the API's in-process queue runs the sessions.process job.
   const team = teamFixture({ REDIS_URL: '' });
   const repo = `r${randomUUID().slice(0, 8)}`;
   let api: ApiProcess;
-  let pg: PgClient;
 
   beforeAll(async () => {
     api = await startApiProcess(team.env);
-    pg = new PgClient({ connectionString: inject('databaseUrl') });
-    await pg.connect();
   });
-  afterAll(async () => {
-    await pg?.end();
-    await api?.stop();
-  });
+  afterAll(async () => api?.stop());
 
   const alice = () => client(api.url, team.keys.alice);
   const bob = () => client(api.url, team.keys.bob);
@@ -54,15 +47,12 @@ describe('sessions (built API, REST and MCP)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     return res.body;
   };
-  /** Waits (bounded) until the background job has processed every event of the session. */
-  const processed = async (id: string): Promise<DetailBody> => {
-    for (let i = 0; i < 100; i++) {
+  /** Waits until the background job has processed every event of the session. */
+  const processed = (id: string) =>
+    waitFor('processed events', async () => {
       const res = await alice().get<DetailBody>(`/api/sessions/${id}`);
-      if (res.body.events_processed === res.body.events_total) return res.body;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`events of session ${id} were not processed`);
-  };
+      return res.body.events_processed === res.body.events_total ? res.body : undefined;
+    });
 
   describe('a session through REST', () => {
     const id = randomUUID();
@@ -82,7 +72,7 @@ describe('sessions (built API, REST and MCP)', () => {
         status: 'active',
         created: true,
       });
-      secret = githubToken();
+      secret = fakeGithubToken();
       const events = await alice().post(`/api/sessions/${id}/events`, {
         events: [
           { kind: 'prompt', payload: { text: `use ${secret} to push` } },
@@ -117,9 +107,9 @@ describe('sessions (built API, REST and MCP)', () => {
       expect(timeline.status).toBe(200);
       expect(JSON.stringify(timeline.body)).not.toContain(secret);
       expect(timeline.body.events[0].payload.text).toMatch(/^use \[REDACTED:[a-z_-]+\] to push$/);
-      const { rows } = await pg.query(`SELECT payload::text AS p FROM session_events WHERE session_id = $1`, [
-        id,
-      ]);
+      const { rows } = await withDb((db) =>
+        db.query(`SELECT payload::text AS p FROM session_events WHERE session_id = $1`, [id]),
+      );
       expect(rows).toHaveLength(3);
       for (const row of rows as Array<{ p: string }>) expect(row.p).not.toContain(secret);
     });

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CreateMemoryUseCase } from '@app/memories';
 import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
@@ -24,9 +24,7 @@ import {
   type TestDatabase,
 } from '@app/testing';
 import { memoryWriterFor } from '../../../test/support/memory-writes';
-
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const token = () => `ghp_${[...randomBytes(36)].map((b) => ALNUM[b % ALNUM.length]).join('')}`;
+import { fakeGithubToken } from '../../../test/support/fake-secrets';
 
 /** Sessions and captured events against real Postgres with row-level security. */
 describe('sessions', () => {
@@ -232,7 +230,7 @@ describe('sessions', () => {
     });
 
     it('stores payloads and summaries with secrets redacted, never in clear', async () => {
-      const [a, b, c] = [token(), token(), token()];
+      const [a, b, c] = [fakeGithubToken(), fakeGithubToken(), fakeGithubToken()];
       await record.execute(alice, id, [
         { kind: 'prompt', payload: { text: `deploy with ${a} please` } },
         {
