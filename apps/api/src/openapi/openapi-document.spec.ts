@@ -13,6 +13,7 @@ import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
 import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
+import { SessionsController } from '../sessions/sessions.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
 import { buildOpenApiDocument } from './openapi-document';
@@ -30,6 +31,7 @@ const API_CONTROLLERS: Type[] = [
   EmbeddingsAdminController,
   SecretsAdminController,
   AuthCheckController,
+  SessionsController,
 ];
 const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
 const doc = buildOpenApiDocument(API_CONTROLLERS, mount);
@@ -60,7 +62,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(33);
+    expect(operations()).toHaveLength(39);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {
