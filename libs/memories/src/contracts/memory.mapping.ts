@@ -1,5 +1,5 @@
 import type { Memory, MemoryPatch, NewMemory } from '../domain/memory';
-import type { StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
+import type { ImportMemoryItemBody, StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
 
 /**
  * The one mapping between the memory contracts and the use cases, used by REST and MCP alike:
@@ -19,6 +19,11 @@ export function toNewMemory(body: StoreMemoryBody & { supersedes?: number }): Ne
     forceSensitive: body.force_sensitive,
     supersedes: body.supersedes,
   };
+}
+
+/** An import item keeps its original times when it has them (a re-imported export). */
+export function toImportedMemory(body: ImportMemoryItemBody): NewMemory {
+  return { ...toNewMemory(body), createdAt: body.created_at, updatedAt: body.updated_at };
 }
 
 /** Only the fields sent change; absent ones stay undefined. */

@@ -121,7 +121,40 @@ export const bulkDeleteSchema = z
   });
 export type BulkDeleteBody = z.output<typeof bulkDeleteSchema>;
 
-export const importMemoriesSchema = z.array(storeMemorySchema, {
+/**
+ * A past time kept as sent (Postgres keeps microseconds; a JS Date would round them to ms, and a
+ * re-imported export must carry the very same timestamps).
+ */
+const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)$/i;
+const pastTimestampSchema = (name: string) =>
+  z
+    .string()
+    .refine((v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)), {
+      message: `${name} must be an ISO-8601 date-time`,
+      abort: true,
+    })
+    .refine((v) => Date.parse(v) <= Date.now(), `${name} must not be in the future`);
+
+/**
+ * One import item: a store body, plus the original times when it comes from an export. Other
+ * export fields (id, is_sensitive, links, shares, deleted_at) are stripped: ids are new, content is
+ * screened again, and links/shares name rows and users of the exporting account.
+ */
+export const importMemoryItemSchema = storeMemorySchema
+  .extend({
+    created_at: pastTimestampSchema('created_at').optional(),
+    updated_at: pastTimestampSchema('updated_at').optional(),
+  })
+  .refine(
+    (m) =>
+      m.created_at === undefined ||
+      m.updated_at === undefined ||
+      Date.parse(m.updated_at) >= Date.parse(m.created_at),
+    { message: 'updated_at must not be before created_at', path: ['updated_at'] },
+  );
+export type ImportMemoryItemBody = z.output<typeof importMemoryItemSchema>;
+
+export const importMemoriesSchema = z.array(importMemoryItemSchema, {
   error: 'body must be a JSON array of memories',
 });
 

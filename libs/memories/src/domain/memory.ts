@@ -41,6 +41,10 @@ export interface NewMemory {
   readonly expiresAt?: Date;
   /** Id of a memory this one replaces: stored with a `supersedes` link to it. */
   readonly supersedes?: number;
+  /** Import only: the original creation time (ISO, kept to the microsecond). Absent: now. */
+  readonly createdAt?: string;
+  /** Import only: the original last-change time. Absent: the creation time. */
+  readonly updatedAt?: string;
 }
 
 export type MemoryPatch = Partial<
