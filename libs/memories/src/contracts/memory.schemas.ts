@@ -126,10 +126,12 @@ export type BulkDeleteBody = z.output<typeof bulkDeleteSchema>;
  * re-imported export must carry the very same timestamps).
  */
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)$/i;
+/** An ISO-8601 date-time with an offset, as Postgres and Date.parse both read it. */
+export const isIsoDateTime = (v: string): boolean => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v));
 const pastTimestampSchema = (name: string) =>
   z
     .string()
-    .refine((v) => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)), {
+    .refine(isIsoDateTime, {
       message: `${name} must be an ISO-8601 date-time`,
       abort: true,
     })

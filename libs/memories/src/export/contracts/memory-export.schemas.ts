@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { visibilitySchema } from '../../contracts/memory.schemas';
+import { isIsoDateTime, visibilitySchema } from '../../contracts/memory.schemas';
 import { LINK_TYPES } from '../../links/domain/memory-link';
 import { EXPORT_FORMATS, type ExportedMemory, type ExportInput } from '../domain/memory-export';
 
@@ -8,7 +8,7 @@ export const exportMemoriesQuerySchema = z.object({
   project: z.string().trim().min(1).max(200).optional(),
   since: z
     .string()
-    .refine((v) => !Number.isNaN(Date.parse(v)), 'since must be an ISO-8601 date-time')
+    .refine(isIsoDateTime, 'since must be an ISO-8601 date-time with an offset, e.g. 2025-01-31T12:00:00Z')
     .optional(),
   include_deleted: z
     .enum(['true', 'false'], { error: 'include_deleted must be true or false' })
