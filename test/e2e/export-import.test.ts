@@ -74,6 +74,8 @@ describe('export and exact re-import (built API process)', () => {
     expect(copy.status).toBe(200);
     expect(copy.body.map(restorable)).toEqual(original.map(restorable));
     expect(copy.body.map((m) => m.id)).not.toEqual(original.map((m) => m.id));
+    // The supersedes link between two imported memories is made again between the new rows.
+    expect(copy.body[1].links).toEqual([{ id: copy.body[0].id, link_type: 'supersedes' }]);
   });
 
   it('imports a JSON export too, and refuses an invalid item by index without storing any', async () => {

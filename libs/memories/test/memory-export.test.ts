@@ -6,6 +6,8 @@ import {
   EXPORT_BATCH,
   ExportMemoriesUseCase,
   ImportMemoriesUseCase,
+  importMemoriesSchema,
+  toImportedMemory,
   type ExportInput,
   type NewMemory,
 } from '@app/memories';
@@ -30,6 +32,12 @@ async function text(stream: Readable): Promise<string> {
   for await (const chunk of stream) out += String(chunk);
   return out;
 }
+
+/** What POST /api/memories/import does with a body: null members count as absent. */
+const asImport = (records: Record<string, unknown>[]) =>
+  importMemoriesSchema
+    .parse(records.map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== null))))
+    .map(toImportedMemory);
 
 describe('memory export', () => {
   let db: TestDatabase;
@@ -147,24 +155,20 @@ describe('memory export', () => {
     expect(await exportJson(user, { since: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
   });
 
-  it('re-imports an export with the very same times', async () => {
+  it('re-imports an export with the very same times, and its links between the imported rows', async () => {
     const source = await memberPrincipal(await createTestTenant(db, 'export-times'), 'fay');
     const target = await memberPrincipal(await createTestTenant(db, 'export-times'), 'gus');
-    await store(source, 'first thing', { tags: ['a'] });
-    await store(source, 'second thing', { project: 'p', visibility: 'private' });
+    const first = await store(source, 'first thing', { tags: ['a'] });
+    await store(source, 'second thing', { project: 'p', visibility: 'private', supersedes: first });
     const original = await exportJson(source);
-    await importMemories.execute(
-      target,
-      original.map((m) => ({
-        ...newMemory(m.content as string, { tags: m.tags as string[], project: m.project as string | null }),
-        visibility: m.visibility as 'team' | 'private',
-        createdAt: m.created_at as string,
-        updatedAt: m.updated_at as string,
-      })),
-    );
+    await importMemories.execute(target, asImport(original));
     const copy = await exportJson(target);
-    const comparable = (m: Record<string, unknown>) => ({ ...m, id: undefined });
+    const comparable = (m: Record<string, unknown>) => ({ ...m, id: undefined, links: undefined });
     expect(copy.map(comparable)).toEqual(original.map(comparable));
+    expect(copy[1].links).toEqual([{ id: copy[0].id, link_type: 'supersedes' }]);
+    // A link to a memory outside the import is dropped, not an error.
+    await importMemories.execute(target, asImport([{ ...original[1], content: 'third' }]));
+    expect((await exportJson(target))[2]).toMatchObject({ content: 'third', links: [] });
   });
 
   it('writes markdown grouped by category', async () => {

@@ -1,4 +1,4 @@
-import type { Memory, MemoryPatch, NewMemory } from '../domain/memory';
+import type { ImportedMemory, Memory, MemoryPatch, NewMemory } from '../domain/memory';
 import type { ImportMemoryItemBody, StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
 
 /**
@@ -22,8 +22,14 @@ export function toNewMemory(body: StoreMemoryBody & { supersedes?: number }): Ne
 }
 
 /** An import item keeps its original times when it has them (a re-imported export). */
-export function toImportedMemory(body: ImportMemoryItemBody): NewMemory {
-  return { ...toNewMemory(body), createdAt: body.created_at, updatedAt: body.updated_at };
+export function toImportedMemory(body: ImportMemoryItemBody): ImportedMemory {
+  return {
+    ...toNewMemory(body),
+    createdAt: body.created_at,
+    updatedAt: body.updated_at,
+    sourceId: body.id,
+    sourceLinks: body.links?.map((l) => ({ id: l.id, linkType: l.link_type })),
+  };
 }
 
 /** Only the fields sent change; absent ones stay undefined. */

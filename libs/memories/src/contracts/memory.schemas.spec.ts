@@ -45,7 +45,7 @@ describe('memory contracts', () => {
     expect(updateMemorySchema.parse({ unrelated: true })).toEqual({});
   });
 
-  it('keeps an exported item’s times as sent and strips what is only informative', () => {
+  it('keeps an exported item’s times, id and links as sent and strips the rest', () => {
     const item = {
       id: 7,
       content: 'x',
@@ -66,7 +66,12 @@ describe('memory contracts', () => {
       force_sensitive: false,
       created_at: '2025-01-02T03:04:05.123456+00:00',
       updated_at: '2025-01-03T03:04:05.000001+00:00',
+      id: 7,
+      links: [{ id: 3, link_type: 'supersedes' }],
     });
+    // Only informative: a malformed id or links list is dropped, not refused.
+    const lenient = importMemoriesSchema.parse([{ content: 'x', id: 'a', links: 'b' }])[0];
+    expect([lenient.id, lenient.links]).toEqual([undefined, undefined]);
   });
 
   it('refuses import times in the future, unparseable, or an update before the creation', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LINK_TYPES } from '../links/domain/memory-link';
 
 /**
  * Wire contracts shared by REST, MCP and jobs (seed-compatible: claude-memory-mcp's server).
@@ -125,6 +126,10 @@ export type BulkDeleteBody = z.output<typeof bulkDeleteSchema>;
  * A past time kept as sent (Postgres keeps microseconds; a JS Date would round them to ms, and a
  * re-imported export must carry the very same timestamps).
  */
+/** An optional field that is dropped, not refused, when malformed. */
+const informative = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((v) => (schema.safeParse(v).success ? v : undefined), schema.optional());
+
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)$/i;
 /** An ISO-8601 date-time with an offset, as Postgres and Date.parse both read it. */
 export const isIsoDateTime = (v: string): boolean => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v));
@@ -138,14 +143,20 @@ const pastTimestampSchema = (name: string) =>
     .refine((v) => Date.parse(v) <= Date.now(), `${name} must not be in the future`);
 
 /**
- * One import item: a store body, plus the original times when it comes from an export. Other
- * export fields (id, is_sensitive, links, shares, deleted_at) are stripped: ids are new, content is
- * screened again, and links/shares name rows and users of the exporting account.
+ * One import item: a store body, plus the original times when it comes from an export, and its id
+ * and links there (links between memories of the same import are made again). Other export fields
+ * (is_sensitive, shares, deleted_at) are stripped: content is screened again, shares name users of
+ * the exporting account.
  */
 export const importMemoryItemSchema = storeMemorySchema
   .extend({
     created_at: pastTimestampSchema('created_at').optional(),
     updated_at: pastTimestampSchema('updated_at').optional(),
+    // Informative: used to remake links between memories of the same import; malformed → ignored.
+    id: informative(z.number().int().positive()),
+    links: informative(
+      z.array(z.object({ id: z.number().int().positive(), link_type: z.enum(LINK_TYPES) })).max(100),
+    ),
   })
   .refine(
     (m) =>

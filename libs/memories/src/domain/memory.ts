@@ -1,3 +1,5 @@
+import type { LinkType } from '../links/domain/memory-link';
+
 /**
  * `team`: every user of the tenant reads it; `private`: its owner, the users it is shared with
  * (directly or by tag) and admins.
@@ -45,6 +47,15 @@ export interface NewMemory {
   readonly createdAt?: string;
   /** Import only: the original last-change time. Absent: the creation time. */
   readonly updatedAt?: string;
+}
+
+/**
+ * A memory being imported: when it comes from an export, its id there and its outgoing links, so
+ * links between memories of the same import are made again between the new rows.
+ */
+export interface ImportedMemory extends NewMemory {
+  readonly sourceId?: number;
+  readonly sourceLinks?: readonly { readonly id: number; readonly linkType: LinkType }[];
 }
 
 export type MemoryPatch = Partial<
