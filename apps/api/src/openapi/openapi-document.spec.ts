@@ -8,6 +8,7 @@ import { SecretsAdminController } from '../admin/secrets-admin.controller';
 import { AuthCheckController } from '../auth/auth-check.controller';
 import { API_PREFIX, UNPREFIXED_PATHS } from '../http/configure-http';
 import { MemoriesController } from '../memories/memories.controller';
+import { MemoryExportController } from '../memories/memory-export.controller';
 import { MemoryLinksController } from '../memories/memory-links.controller';
 import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
@@ -27,6 +28,7 @@ const API_CONTROLLERS: Type[] = [
   MemorySecretsController,
   MemorySharesController,
   MemorySyncController,
+  MemoryExportController,
   AdminController,
   EmbeddingsAdminController,
   SecretsAdminController,
@@ -62,7 +64,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(39);
+    expect(operations()).toHaveLength(40);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {
