@@ -37,32 +37,40 @@ export class RecallTextIndex1763700000009 implements MigrationInterface {
       DECLARE
         v_tenant uuid := app_tenant_id();
         v_user uuid := app_user_id();
-        v_admin boolean := app_is_admin();
       BEGIN
         IF v_tenant IS NULL OR v_user IS NULL OR p_query IS NULL OR numnode(p_query) = 0 OR NOT (p_limit > 0) THEN
           RETURN;
         END IF;
-        -- Planned with the values of this call: the branches v_admin rules out are dropped.
+        IF app_is_admin() THEN
+          RETURN QUERY
+            SELECT m.id, ts_rank_cd(m.search_vector, p_query, 1)
+              FROM memories m
+             WHERE m.tenant_id = v_tenant AND m.search_vector @@ p_query
+               AND m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > now())
+               AND (p_category IS NULL OR m.category = p_category) AND (p_tags IS NULL OR m.tags && p_tags)
+               AND (p_project IS NULL OR m.project = p_project)
+               AND (p_since IS NULL OR m.created_at >= p_since) AND (p_before IS NULL OR m.created_at < p_before)
+             ORDER BY 2 DESC, 1 DESC
+             LIMIT p_limit;
+          RETURN;
+        END IF;
         RETURN QUERY
           WITH visible AS (
             SELECT m.* FROM memories m
-             WHERE v_admin AND m.tenant_id = v_tenant AND m.search_vector @@ p_query
+             WHERE m.owner_id = v_user AND m.tenant_id = v_tenant AND m.search_vector @@ p_query
             UNION ALL
             SELECT m.* FROM memories m
-             WHERE NOT v_admin AND m.owner_id = v_user AND m.tenant_id = v_tenant AND m.search_vector @@ p_query
-            UNION ALL
-            SELECT m.* FROM memories m
-             WHERE NOT v_admin AND m.tenant_id = v_tenant AND m.visibility = 'team' AND m.owner_id <> v_user
+             WHERE m.tenant_id = v_tenant AND m.visibility = 'team' AND m.owner_id <> v_user
                AND m.search_vector @@ p_query
             UNION ALL
             -- Shares never name the owner as recipient, so these rows are nobody's own.
             SELECT m.* FROM memory_shares s JOIN memories m ON m.id = s.memory_id
-             WHERE NOT v_admin AND s.shared_with = v_user AND m.tenant_id = v_tenant AND m.visibility <> 'team'
+             WHERE s.shared_with = v_user AND m.tenant_id = v_tenant AND m.visibility <> 'team'
                AND m.search_vector @@ p_query
             UNION ALL
             -- One row per memory: the rule with its smallest matching tag, none if shared directly.
             SELECT m.* FROM tag_shares t JOIN memories m ON m.owner_id = t.owner_id AND m.tags @> ARRAY[t.tag]
-             WHERE NOT v_admin AND t.shared_with = v_user AND m.tenant_id = v_tenant AND m.visibility <> 'team'
+             WHERE t.shared_with = v_user AND m.tenant_id = v_tenant AND m.visibility <> 'team'
                AND m.search_vector @@ p_query
                AND NOT EXISTS (SELECT 1 FROM tag_shares o
                                 WHERE o.owner_id = t.owner_id AND o.shared_with = v_user
