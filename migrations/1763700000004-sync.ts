@@ -60,7 +60,43 @@ export class Sync1763700000004 implements MigrationInterface {
         SELECT owner_id, min(tenant_id::text)::uuid, max(change_seq) FROM memories GROUP BY owner_id;
     `);
 
+    await q.query(PER_USER_SEQUENCE_SQL);
+
+    for (const table of ['sync_state', 'memory_tombstones', 'server_secrets']) {
+      await q.query(`ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`);
+      await q.query(`ALTER TABLE ${table} FORCE ROW LEVEL SECURITY`);
+      await q.query(`
+        DO $$ BEGIN
+          EXECUTE format('CREATE POLICY system_access ON ${table} FOR ALL TO %I USING (app_is_system()) WITH CHECK (app_is_system())', current_user);
+        END $$`);
+    }
+
+    // memory_app reads its own sync rows; only the trigger functions (as owner) write them.
     await q.query(`
+      CREATE POLICY own_read ON sync_state FOR SELECT TO memory_app
+        USING (tenant_id = app_tenant_id() AND user_id = app_user_id());
+      CREATE POLICY own_read ON memory_tombstones FOR SELECT TO memory_app
+        USING (tenant_id = app_tenant_id() AND owner_id = app_user_id());
+      GRANT SELECT ON sync_state, memory_tombstones TO memory_app;
+    `);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`
+      DROP TRIGGER IF EXISTS memories_tombstone ON memories;
+      DROP TRIGGER IF EXISTS memories_change_seq ON memories;
+      DROP FUNCTION IF EXISTS memories_record_tombstone(), memories_assign_change_seq(), sync_next_seq(uuid, uuid);
+      DROP INDEX IF EXISTS memories_deleted_at;
+      DROP TABLE IF EXISTS server_secrets, memory_tombstones, sync_state;
+    `);
+  }
+}
+
+/**
+ * The per-user sequence's functions and triggers (see below); migration 1763700000008 replaces them
+ * and restores them from here when it is undone.
+ */
+export const PER_USER_SEQUENCE_SQL = `
       CREATE FUNCTION sync_next_seq(p_user uuid, p_tenant uuid) RETURNS bigint
         LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
       AS $$
@@ -117,34 +153,4 @@ export class Sync1763700000004 implements MigrationInterface {
         FOR EACH ROW EXECUTE FUNCTION memories_assign_change_seq();
       CREATE TRIGGER memories_tombstone AFTER DELETE ON memories
         FOR EACH ROW EXECUTE FUNCTION memories_record_tombstone();
-    `);
-
-    for (const table of ['sync_state', 'memory_tombstones', 'server_secrets']) {
-      await q.query(`ALTER TABLE ${table} ENABLE ROW LEVEL SECURITY`);
-      await q.query(`ALTER TABLE ${table} FORCE ROW LEVEL SECURITY`);
-      await q.query(`
-        DO $$ BEGIN
-          EXECUTE format('CREATE POLICY system_access ON ${table} FOR ALL TO %I USING (app_is_system()) WITH CHECK (app_is_system())', current_user);
-        END $$`);
-    }
-
-    // memory_app reads its own sync rows; only the trigger functions (as owner) write them.
-    await q.query(`
-      CREATE POLICY own_read ON sync_state FOR SELECT TO memory_app
-        USING (tenant_id = app_tenant_id() AND user_id = app_user_id());
-      CREATE POLICY own_read ON memory_tombstones FOR SELECT TO memory_app
-        USING (tenant_id = app_tenant_id() AND owner_id = app_user_id());
-      GRANT SELECT ON sync_state, memory_tombstones TO memory_app;
-    `);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`
-      DROP TRIGGER IF EXISTS memories_tombstone ON memories;
-      DROP TRIGGER IF EXISTS memories_change_seq ON memories;
-      DROP FUNCTION IF EXISTS memories_record_tombstone(), memories_assign_change_seq(), sync_next_seq(uuid, uuid);
-      DROP INDEX IF EXISTS memories_deleted_at;
-      DROP TABLE IF EXISTS server_secrets, memory_tombstones, sync_state;
-    `);
-  }
-}
+`;

@@ -6,7 +6,9 @@ import { Sync1763700000004 } from './1763700000004-sync';
 import { SecretMemories1763700000005 } from './1763700000005-secret-memories';
 import { MemoryExpiry1763700000006 } from './1763700000006-memory-expiry';
 import { TeamSharing1763700000007 } from './1763700000007-team-sharing';
+import { TeamSync1763700000008 } from './1763700000008-team-sync';
 import { RecallTextIndex1763700000009 } from './1763700000009-recall-text-index';
+import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -18,5 +20,7 @@ export const MIGRATIONS = [
   SecretMemories1763700000005,
   MemoryExpiry1763700000006,
   TeamSharing1763700000007,
+  TeamSync1763700000008,
   RecallTextIndex1763700000009,
+  MemoryLinkRules1763700000010,
 ];

@@ -5,8 +5,8 @@ import { type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type VectorRecall } from '@app/recall';
-import { MemoryRepository } from '@app/memories/testing';
-import { MemoryTextSearchRepository } from '@app/recall/testing';
+import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { embedderProviderFactory } from '@app/embeddings/testing';
@@ -53,11 +53,13 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
   const vectorLegWired = vectorRecall !== null;
   if (!recall) {
     notes.push('RecallMemoriesUseCase is not provided by the app yet: built here with the text leg only.');
+    const memories = new MemoryRepository();
     recall = new RecallMemoriesUseCase(
       tx,
-      new MemoryRepository(),
+      memories,
       new MemoryTextSearchRepository(),
       NO_VECTOR_LEG,
+      new RecallLinks(memories, new MemoryLinkRepository()),
     );
   }
   let vectors = optional<MemoryVectorRepository>(app, MemoryVectorRepository);

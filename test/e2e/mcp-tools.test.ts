@@ -22,6 +22,16 @@ const TOOLS = [
   'memory_count',
   'startup_context',
   'secret_get',
+  'memory_share',
+  'memory_unshare',
+  'memory_share_tag',
+  'memory_unshare_tag',
+  'memory_shared_with_me',
+  'memory_my_shares',
+  'memory_promote',
+  'memory_correct',
+  'memory_link',
+  'memory_unlink',
 ];
 
 describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {

@@ -97,6 +97,7 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
       visibility: 'private',
       expires_at: null,
       owner: 'alice',
+      shared_by: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
       updated_at: expect.any(String),
     });

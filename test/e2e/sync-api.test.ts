@@ -1,11 +1,18 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client as PgClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { teamFixture } from '../support/e2e-env';
 import { client } from '../support/http-client';
 import { startApiProcess, type ApiProcess } from '../support/processes';
+import { settleSync } from '../support/sync-settle';
 
-type Synced = { id: number; content: string; deleted_at: string | null; expanded_keywords: string };
+type Synced = {
+  id: number;
+  content: string;
+  owner: string;
+  visibility: string;
+  deleted_at: string | null;
+  expanded_keywords: string;
+};
 type Page = {
   memories: Synced[];
   tombstones: Array<{ id: number; deleted_at: string }>;
@@ -18,18 +25,25 @@ type Failure = { code: string; detail: string };
 
 describe('sync API through two built API processes (real Postgres + Redis)', () => {
   const team = teamFixture({ SYNC_PAGE_DEFAULT: '2', SYNC_PAGE_MAX: '3' });
+  // Only there to bootstrap a user (alice) in another tenant of the same database.
+  const other = teamFixture({ REDIS_URL: '' });
   let one: ApiProcess;
   let two: ApiProcess;
+  let elsewhere: ApiProcess;
   let db: PgClient;
 
   beforeAll(async () => {
-    [one, two] = await Promise.all([startApiProcess(team.env), startApiProcess(team.env)]);
+    [one, two, elsewhere] = await Promise.all([
+      startApiProcess(team.env),
+      startApiProcess(team.env),
+      startApiProcess(other.env),
+    ]);
     db = new PgClient({ connectionString: inject('databaseUrl') });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await Promise.all([one?.stop(), two?.stop()]);
+    await Promise.all([one?.stop(), two?.stop(), elsewhere?.stop()]);
   });
 
   const as = (api: ApiProcess, who: 'alice' | 'bob') => client(api.url, team.keys[who]);
@@ -39,14 +53,16 @@ describe('sync API through two built API processes (real Postgres + Redis)', () 
     return res.body.id;
   };
   /** Follows cursors to the end on `api`; returns ids in arrival order and the final cursor. */
-  const pull = async (api: ApiProcess, cursor: string) => {
+  const pull = async (api: ApiProcess, cursor: string, who: 'alice' | 'bob' = 'alice') => {
     const ids: number[] = [];
+    const tombstones: number[] = [];
     for (;;) {
-      const res = await as(api, 'alice').get<Page>(`/api/memories/sync?cursor=${encodeURIComponent(cursor)}`);
+      const res = await as(api, who).get<Page>(`/api/memories/sync?cursor=${encodeURIComponent(cursor)}`);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       ids.push(...res.body.memories.map((m) => m.id));
+      tombstones.push(...res.body.tombstones.map((t) => t.id));
       cursor = res.body.next_cursor;
-      if (!res.body.has_more) return { ids, cursor };
+      if (!res.body.has_more) return { ids, tombstones, cursor, memories: res.body.memories };
     }
   };
 
@@ -64,6 +80,7 @@ describe('sync API through two built API processes (real Postgres + Redis)', () 
 
     const later = await store(two, `later ${Date.now()}`);
     await as(two, 'alice').delete(`/api/memories/${kept}`);
+    await settleSync();
     const res = await as(one, 'alice').get<Page>(
       `/api/memories/sync?cursor=${encodeURIComponent(seed.body.next_cursor)}`,
     );
@@ -105,13 +122,15 @@ describe('sync API through two built API processes (real Postgres + Redis)', () 
       [rows[0].tenant_id, rows[0].id],
     );
     const a = Number(held.rows[0].id);
-    const bWrite = store(two, `B while A open ${Date.now()}`); // waits on A's sequence lock
-    await sleep(300);
+    // B is not held up by A: one user's writes never queue behind each other…
+    const b = await store(two, `B while A open ${Date.now()}`);
+    // …but the feed holds B back while A, which began first, may still commit below it.
     const during = await pull(one, cursor);
     expect(during.ids).not.toContain(a);
+    expect(during.ids).not.toContain(b);
     cursor = during.cursor;
     await db.query('COMMIT');
-    const b = await bWrite;
+    await settleSync();
     const after = await pull(one, cursor);
     expect(after.ids).toEqual([a, b]);
   });
@@ -138,5 +157,54 @@ describe('sync API through two built API processes (real Postgres + Redis)', () 
     const future = await as(two, 'alice').get<Seed>('/api/memories/sync?since=9999-01-01T00:00:00Z');
     expect([future.status, future.body.memories]).toEqual([200, []]);
     expect(future.body.next_cursor).toMatch(/^[\w-]+\.[\w-]+$/);
+  });
+
+  it("follows what bob can see: alice's team memory, a memory shared with him, and tombstones when they go", async () => {
+    const bobSeed = await as(one, 'bob').get<Seed>('/api/memories/sync');
+    expect(bobSeed.status).toBe(200);
+    let cursor = bobSeed.body.next_cursor;
+    await settleSync();
+    cursor = (await pull(two, cursor, 'bob')).cursor;
+
+    const teamRes = await as(one, 'alice').post<{ id: number }>('/api/memories', {
+      content: `alice team ${Date.now()}`,
+      visibility: 'team',
+    });
+    const privateId = await store(two, `alice private ${Date.now()}`);
+    await settleSync();
+    let seen = await pull(two, cursor, 'bob');
+    expect(seen.ids).toEqual([teamRes.body.id]);
+    expect(seen.memories[0]).toMatchObject({ owner: 'alice', visibility: 'team' });
+    cursor = seen.cursor;
+
+    // Sharing is a row in memory_shares (the sharing routes write exactly this).
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT u.id FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE t.slug = $1 AND u.username = 'bob'`,
+      [team.tenant],
+    );
+    await db.query(
+      `INSERT INTO memory_shares (memory_id, owner_id, shared_with, tenant_id, permission)
+       SELECT id, owner_id, $2, tenant_id, 'read' FROM memories WHERE id = $1`,
+      [privateId, rows[0].id],
+    );
+    await settleSync();
+    seen = await pull(one, cursor, 'bob');
+    expect([seen.ids, seen.tombstones]).toEqual([[privateId], []]);
+    cursor = seen.cursor;
+
+    expect(
+      (await as(two, 'alice').put(`/api/memories/${teamRes.body.id}`, { visibility: 'private' })).status,
+    ).toBe(200);
+    await db.query(`DELETE FROM memory_shares WHERE memory_id = $1`, [privateId]);
+    await settleSync();
+    seen = await pull(two, cursor, 'bob');
+    expect([seen.ids, seen.tombstones.sort()]).toEqual([[], [teamRes.body.id, privateId].sort()]);
+
+    // A user of another tenant hears of none of it, not even from the beginning.
+    const fresh = await client(elsewhere.url, other.keys.alice).get<Page>('/api/memories/sync?limit=100');
+    expect(fresh.status).toBe(200);
+    const named = [...fresh.body.memories.map((m) => m.id), ...fresh.body.tombstones.map((t) => t.id)];
+    expect(named).not.toContain(teamRes.body.id);
+    expect(named).not.toContain(privateId);
   });
 });

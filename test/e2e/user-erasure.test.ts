@@ -15,15 +15,20 @@ const remaining = (userId: string) =>
       ['memories', 'owner_id'],
       ['memory_embeddings', 'owner_id'],
       ['memory_index_state', 'owner_id'],
-      ['memory_tombstones', 'owner_id'],
+      ['sync_audience_changes', 'user_id'],
       ['idempotency_keys', 'user_id'],
       ['secret_cleanup', 'owner_id'],
+      ['memory_shares', 'owner_id'],
+      ['memory_shares', 'shared_with'],
+      ['tag_shares', 'owner_id'],
+      ['tag_shares', 'shared_with'],
+      ['memory_links', 'created_by'],
     ]) {
       const { rows } = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`,
         [userId],
       );
-      counts[table] = rows[0].n;
+      counts[table] = (counts[table] ?? 0) + rows[0].n;
     }
     const { rows } = await db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM outbox WHERE dispatched_at IS NULL AND payload->>'userId' = $1`,
@@ -70,6 +75,16 @@ describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
     await alice.delete(`/api/memories/${purged.body.id}`);
     await alice.delete(`/api/memories/${purged.body.id}/purge`);
     const bobs = await bob.post<{ id: number }>('/api/memories', { content: `bob keeps this ${marker}` });
+    // Shares both ways: of her memories, by tag, and bob's with her.
+    expect((await alice.post(`/api/memories/${plain.body.id}/share`, { shared_with: 'bob' })).status).toBe(
+      200,
+    );
+    expect((await alice.post('/api/memories/share-tag', { tag: 'ops', shared_with: 'bob' })).status).toBe(
+      200,
+    );
+    expect((await bob.post(`/api/memories/${bobs.body.id}/share`, { shared_with: 'alice' })).status).toBe(
+      200,
+    );
     const users = await client(api.url, team.keys.admin).get<{ users: { id: string; username: string }[] }>(
       '/api/admin/users',
     );
@@ -98,6 +113,7 @@ describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
       memories: 3,
       embeddings: expect.any(Number),
       tombstones: expect.any(Number),
+      shares: 3,
       idempotency_keys: 1,
       vault_secrets: 1,
       vault_secrets_deleted: 1,
@@ -108,9 +124,12 @@ describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
       memories: 0,
       memory_embeddings: 0,
       memory_index_state: 0,
-      memory_tombstones: 0,
+      sync_audience_changes: 0,
       idempotency_keys: 0,
       secret_cleanup: 0,
+      memory_shares: 0,
+      tag_shares: 0,
+      memory_links: 0,
       outbox: 0,
     });
     expect(vault.kv.readMetadata(ref).status).toBe(404);

@@ -3,7 +3,7 @@ import { OutboxWriter } from '@app/jobs';
 import { MemoryRepository } from '@app/memories/testing';
 import { SecretCleanupRepository } from '@app/memories/testing';
 import { type MemoryDefaults, type MemoryLimits } from '@app/memories';
-import { MemoryWriter } from '@app/memories/testing';
+import { MemoryLinkRepository, MemoryLinkWriter, MemoryWriter } from '@app/memories/testing';
 import { SecretScreen } from '@app/memories/testing';
 import { SecretStaging } from '@app/memories/testing';
 import { UpdateMemoryUseCase } from '@app/memories';
@@ -29,6 +29,7 @@ export function memoryWriterFor(
     new SecretScreen(new SecretDetector()),
     new SecretStaging(store, tx, repo, new SecretCleanupRepository()),
     defaults,
+    new MemoryLinkWriter(new MemoryLinkRepository(), new AuditWriter()),
   );
 }
 

@@ -13,8 +13,8 @@ import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { MemoryEmbeddingRepository } from '@app/embeddings/testing';
 import { MemoryTextSearchRepository } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
-import { MemoryRepository } from '@app/memories/testing';
-import { VectorRecallAdapter } from '@app/recall/testing';
+import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import { RecallLinks, VectorRecallAdapter } from '@app/recall/testing';
 import { RunReindexUseCase } from '@app/embeddings';
 import { StartReindexUseCase } from '@app/embeddings';
 import { EmbeddingErrorCode } from '@app/embeddings';
@@ -60,6 +60,7 @@ describe('reindex to another embedding model', () => {
         ),
         new MemoryVectorRepository({ exactScanMaxRows: 20_000 }),
       ),
+      new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
     );
   /** Vector-only recall of one of alice's notes by its own text: the note itself must come first. */
   const recallNote = async (n: number, recall = recallUseCase()): Promise<RecalledMemory> => {

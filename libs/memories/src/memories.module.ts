@@ -22,6 +22,12 @@ import { PurgeMemoryUseCase } from './application/purge-memory.use-case';
 import { RestoreMemoryUseCase } from './application/restore-memory.use-case';
 import { UpdateMemoryUseCase } from './application/update-memory.use-case';
 import { MemoryLookup } from './ports/memory-lookup.port';
+import { MemoryLinkRepository } from './links/adapters/memory-link.repository';
+import { CreateMemoryLinkUseCase } from './links/application/create-memory-link.use-case';
+import { DeleteMemoryLinkUseCase } from './links/application/delete-memory-link.use-case';
+import { GetMemoryLinksUseCase } from './links/application/get-memory-links.use-case';
+import { MemoryLinkWriter } from './links/application/memory-link-writer';
+import { MemoryLinkLookup } from './links/ports/memory-link-lookup.port';
 import { SecretBatchRepository } from './secret-memories/adapters/secret-batch.repository';
 import { SecretCleanupRepository } from './secret-memories/adapters/secret-cleanup.repository';
 import { MigrateOwnSecretsUseCase } from './secret-memories/application/migrate-own-secrets.use-case';
@@ -35,6 +41,12 @@ import { SecretScreen } from './secret-memories/application/secret-screen';
 import { SecretStaging } from './secret-memories/application/secret-staging';
 import { StartSecretMigrationUseCase } from './secret-memories/application/start-secret-migration.use-case';
 import { SweepSecretsUseCase } from './secret-memories/application/sweep-secrets.use-case';
+import { ShareRepository } from './sharing/adapters/share.repository';
+import { ListMySharesUseCase, ListSharedWithMeUseCase } from './sharing/application/list-shares.use-case';
+import { ShareMemoryUseCase } from './sharing/application/share-memory.use-case';
+import { ShareTagUseCase } from './sharing/application/share-tag.use-case';
+import { UnshareMemoryUseCase } from './sharing/application/unshare-memory.use-case';
+import { UnshareTagUseCase } from './sharing/application/unshare-tag.use-case';
 
 const USE_CASES = [
   CreateMemoryUseCase,
@@ -51,6 +63,17 @@ const USE_CASES = [
   EraseUserDataUseCase,
 ];
 
+const SHARING_USE_CASES = [
+  ShareMemoryUseCase,
+  UnshareMemoryUseCase,
+  ShareTagUseCase,
+  UnshareTagUseCase,
+  ListSharedWithMeUseCase,
+  ListMySharesUseCase,
+];
+
+const LINK_USE_CASES = [CreateMemoryLinkUseCase, DeleteMemoryLinkUseCase, GetMemoryLinksUseCase];
+
 const SECRET_MEMORY_USE_CASES = [
   RevealSecretUseCase,
   MigrateOwnSecretsUseCase,
@@ -60,9 +83,11 @@ const SECRET_MEMORY_USE_CASES = [
 ];
 
 /**
- * The memory aggregate: its use cases, the one write path (MemoryWriter) and the secret-memories
- * sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs declared with
- * @HandlesJob). Exports the use cases and the MemoryLookup port other contexts read through.
+ * The memory aggregate: its use cases, the one write path (MemoryWriter), the sharing sub-context
+ * (memory and tag shares), the links sub-context (typed edges between memories) and the
+ * secret-memories sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs
+ * declared with @HandlesJob). Exports the use cases and the MemoryLookup and MemoryLinkLookup
+ * ports other contexts read through.
  * Needs the global PersistenceModule and ConfigModule.
  */
 @Module({
@@ -74,6 +99,9 @@ const SECRET_MEMORY_USE_CASES = [
     UserDataRepository,
     IdempotencyRepository,
     MemoryWriter,
+    MemoryLinkRepository,
+    { provide: MemoryLinkLookup, useExisting: MemoryLinkRepository },
+    MemoryLinkWriter,
     SecretScreen,
     SecretStaging,
     SecretCleanupRepository,
@@ -86,9 +114,20 @@ const SECRET_MEMORY_USE_CASES = [
     },
     { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
     { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
+    ShareRepository,
     ...USE_CASES,
+    ...SHARING_USE_CASES,
+    ...LINK_USE_CASES,
     ...SECRET_MEMORY_USE_CASES,
   ],
-  exports: [MemoryLookup, MEMORY_LIMITS, ...USE_CASES, ...SECRET_MEMORY_USE_CASES],
+  exports: [
+    MemoryLookup,
+    MemoryLinkLookup,
+    MEMORY_LIMITS,
+    ...USE_CASES,
+    ...SHARING_USE_CASES,
+    ...LINK_USE_CASES,
+    ...SECRET_MEMORY_USE_CASES,
+  ],
 })
 export class MemoriesModule {}

@@ -11,3 +11,5 @@ export { SecretCleanupRepository } from './secret-memories/adapters/secret-clean
 export { SecretScreen } from './secret-memories/application/secret-screen';
 export { SecretStaging } from './secret-memories/application/secret-staging';
 export { UserDataRepository } from './adapters/user-data.repository';
+export { MemoryLinkRepository } from './links/adapters/memory-link.repository';
+export { MemoryLinkWriter } from './links/application/memory-link-writer';

@@ -14,6 +14,9 @@ const TENANT_TABLES = [
   'embedding_models',
   'memory_embeddings',
   'jobs',
+  'memory_shares',
+  'tag_shares',
+  'memory_links',
 ];
 
 describe('row-level security', () => {

@@ -7,6 +7,7 @@ import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
 import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
+import { RecallLinks } from './application/recall-links';
 import { RecallMemoriesUseCase } from './application/recall-memories.use-case';
 import { VECTOR_RECALL } from './ports/vector-recall.port';
 
@@ -29,6 +30,7 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
     MemoryVectorRepository,
     VectorRecallAdapter,
     { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },
+    RecallLinks,
     ...USE_CASES,
   ],
   exports: USE_CASES,

@@ -7,3 +7,4 @@ export { MemoryTextSearchRepository } from './adapters/memory-text-search.reposi
 export * from './adapters/memory-vector.repository';
 export * from './adapters/memory-vector.sql';
 export { VectorRecallAdapter } from './adapters/vector-recall.adapter';
+export { RecallLinks } from './application/recall-links';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { RecallMemoriesUseCase, type VectorRecall } from '@app/recall';
-import { MemoryTextSearchRepository, MemoryVectorRepository } from '@app/recall/testing';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryTextSearchRepository, MemoryVectorRepository, RecallLinks } from '@app/recall/testing';
+import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
 import { type TenantScope } from '@app/persistence';
 import { ALL_SCOPES, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
@@ -178,7 +178,13 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
       search: (scope, tx, query, input) =>
         exact.search(scope, tx, { ...query, k: input.k, filters: input.filter }),
     };
-    const recall = new RecallMemoriesUseCase(db.tx, new MemoryRepository(), text, vectors);
+    const recall = new RecallMemoriesUseCase(
+      db.tx,
+      new MemoryRepository(),
+      text,
+      vectors,
+      new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
+    );
     for (const [who, scope] of Object.entries(callers())) {
       const principal: Principal = {
         ...scope,

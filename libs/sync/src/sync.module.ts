@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { MemorySyncRepository } from './adapters/memory-sync.repository';
+import { SyncFeedRepository } from './adapters/sync-feed.repository';
 import { SyncRetentionRepository } from './adapters/sync-retention.repository';
 import { SyncCursorCodecProvider } from './application/sync-cursor-codec.provider';
 import { SyncMemoryChangesUseCase } from './application/sync-memory-changes.use-case';
@@ -17,6 +18,7 @@ const USE_CASES = [SyncMemoryChangesUseCase, SyncSeedDumpUseCase, SyncPurgeTombs
 @Module({
   providers: [
     MemorySyncRepository,
+    SyncFeedRepository,
     SyncRetentionRepository,
     SyncCursorCodecProvider,
     {

@@ -3,5 +3,6 @@
  * Production code imports only the index (lint enforces both).
  */
 export { MemorySyncRepository } from './adapters/memory-sync.repository';
+export { SyncFeedRepository } from './adapters/sync-feed.repository';
 export { SyncRetentionRepository } from './adapters/sync-retention.repository';
 export { SyncCursorCodecProvider } from './application/sync-cursor-codec.provider';

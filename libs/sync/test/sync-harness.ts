@@ -6,11 +6,15 @@ import {
   SyncMemoryChangesUseCase,
   SyncPurgeTombstonesUseCase,
   SyncSeedDumpUseCase,
+  type SyncedMemory,
   type SyncSettings,
 } from '@app/sync';
-import { MemorySyncRepository } from '@app/sync/testing';
-import { SyncRetentionRepository } from '@app/sync/testing';
-import { SyncCursorCodecProvider } from '@app/sync/testing';
+import {
+  MemorySyncRepository,
+  SyncCursorCodecProvider,
+  SyncFeedRepository,
+  SyncRetentionRepository,
+} from '@app/sync/testing';
 import { ServerSecretRepository, type TenantScope } from '@app/persistence';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { type TestDatabase, type TestTenant } from '@app/testing';
@@ -26,11 +30,10 @@ export const SYNC_SETTINGS_FOR_TESTS: SyncSettings = {
 export function syncUseCases(db: TestDatabase, settings: SyncSettings = SYNC_SETTINGS_FOR_TESTS) {
   const config: Pick<AppConfig, 'sync'> = { sync: { cursorSecret: undefined, ...settings } };
   const codecs = new SyncCursorCodecProvider(config, db.tx, new ServerSecretRepository());
-  const repository = new MemorySyncRepository();
   return {
     codecs,
-    changes: new SyncMemoryChangesUseCase(db.tx, repository, codecs, settings),
-    seed: new SyncSeedDumpUseCase(db.tx, repository, codecs, settings),
+    changes: new SyncMemoryChangesUseCase(db.tx, new SyncFeedRepository(), codecs, settings),
+    seed: new SyncSeedDumpUseCase(db.tx, new MemorySyncRepository(), codecs, settings),
     retention: new SyncPurgeTombstonesUseCase(db.tx, new SyncRetentionRepository(), settings),
   };
 }
@@ -45,6 +48,34 @@ export async function principalIn(
     keyId: randomUUID(),
     scopes: MEMBER_SCOPES,
   };
+}
+
+/** The same user through an admin key (reads and changes the whole tenant). */
+export function asAdmin(principal: Principal): Principal {
+  return { ...principal, keyId: randomUUID(), scopes: [...MEMBER_SCOPES, 'admin'] };
+}
+
+/**
+ * Waits until every transaction that began before the call has finished, so the next sync read
+ * returns everything committed so far. The feed only hands out changes of finished transactions,
+ * and any transaction of this database (another test's) may hold that back a moment.
+ */
+export async function settle(db: TestDatabase): Promise<void> {
+  const mark = await db.tx.asSystem(async (tx) => {
+    const { rows } = await tx.query<{ xid: string }>(`SELECT pg_current_xact_id()::text AS xid`);
+    return rows[0].xid;
+  });
+  for (let i = 0; ; i += 1) {
+    const done = await db.tx.asSystem(async (tx) => {
+      const { rows } = await tx.query<{ done: boolean }>(`SELECT sync_horizon() > $1::bigint AS done`, [
+        mark,
+      ]);
+      return rows[0].done;
+    });
+    if (done) return;
+    if (i > 3000) throw new Error(`transactions older than ${mark} are still running`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 export async function readJson<T>(stream: Readable): Promise<T> {
@@ -118,15 +149,56 @@ export async function asUser<T = Record<string, unknown>>(
   return db.tx.inTenant(scope, async (tx) => (await tx.query<T>(sql, params)).rows);
 }
 
-export async function insertMemory(db: TestDatabase, scope: TenantScope, content: string): Promise<number> {
+export async function insertMemory(
+  db: TestDatabase,
+  scope: TenantScope,
+  content: string,
+  options: { visibility?: 'team' | 'private'; tags?: string[] } = {},
+): Promise<number> {
   const rows = await asUser<{ id: string }>(
     db,
     scope,
-    `INSERT INTO memories (tenant_id, owner_id, content, content_hash)
-     VALUES ($1, $2, $3, sha256(convert_to($3, 'UTF8'))) RETURNING id`,
-    [scope.tenantId, scope.userId, content],
+    `INSERT INTO memories (tenant_id, owner_id, content, content_hash, visibility, tags)
+     VALUES ($1, $2, $3, sha256(convert_to($3, 'UTF8')), $4, $5) RETURNING id`,
+    [scope.tenantId, scope.userId, content, options.visibility ?? 'private', options.tags ?? []],
   );
   return Number(rows[0].id);
+}
+
+/** `owner` shares memory `id` with `recipient` (read), as the sharing routes do. */
+export async function share(db: TestDatabase, owner: TenantScope, id: number, recipient: TenantScope) {
+  await asUser(
+    db,
+    owner,
+    `INSERT INTO memory_shares (memory_id, owner_id, shared_with, tenant_id, permission)
+     VALUES ($1, $2, $3, $4, 'read')`,
+    [id, owner.userId, recipient.userId, owner.tenantId],
+  );
+}
+
+export async function unshare(db: TestDatabase, owner: TenantScope, id: number, recipient: TenantScope) {
+  await asUser(db, owner, `DELETE FROM memory_shares WHERE memory_id = $1 AND shared_with = $2`, [
+    id,
+    recipient.userId,
+  ]);
+}
+
+/** `owner` shares every memory of theirs tagged `tag`, now and later, with `recipient`. */
+export async function shareTag(db: TestDatabase, owner: TenantScope, tag: string, recipient: TenantScope) {
+  await asUser(
+    db,
+    owner,
+    `INSERT INTO tag_shares (owner_id, tag, shared_with, tenant_id, permission) VALUES ($1, $2, $3, $4, 'read')`,
+    [owner.userId, tag, recipient.userId, owner.tenantId],
+  );
+}
+
+export async function unshareTag(db: TestDatabase, owner: TenantScope, tag: string, recipient: TenantScope) {
+  await asUser(db, owner, `DELETE FROM tag_shares WHERE owner_id = $1 AND tag = $2 AND shared_with = $3`, [
+    owner.userId,
+    tag,
+    recipient.userId,
+  ]);
 }
 
 export async function changeSeqOf(db: TestDatabase, id: number): Promise<number> {
@@ -136,4 +208,46 @@ export async function changeSeqOf(db: TestDatabase, id: number): Promise<number>
     ]);
     return Number(rows[0].change_seq);
   });
+}
+
+/**
+ * A client's copy kept by following one user's cursor: rows by id, dropped on a tombstone. Pulls
+ * after `settle`, so a pull sees everything committed before it.
+ */
+export class SyncFollower {
+  readonly copy = new Map<number, SyncedMemory>();
+  /** Every id the feed ever named to this user, as a row or a tombstone. */
+  readonly named = new Set<number>();
+  cursor: string | undefined;
+
+  constructor(
+    private readonly db: TestDatabase,
+    private readonly sync: ReturnType<typeof syncUseCases>,
+    readonly who: Principal,
+    private readonly limit = 3,
+  ) {}
+
+  /**
+   * Applies every page after the cursor; answers what this pull delivered. `settled: false` reads
+   * at once, while a test holds a transaction open.
+   */
+  async pull({ settled = true } = {}): Promise<{ rows: number[]; tombstones: number[] }> {
+    if (settled) await settle(this.db);
+    const delivered = { rows: [] as number[], tombstones: [] as number[] };
+    for (;;) {
+      const page = await this.sync.changes.execute(this.who, { cursor: this.cursor, limit: this.limit });
+      for (const m of page.memories) {
+        this.copy.set(m.id, m);
+        this.named.add(m.id);
+        delivered.rows.push(m.id);
+      }
+      for (const t of page.tombstones) {
+        this.copy.delete(t.id);
+        this.named.add(t.id);
+        delivered.tombstones.push(t.id);
+      }
+      this.cursor = page.nextCursor;
+      if (!page.hasMore) return delivered;
+    }
+  }
 }

@@ -1,11 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
-import { asUser, ManualWriter, principalIn, syncUseCases } from './sync-harness';
+import {
+  asUser,
+  insertMemory,
+  ManualWriter,
+  principalIn,
+  settle,
+  SyncFollower,
+  syncUseCases,
+} from './sync-harness';
 
 /**
- * The bug the change sequence exists to prevent: a transaction that began earlier commits later,
+ * The bug the feed's positions exist to prevent: a transaction that began earlier commits later,
  * and its row becomes visible behind a reader's position.
  */
 describe('sync under interleaved writers (real Postgres)', () => {
@@ -39,31 +47,35 @@ describe('sync under interleaved writers (real Postgres)', () => {
     }
   }
 
-  it('A begins and inserts, B inserts, reader syncs, A commits, reader syncs again: A’s row arrives', async () => {
+  it('A begins and inserts, B inserts and commits without waiting, reader syncs, A commits, reader syncs again: both arrive', async () => {
     const start = await pull(undefined);
 
     await writerA.begin();
     const a = await writerA.insert(`A ${Date.now()}`);
+    // B is not held up by A (no per-user lock): alice's writers never queue behind each other.
     await writerB.begin();
-    // B's change needs alice's sequence row, which A holds until it commits: B waits, so B can
-    // never commit a higher number while a lower one is still in flight.
-    let bDone = false;
-    const bInsert = writerB.insert(`B ${Date.now()}`).then((id) => {
-      bDone = true;
-      return id;
-    });
-    await sleep(300);
-    expect(bDone).toBe(false);
+    const b = await writerB.insert(`B ${Date.now()}`);
+    await writerB.commit();
 
+    // …but the feed holds B's row back while A, which began first, may still commit below it.
     const during = await pull(start.cursor);
     expect(during.ids).toEqual([]);
 
     await writerA.commit();
-    const b = await bInsert;
-    await writerB.commit();
-
+    await settle(db);
     const after = await pull(during.cursor);
     expect(after.ids).toEqual([a, b]);
+  });
+
+  it('a writer that rolls back holds the feed back only while it runs', async () => {
+    const start = await pull(undefined);
+    await writerA.begin();
+    await writerA.insert(`rolled back ${Date.now()}`);
+    const b = await insertMemory(db, alice, `B0 ${Date.now()}`);
+    expect((await pull(start.cursor)).ids).toEqual([]);
+    await writerA.rollback();
+    await settle(db);
+    expect((await pull(start.cursor)).ids).toEqual([b]);
   });
 
   it('A begins earlier but commits after B: the cursor still delivers A’s row', async () => {
@@ -75,13 +87,75 @@ describe('sync under interleaved writers (real Postgres)', () => {
     const b = await writerB.insert(`B2 ${Date.now()}`);
     await writerB.commit();
 
+    // A holds no transaction id until it writes, so it does not hold B back.
+    await settle(db);
     const first = await pull(start.cursor);
     expect(first.ids).toEqual([b]);
 
     const a = await writerA.insert(`A2 ${Date.now()}`);
     await writerA.commit();
+    await settle(db);
     const second = await pull(first.cursor);
     expect(second.ids).toEqual([a]);
+  });
+
+  describe('a tag rule racing a change of the owner’s tags', () => {
+    let owner: Principal;
+    let carol: Principal;
+    let carols: SyncFollower;
+    let memory: number;
+    // Two connections of the owner's: one retags, one creates the rule.
+    let retagger: ManualWriter;
+    let sharer: ManualWriter;
+    const rule = `INSERT INTO tag_shares (owner_id, tag, shared_with, tenant_id, permission)
+                  VALUES ($1, 'ops', $2, $3, 'read')`;
+    const ruleParams = () => [owner.userId, carol.userId, owner.tenantId];
+
+    beforeEach(async () => {
+      const tenant = await createTestTenant(db);
+      [owner, carol] = [await principalIn(tenant), await principalIn(tenant)];
+      retagger = await ManualWriter.open(inject('databaseUrl'), owner);
+      sharer = await ManualWriter.open(inject('databaseUrl'), owner);
+      memory = await insertMemory(db, owner, `tagged later ${Date.now()}`);
+      carols = new SyncFollower(db, sync, carol);
+      await carols.pull();
+    });
+    afterEach(async () => {
+      await retagger.close();
+      await sharer.close();
+    });
+
+    it('a rule created while the tag is being added still brings the memory', async () => {
+      await retagger.begin();
+      await retagger.query(`UPDATE memories SET tags = '{ops}' WHERE id = $1`, [memory]);
+      await sharer.begin();
+      // The rule's fan-out must not read the owner's memories before the retag commits.
+      const creating = sharer.query(rule, ruleParams());
+      await sleep(100);
+      await retagger.commit();
+      await creating;
+      await carols.pull({ settled: false }); // the rule is not committed yet: nothing to see
+      await sharer.commit();
+      await carols.pull();
+      expect(carols.copy.has(memory)).toBe(true);
+    });
+
+    it('a tag removed while the rule is being created still sends the tombstone', async () => {
+      await retagger.query(`UPDATE memories SET tags = '{ops}' WHERE id = $1`, [memory]);
+      await sharer.begin();
+      await sharer.query(rule, ruleParams());
+      await retagger.begin();
+      // The retag must not read the owner's rules before the rule commits.
+      const retagging = retagger.query(`UPDATE memories SET tags = '{}' WHERE id = $1`, [memory]);
+      await sleep(100);
+      await sharer.commit();
+      await retagging;
+      await carols.pull({ settled: false }); // the rule is committed, the retag not yet
+      expect(carols.copy.has(memory)).toBe(true);
+      await retagger.commit();
+      await carols.pull();
+      expect(carols.copy.has(memory)).toBe(false);
+    });
   });
 
   it('GUARD (expected to miss): the naive `updated_at > since` query loses the late-committing row', async () => {

@@ -1,8 +1,18 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SyncError, SyncErrorCode, type SyncPage } from '@app/sync';
 import { type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
-import { asUser, changeSeqOf, insertMemory, principalIn, readJson, syncUseCases } from './sync-harness';
+import {
+  asAdmin,
+  asUser,
+  changeSeqOf,
+  insertMemory,
+  principalIn,
+  readJson,
+  settle,
+  syncUseCases,
+} from './sync-harness';
 
 interface SeedBody {
   next_cursor: string;
@@ -46,8 +56,8 @@ describe('sync protocol (real Postgres)', () => {
     }
   };
 
-  describe('the change-sequence trigger', () => {
-    it('numbers visible changes only, and ignores a writer setting change_seq itself', async () => {
+  describe('the change-position trigger', () => {
+    it('positions visible changes only, at the writing transaction, and ignores anyone setting change_seq', async () => {
       const id = await insertMemory(db, alice, `trigger ${Date.now()}`);
       const inserted = await changeSeqOf(db, id);
       expect(inserted).toBeGreaterThan(0);
@@ -56,11 +66,21 @@ describe('sync protocol (real Postgres)', () => {
         id,
       ]);
       expect(await changeSeqOf(db, id)).toBe(inserted);
-      await asUser(db, alice, `UPDATE memories SET change_seq = 1 WHERE id = $1`, [id]);
+      // The app role may not write the column at all; the schema owner's write is overruled.
+      await expect(
+        asUser(db, alice, `UPDATE memories SET change_seq = 1 WHERE id = $1`, [id]),
+      ).rejects.toThrow(/permission denied/);
+      await db.tx.asSystem((tx) => tx.query(`UPDATE memories SET change_seq = 1 WHERE id = $1`, [id]));
       expect(await changeSeqOf(db, id)).toBe(inserted);
 
-      await asUser(db, alice, `UPDATE memories SET importance = 0.9 WHERE id = $1`, [id]);
+      const [{ xid }] = await asUser<{ xid: string }>(
+        db,
+        alice,
+        `UPDATE memories SET importance = 0.9 WHERE id = $1 RETURNING pg_current_xact_id()::text AS xid`,
+        [id],
+      );
       const updated = await changeSeqOf(db, id);
+      expect(updated).toBe(Number(xid));
       expect(updated).toBeGreaterThan(inserted);
       await asUser(db, alice, `UPDATE memories SET deleted_at = now() WHERE id = $1`, [id]);
       const deleted = await changeSeqOf(db, id);
@@ -69,7 +89,7 @@ describe('sync protocol (real Postgres)', () => {
       expect(await changeSeqOf(db, id)).toBeGreaterThan(deleted);
     });
 
-    it('numbers system and raw-SQL writes too, and leaves a tombstone with a fresh number on purge', async () => {
+    it('positions system and raw-SQL writes too, and records the purge for its owner at a later position', async () => {
       const id = await db.tx.asSystem(async (tx) => {
         const { rows } = await tx.query<{ id: string }>(
           `INSERT INTO memories (tenant_id, owner_id, content, content_hash, deleted_at)
@@ -80,35 +100,46 @@ describe('sync protocol (real Postgres)', () => {
       });
       const seq = await changeSeqOf(db, id);
       await asUser(db, alice, `DELETE FROM memories WHERE id = $1`, [id]);
-      const tombstones = await asUser<{ change_seq: string }>(
+      const records = await asUser<{ xid: string; owned: boolean }>(
         db,
         alice,
-        `SELECT change_seq FROM memory_tombstones WHERE memory_id = $1`,
-        [id],
+        `SELECT xid, owned FROM sync_audience_changes WHERE memory_id = $1 AND user_id = $2`,
+        [id, alice.userId],
       );
-      expect(Number(tombstones[0].change_seq)).toBeGreaterThan(seq);
+      expect(records).toHaveLength(1);
+      expect(Number(records[0].xid)).toBeGreaterThan(seq);
+      expect(records[0].owned).toBe(true);
       // memory_app can read its own sync rows but never write them.
-      await expect(asUser(db, alice, `UPDATE sync_state SET last_seq = 0`)).rejects.toThrow(
+      await expect(asUser(db, alice, `UPDATE sync_tenant_state SET epoch = 0`)).rejects.toThrow(
         /permission denied/,
       );
-      expect(await asUser(db, bob, `SELECT 1 FROM memory_tombstones WHERE memory_id = $1`, [id])).toEqual([]);
+      await expect(
+        asUser(db, alice, `DELETE FROM sync_audience_changes WHERE memory_id = $1`, [id]),
+      ).rejects.toThrow(/permission denied/);
+      expect(await asUser(db, bob, `SELECT 1 FROM sync_audience_changes WHERE memory_id = $1`, [id])).toEqual(
+        [],
+      );
     });
   });
 
   describe('cursor paging', () => {
-    it('starts at the beginning without a cursor, pages in change order, and never shows another user’s rows', async () => {
+    it('starts at the beginning without a cursor, pages in position order, with teammates’ team rows but not their private ones', async () => {
       const mine = [
         await insertMemory(db, alice, `page a ${Date.now()}`),
         await insertMemory(db, alice, `page b ${Date.now()}`),
       ];
       const team = await insertMemory(db, bob, `bob team ${Date.now()}`);
       await asUser(db, bob, `UPDATE memories SET visibility = 'team' WHERE id = $1`, [team]);
+      const hidden = await insertMemory(db, bob, `bob private ${Date.now()}`);
+      await settle(db);
       const { pages } = await all(alice);
       const seqs = pages.flatMap((p) => [...p.memories, ...p.tombstones].map((x) => x.changeSeq));
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
       const ids = pages.flatMap((p) => p.memories.map((m) => m.id));
-      expect(ids).toEqual(expect.arrayContaining(mine));
-      expect(ids).not.toContain(team);
+      expect(ids).toEqual(expect.arrayContaining([...mine, team]));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids).not.toContain(hidden);
+      expect(pages.flatMap((p) => p.tombstones)).toEqual([]);
       expect(pages.every((p) => p.memories.length + p.tombstones.length <= 2)).toBe(true);
       // Every page but the last is full and says more follows.
       expect(
@@ -120,12 +151,8 @@ describe('sync protocol (real Postgres)', () => {
     it('rejects a tampered cursor and another user’s cursor with invalid_cursor', async () => {
       const { cursor } = await all(alice);
       const [body, sig] = cursor.split('.');
-      const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as {
-        u: string;
-        s: number;
-        e: number;
-      };
-      const forged = Buffer.from(JSON.stringify({ ...payload, s: payload.s + 1000 })).toString('base64url');
+      const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as { x: number };
+      const forged = Buffer.from(JSON.stringify({ ...payload, x: payload.x + 1000 })).toString('base64url');
       for (const bad of [
         `${forged}.${sig}`,
         `${body}.${sig.slice(0, -2)}AA`,
@@ -159,7 +186,10 @@ describe('sync protocol (real Postgres)', () => {
       expect(await asUser(db, carol, `SELECT 1 FROM memories WHERE id = $1`, [doomed])).toEqual([]);
       // The retention run removes history without leaving a tombstone for it.
       expect(
-        await asUser(db, carol, `SELECT 1 FROM memory_tombstones WHERE memory_id = $1`, [doomed]),
+        await db.tx.asSystem(
+          async (tx) =>
+            (await tx.query(`SELECT 1 FROM sync_audience_changes WHERE memory_id = $1`, [doomed])).rows,
+        ),
       ).toEqual([]);
       expect(await codeOf(sync.changes.execute(carol, { cursor: old }))).toBe(
         SyncErrorCode.FullResyncRequired,
@@ -168,29 +198,61 @@ describe('sync protocol (real Postgres)', () => {
       const restart = await all(carol);
       expect(restart.pages.flatMap((p) => p.memories.map((m) => m.id))).toEqual([kept]);
 
-      await db.tx.asSystem((tx) =>
-        tx.query(`UPDATE sync_state SET epoch = epoch + 1 WHERE user_id = $1`, [carol.userId]),
-      );
+      // What an operator runs after restoring a backup.
+      await db.tx.asSystem((tx) => tx.query(`SELECT sync_reset_history($1)`, [carol.tenantId]));
       expect(await codeOf(sync.changes.execute(carol, { cursor: fresh }))).toBe(SyncErrorCode.EpochChanged);
+      expect(await changeSeqOf(db, kept)).toBe(0);
+      const reseeded = await all(carol);
+      expect(reseeded.pages.flatMap((p) => p.memories.map((m) => m.id))).toEqual([kept]);
+      const later = await insertMemory(db, carol, `after the reset ${Date.now()}`);
+      await settle(db);
+      expect((await all(carol, reseeded.cursor)).pages.flatMap((p) => p.memories.map((m) => m.id))).toEqual([
+        later,
+      ]);
     });
 
-    it('ages tombstones out after the horizon and raises min_valid_seq to them', async () => {
+    it('ages tombstones out after the horizon and raises the tenant’s min_valid_seq past them', async () => {
       const dave = await principalIn(await createTestTenant(db));
       const id = await insertMemory(db, dave, `tomb ${Date.now()}`);
       await asUser(db, dave, `UPDATE memories SET deleted_at = now() WHERE id = $1`, [id]);
+      await settle(db);
       const { cursor: before } = await all(dave);
       await asUser(db, dave, `DELETE FROM memories WHERE id = $1`, [id]);
-      const { page } = await all(dave, before);
+      await settle(db);
+      const { page, cursor: after } = await all(dave, before);
       expect(page.tombstones.map((t) => t.id)).toEqual([id]);
       await db.tx.asSystem((tx) =>
         tx.query(
-          `UPDATE memory_tombstones SET deleted_at = now() - interval '91 days' WHERE memory_id = $1`,
+          `UPDATE sync_audience_changes SET changed_at = now() - interval '91 days' WHERE memory_id = $1`,
           [id],
         ),
       );
       expect((await sync.retention.execute()).tombstones).toBeGreaterThanOrEqual(1);
       expect(await codeOf(sync.changes.execute(dave, { cursor: before }))).toBe(
         SyncErrorCode.FullResyncRequired,
+      );
+      // A cursor that had already seen the tombstone needs nothing that was removed.
+      await expect(sync.changes.execute(dave, { cursor: after })).resolves.toMatchObject({ tombstones: [] });
+    });
+
+    it('answers epoch_changed for a cursor of the previous per-user numbering, and invalid_cursor across key reach', async () => {
+      const { cursor } = await all(alice);
+      // A genuine cursor of the old format: signed with the installation's key, no version.
+      const key = await db.tx.asSystem(
+        async (tx) =>
+          (
+            await tx.query<{ value: Buffer }>(
+              `SELECT value FROM server_secrets WHERE name = 'sync_cursor_hmac'`,
+            )
+          ).rows[0].value,
+      );
+      const legacyBody = Buffer.from(JSON.stringify({ u: alice.userId, s: 3, e: 1 })).toString('base64url');
+      const signature = createHmac('sha256', key).update(legacyBody).digest('base64url');
+      expect(await codeOf(sync.changes.execute(alice, { cursor: `${legacyBody}.${signature}` }))).toBe(
+        SyncErrorCode.EpochChanged,
+      );
+      expect(await codeOf(sync.changes.execute(asAdmin(alice), { cursor }))).toBe(
+        SyncErrorCode.InvalidCursor,
       );
     });
   });
@@ -217,11 +279,11 @@ describe('sync protocol (real Postgres)', () => {
     it('returns rows changed since a time, deleted ones included, and parses the edge cases', async () => {
       const frank = await principalIn(await createTestTenant(db));
       const oldId = await insertMemory(db, frank, `old ${Date.now()}`);
-      await asUser(
-        db,
-        frank,
-        `UPDATE memories SET updated_at = '2020-01-01T00:00:00Z', created_at = '2020-01-01T00:00:00Z' WHERE id = $1`,
-        [oldId],
+      await db.tx.asSystem((tx) =>
+        tx.query(
+          `UPDATE memories SET updated_at = '2020-01-01T00:00:00Z', created_at = '2020-01-01T00:00:00Z' WHERE id = $1`,
+          [oldId],
+        ),
       );
       const newId = await insertMemory(db, frank, `new ${Date.now()}`);
       const deleted = await insertMemory(db, frank, `deleted ${Date.now()}`);

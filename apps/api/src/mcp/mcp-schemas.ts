@@ -49,6 +49,11 @@ export const storeFields = {
   ),
 };
 
+/** The memory a new one replaces (memory_store's optional, memory_correct's required argument). */
+export const supersedesArg = memoryIdArg.describe(
+  'Id of the memory this one replaces (it must be yours, or shared with you for writing): recall then answers with the new memory instead, and the old one stays as history',
+);
+
 export const updateFields = {
   content: update.content.describe(FIELD_HELP.content),
   category: update.category.describe(FIELD_HELP.category),

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { MemoryLinkTools } from './memory-link.tools';
 import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import type { McpToolDefinition } from './mcp-tool';
 import { SecretTools } from './secret.tools';
+import { SharingTools } from './sharing.tools';
 
 export const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' } as const;
 
@@ -13,6 +15,7 @@ const INSTRUCTIONS = [
   'At the start of a session call startup_context (with the project you work in).',
   'Before answering questions about the codebase, its decisions or conventions, call memory_recall.',
   'When you learn something worth keeping, call memory_check, then memory_store (ADD) or memory_update (UPDATE); skip NOOP.',
+  'When the user says a stored memory is no longer true, call memory_correct with its id and the new fact.',
   'Never put credentials in memory text on purpose; if one is needed later, secret_get reveals stored secrets.',
 ].join(' ');
 
@@ -24,8 +27,20 @@ const INSTRUCTIONS = [
 export class McpServerFactory {
   private readonly tools: readonly McpToolDefinition[];
 
-  constructor(memoryTools: MemoryTools, searchTools: MemorySearchTools, secretTools: SecretTools) {
-    this.tools = [...memoryTools.tools, ...searchTools.tools, ...secretTools.tools];
+  constructor(
+    memoryTools: MemoryTools,
+    searchTools: MemorySearchTools,
+    secretTools: SecretTools,
+    sharingTools: SharingTools,
+    linkTools: MemoryLinkTools,
+  ) {
+    this.tools = [
+      ...memoryTools.tools,
+      ...searchTools.tools,
+      ...secretTools.tools,
+      ...sharingTools.tools,
+      ...linkTools.tools,
+    ];
   }
 
   create(): McpServer {

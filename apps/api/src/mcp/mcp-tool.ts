@@ -60,6 +60,12 @@ function recoveryAdvice(code: string, status: number, detail: string): string {
       return 'Pass at least one of content, category, tags, expanded_keywords, importance or visibility.';
     case 'duplicate_content':
       return 'Another memory already holds this content: keep that one, or delete it first.';
+    case 'link_exists':
+      return 'The link is already there; nothing to do.';
+    case 'link_not_found':
+      return 'Check the link with memory_get (links_out lists the links a memory starts).';
+    case 'supersedes_cycle':
+      return 'The newer memory must supersede the older one, not the other way round; check the ids with memory_get.';
     case 'secret_store_unavailable':
       return 'Nothing was changed. Retry later; if the detail says no secret store is configured, store the memory without the credential instead.';
     case 'forbidden':

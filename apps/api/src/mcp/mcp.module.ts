@@ -5,13 +5,23 @@ import { SessionsModule } from '@app/sessions';
 import { TenancyModule } from '@app/tenancy';
 import { McpHttpRoute } from './mcp-http.route';
 import { McpServerFactory } from './mcp-server.factory';
+import { MemoryLinkTools } from './memory-link.tools';
 import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import { SecretTools } from './secret.tools';
+import { SharingTools } from './sharing.tools';
 
 /** MCP over Streamable HTTP at `POST /mcp` (stateless; per-key auth; tools per domain). */
 @Module({
   imports: [MemoriesModule, RecallModule, SessionsModule, TenancyModule],
-  providers: [MemoryTools, MemorySearchTools, SecretTools, McpServerFactory, McpHttpRoute],
+  providers: [
+    MemoryTools,
+    MemorySearchTools,
+    SecretTools,
+    SharingTools,
+    MemoryLinkTools,
+    McpServerFactory,
+    McpHttpRoute,
+  ],
 })
 export class McpModule {}

@@ -63,7 +63,7 @@ export class MemorySearchTools {
       name: 'memory_recall',
       title: 'Recall memories',
       description:
-        'Find what you and your team already know about a topic before answering, planning or changing code: hybrid full-text and semantic search over your memories (and team-visible ones). Put the question or task in `context`; add synonyms in `expanded_query`. Returns the best matches with their ids, ranked; sensitive ones show a placeholder naming secret_get. Output is cut to the output budget (truncated, omitted).',
+        'Find what you and your team already know about a topic before answering, planning or changing code: hybrid full-text and semantic search over your memories (and team-visible ones). Put the question or task in `context`; add synonyms in `expanded_query`. Returns the best matches with their ids and links, ranked; a memory that was superseded is answered by its newest version (marked redirected_from); sensitive ones show a placeholder naming secret_get. Output is cut to the output budget (truncated, omitted).',
       scope: 'memories:read',
       annotations: READ_ONLY,
       input: z.strictObject({
@@ -76,6 +76,9 @@ export class MemorySearchTools {
         project: recall.project.describe('Only this project'),
         sort_by: recall.sort_by.describe('relevance (default), importance or recency'),
         limit: recall.limit.describe('Most results to return (default 10, at most 100)'),
+        include_superseded: recall.include_superseded.describe(
+          'true to see history: superseded memories as they were, instead of their newest version',
+        ),
       }),
       output: recallResponse.extend(budgetFields),
       run: async (principal, args) => {

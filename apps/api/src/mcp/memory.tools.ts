@@ -6,11 +6,13 @@ import {
   CreateMemoryUseCase,
   deleteResponse,
   DeleteMemoryUseCase,
+  GetMemoryLinksUseCase,
   GetMemoryUseCase,
   ListMemoriesUseCase,
-  memoryDetailResponse,
+  memoryDetailWithLinksResponse,
   memoryListResponse,
   presentDetail,
+  presentLinks,
   presentListItem,
   restoreResponse,
   RestoreMemoryUseCase,
@@ -21,7 +23,7 @@ import {
   UpdateMemoryUseCase,
 } from '@app/memories';
 import { budgetFields, fitToBudget, truncationNote } from './mcp-output-budget';
-import { filterFields, memoryIdArg, storeFields, updateFields } from './mcp-schemas';
+import { filterFields, memoryIdArg, storeFields, supersedesArg, updateFields } from './mcp-schemas';
 import { countText, memoryText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
 
@@ -38,6 +40,7 @@ export class MemoryTools {
     private readonly restoreMemory: RestoreMemoryUseCase,
     private readonly listMemories: ListMemoriesUseCase,
     private readonly countMemories: CountMemoriesUseCase,
+    private readonly memoryLinks: GetMemoryLinksUseCase,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tools = [
@@ -56,15 +59,16 @@ export class MemoryTools {
       name: 'memory_store',
       title: 'Store a memory',
       description:
-        'Save something worth remembering across sessions and teammates: a fact about the codebase, a decision and its reason, a preference, a gotcha, a runbook step. Call memory_check first to avoid near-duplicates. Identical content returns the existing id instead of a copy. Memories are shared with the whole team by default; pass visibility "private" for personal preferences or anything only you should see. Credentials are detected and moved to the secret store. Returns {id, category, importance}.',
+        'Save something worth remembering across sessions and teammates: a fact about the codebase, a decision and its reason, a preference, a gotcha, a runbook step. Call memory_check first to avoid near-duplicates. Identical content returns the existing id instead of a copy. Memories are shared with the whole team by default; pass visibility "private" for personal preferences or anything only you should see. Credentials are detected and moved to the secret store. When it replaces an older memory, pass its id as `supersedes` (or use memory_correct). Returns {id, category, importance}.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-      input: z.strictObject(storeFields),
+      input: z.strictObject({ ...storeFields, supersedes: supersedesArg.optional() }),
       output: storedMemoryResponse,
       run: async (principal, args) => {
         const stored = await this.createMemory.execute(principal, toNewMemory(args));
+        const replaces = args.supersedes === undefined ? '' : `, replacing #${args.supersedes}`;
         return {
-          text: `Stored as memory #${stored.id} (category ${stored.category}, importance ${stored.importance}).`,
+          text: `Stored as memory #${stored.id} (category ${stored.category}, importance ${stored.importance}${replaces}).`,
           data: stored,
         };
       },
@@ -76,13 +80,16 @@ export class MemoryTools {
       name: 'memory_get',
       title: 'Read one memory',
       description:
-        'Read one of your memories in full, including its expanded keywords, when you have its id (from memory_list, memory_recall or startup_context). Returns the memory; a sensitive one shows its redacted text (use secret_get for the secret).',
+        'Read one memory you can see (yours, the team’s, or shared with you) in full, including its expanded keywords and its links (links_out, links_in: what it supersedes or is superseded by, is part of, is resolved by, is related to), when you have its id (from memory_list, memory_recall or startup_context). Returns the memory; a sensitive one shows its redacted text (use secret_get for the secret).',
       scope: 'memories:read',
       annotations: READ_ONLY,
       input: z.strictObject({ id: memoryIdArg }),
-      output: memoryDetailResponse,
+      output: memoryDetailWithLinksResponse,
       run: async (principal, args) => {
-        const memory = presentDetail(await this.getMemory.execute(principal, args.id));
+        const memory = {
+          ...presentDetail(await this.getMemory.execute(principal, args.id)),
+          ...presentLinks(args.id, await this.memoryLinks.execute(principal, args.id)),
+        };
         const keywords = memory.expanded_keywords ? `keywords: ${memory.expanded_keywords}\n` : '';
         return { text: `${memoryText(memory)}${keywords}`.trimEnd(), data: memory };
       },
@@ -94,7 +101,7 @@ export class MemoryTools {
       name: 'memory_update',
       title: 'Update a memory',
       description:
-        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use), or change who sees it (visibility). Only the fields you pass change; a teammate’s memory cannot be changed. Returns {updated: id}.',
+        'Correct or extend one of your memories instead of storing a near-copy (memory_check answers UPDATE with the id to use), or change who sees it (visibility). Only the fields you pass change. You may change your own memories and those shared with you for writing; only the owner changes visibility. Returns {updated: id}.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
       input: z.strictObject({ id: memoryIdArg, ...updateFields }),

@@ -3,12 +3,21 @@ import { MemoriesModule } from '@app/memories';
 import { RecallModule } from '@app/recall';
 import { SyncModule } from '@app/sync';
 import { MemoriesController } from './memories.controller';
+import { MemoryLinksController } from './memory-links.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
 import { MemorySecretsController } from './memory-secrets.controller';
+import { MemorySharesController } from './memory-shares.controller';
 
 @Module({
   imports: [MemoriesModule, RecallModule, SyncModule],
-  controllers: [MemorySearchController, MemorySyncController, MemorySecretsController, MemoriesController],
+  controllers: [
+    MemorySearchController,
+    MemorySyncController,
+    MemorySecretsController,
+    MemorySharesController,
+    MemoriesController,
+    MemoryLinksController,
+  ],
 })
 export class MemoriesHttpModule {}

@@ -6,12 +6,13 @@ import {
   CreateMemoryUseCase,
   DeleteMemoryUseCase,
   deleteResponse,
+  GetMemoryLinksUseCase,
   GetMemoryUseCase,
   ImportMemoriesUseCase,
   importMemoriesSchema,
   ListMemoriesUseCase,
   listMemoriesQuerySchema,
-  memoryDetailResponse,
+  memoryDetailWithLinksResponse,
   memoryIdSchema,
   memoryListResponse,
   purgeResponse,
@@ -19,11 +20,12 @@ import {
   restoreResponse,
   RestoreMemoryUseCase,
   storedMemoryResponse,
-  storeMemorySchema,
+  storeMemoryRequestSchema,
   UpdateMemoryUseCase,
   updateMemorySchema,
   updateResponse,
   presentDetail,
+  presentLinks,
   presentListItem,
   toMemoryPatch,
   toNewMemory,
@@ -48,6 +50,7 @@ export class MemoriesController {
     private readonly purgeMemory: PurgeMemoryUseCase,
     private readonly bulkDelete: BulkDeleteMemoriesUseCase,
     private readonly importMemories: ImportMemoriesUseCase,
+    private readonly memoryLinks: GetMemoryLinksUseCase,
   ) {}
 
   @Post()
@@ -57,11 +60,13 @@ export class MemoriesController {
     operationId: 'storeMemory',
     tag: 'memories',
     summary: 'Store a memory (exact duplicates return the existing id)',
-    body: storeMemorySchema,
+    body: storeMemoryRequestSchema,
     headers: idempotencyHeaders,
     response: storedMemoryResponse,
     errors: {
-      422: 'Validation failed, content too large, or Idempotency-Key reused with a different body',
+      403: 'The memory named in `supersedes` is visible to you but not yours to change',
+      404: 'The memory named in `supersedes` is unknown or not visible to you',
+      422: 'Validation failed, content too large, Idempotency-Key reused with a different body, or `supersedes` would make a cycle',
     },
   })
   store(
@@ -69,7 +74,7 @@ export class MemoriesController {
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {
-    const input = toNewMemory(parseInput(storeMemorySchema, body));
+    const input = toNewMemory(parseInput(storeMemoryRequestSchema, body));
     const key = parseInput(idempotencyKeySchema, idempotencyKey, 400);
     return this.createMemory.execute(principal, input, { idempotencyKey: key });
   }
@@ -126,12 +131,14 @@ export class MemoriesController {
   @ApiRoute({
     operationId: 'getMemory',
     tag: 'memories',
-    summary: 'Get one memory',
+    summary: 'Get one memory, with its links',
     params: memoryIdParams,
-    response: memoryDetailResponse,
+    response: memoryDetailWithLinksResponse,
   })
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return presentDetail(await this.getMemory.execute(principal, parseInput(memoryIdSchema, id)));
+    const memoryId = parseInput(memoryIdSchema, id);
+    const memory = presentDetail(await this.getMemory.execute(principal, memoryId));
+    return { ...memory, ...presentLinks(memoryId, await this.memoryLinks.execute(principal, memoryId)) };
   }
 
   @Put(':id')

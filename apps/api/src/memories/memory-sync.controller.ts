@@ -28,12 +28,14 @@ export class MemorySyncController {
   @ApiRoute({
     operationId: 'syncMemories',
     tag: 'sync',
-    summary: 'Pull changes to your memories: a page after a cursor, or the seed contract (streamed)',
+    summary:
+      'Pull changes to the memories you can see: a page after a cursor, or the seed contract (streamed)',
     description:
-      'With `cursor` and/or `limit`: one page of changes (memories and tombstones in change_seq ' +
-      'order) and `has_more`. Without parameters: your complete live set; with `since`: every row ' +
-      'changed since then, deleted ones included. Both seed answers are streamed and never ' +
-      'paginated. `since` cannot be combined with `cursor`/`limit`. See docs/sync.md.',
+      'With `cursor` and/or `limit`: one page of changes to every memory you can see (your own, ' +
+      "the team's, those shared with you; admin keys: the tenant's), memories and tombstones in " +
+      'change_seq order, and `has_more`. Without parameters: your own complete live set; with ' +
+      '`since`: every own row changed since then, deleted ones included. Both seed answers are ' +
+      'streamed and never paginated. `since` cannot be combined with `cursor`/`limit`. See docs/sync.md.',
     query: syncQuerySchema,
     response: syncResponse,
     errors: {

@@ -4,6 +4,7 @@ import type { ZodObject, ZodPipe, ZodType } from 'zod';
 /** Operation groups of the document, in the order Swagger UI lists them. */
 export const API_TAGS = {
   memories: 'Store, list, read, update and delete your memories',
+  sharing: 'Share a memory, or every memory with a tag, with a teammate (read or write)',
   recall: 'Find memories: hybrid recall, the write guard, near-duplicates',
   sync: 'Incremental sync for offline copies (see docs/sync.md)',
   secrets: 'Sensitive memories: the audited reveal and moving secrets into the secret store',

@@ -8,8 +8,10 @@ import { SecretsAdminController } from '../admin/secrets-admin.controller';
 import { AuthCheckController } from '../auth/auth-check.controller';
 import { API_PREFIX, UNPREFIXED_PATHS } from '../http/configure-http';
 import { MemoriesController } from '../memories/memories.controller';
+import { MemoryLinksController } from '../memories/memory-links.controller';
 import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
+import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
@@ -19,8 +21,10 @@ import { joinRoutePath, toOpenApiPath } from './route-metadata';
 /** The controllers mounted under /api (the e2e test checks the running app's full list). */
 const API_CONTROLLERS: Type[] = [
   MemoriesController,
+  MemoryLinksController,
   MemorySearchController,
   MemorySecretsController,
+  MemorySharesController,
   MemorySyncController,
   AdminController,
   EmbeddingsAdminController,
@@ -56,7 +60,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(25);
+    expect(operations()).toHaveLength(33);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {

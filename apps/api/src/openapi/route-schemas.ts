@@ -8,6 +8,10 @@ import { idempotencyKeySchema } from '../memories/idempotency-key.schema';
  * contract spells out (the handlers build them inline). Built from the contracts they wrap.
  */
 export const memoryIdParams = z.object({ id: memoryIdSchema });
+export const memoryShareParams = z.object({
+  id: memoryIdSchema,
+  user: z.string().describe('Username the memory is shared with'),
+});
 
 export const idempotencyHeaders = z.object({
   'idempotency-key': idempotencyKeySchema.describe(

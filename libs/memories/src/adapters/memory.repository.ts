@@ -8,13 +8,30 @@ import type {
   Visibility,
 } from '../domain/memory';
 import { liveMemorySql, toMemory, type MemoryRow } from '../contracts/memory-row';
-import { visibleMemorySql } from '../contracts/memory-visibility.sql';
+import { sharePermissionSql, visibleMemorySql, writableMemorySql } from '../contracts/memory-visibility.sql';
 import type { MemoryLookup } from '../ports/memory-lookup.port';
 
-const MEMORY_COLUMNS = `
+/**
+ * A memory as readers get it; `user` is the caller's parameter. `shared_by` names the owner when
+ * the caller reads someone else's memory through a share (directly or by tag).
+ */
+const memoryColumns = (user: string) => `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive, m.visibility,
   u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
-  ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at`;
+  ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at,
+  CASE WHEN m.owner_id <> ${user} AND ${sharePermissionSql('m', user)} IS NOT NULL THEN u.username END AS shared_by`;
+
+/** What the caller may do with one memory (row-level security has already hidden the rest). */
+export interface MemoryAccess {
+  readonly ownerId: string;
+  readonly deleted: boolean;
+  /** Live (not deleted, not expired) and visible to the caller. */
+  readonly readable: boolean;
+  /** Owner, a `write` share (direct or by tag), or an admin. */
+  readonly writable: boolean;
+  /** Shared with the caller directly or by tag (any permission). */
+  readonly shared: boolean;
+}
 
 /** Where a sensitive row's secret is: a Vault path and version, or a local `enc:v1:` ciphertext. */
 export interface RowSecret {
@@ -35,8 +52,9 @@ const toStored = (row: StoredRow): StoredMemory => ({
 });
 
 /**
- * SQL for memories. Every statement filters by the caller's tenant and owner explicitly; row-level
- * security enforces the same rule again underneath, so a missed filter still returns nothing.
+ * SQL for memories. Every statement filters by tenant and by who may read (or, for changes, by the
+ * memory's owner, after the use case has checked the caller's access) explicitly; row-level
+ * security enforces the caller's rights again underneath, so a missed filter still returns nothing.
  */
 export class MemoryRepository implements MemoryLookup {
   /** A memory id drawn before the row exists: a secret is written under its memory's id first. */
@@ -120,7 +138,7 @@ export class MemoryRepository implements MemoryLookup {
   /** The owner's live memory with this normalised content hash, if any. */
   async findLiveByHash(scope: TenantScope, tx: Tx, contentHash: Buffer): Promise<Memory | null> {
     const { rows } = await tx.query<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+      `SELECT ${memoryColumns('$2')} FROM memories m JOIN users u ON u.id = m.owner_id
         WHERE m.tenant_id = $1 AND m.owner_id = $2 AND m.content_hash = $3 AND m.deleted_at IS NULL`,
       [scope.tenantId, scope.userId, contentHash],
     );
@@ -129,24 +147,51 @@ export class MemoryRepository implements MemoryLookup {
 
   async findLive(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
     const { rows } = await tx.query<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+      `SELECT ${memoryColumns('$3')} FROM memories m JOIN users u ON u.id = m.owner_id
         WHERE m.id = $1 AND m.tenant_id = $2 AND m.owner_id = $3 AND m.deleted_at IS NULL`,
       [id, scope.tenantId, scope.userId],
     );
     return rows[0] ? toMemory(rows[0]) : null;
   }
 
-  /** One live memory the caller may read (`visibleMemorySql`). */
+  /** What the caller may do with memory `id`; null when it does not exist for them. */
+  async access(scope: TenantScope, tx: Tx, id: number): Promise<MemoryAccess | null> {
+    const { rows } = await tx.query<{
+      owner_id: string;
+      deleted: boolean;
+      readable: boolean;
+      writable: boolean;
+      shared: boolean;
+    }>(
+      `SELECT m.owner_id, m.deleted_at IS NOT NULL AS deleted,
+              ${visibleMemorySql('m', '$3')} AND ${liveMemorySql('m')} AS readable,
+              ${writableMemorySql('m', '$3')} AS writable,
+              ${sharePermissionSql('m', '$3')} IS NOT NULL AS shared
+         FROM memories m WHERE m.id = $1 AND m.tenant_id = $2`,
+      [id, scope.tenantId, scope.userId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      ownerId: row.owner_id,
+      deleted: row.deleted,
+      readable: row.readable,
+      writable: row.writable,
+      shared: row.shared,
+    };
+  }
+
+  /** One live memory the caller may read (own, team, shared with them, or any as an admin). */
   async findVisibleOne(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
     const [memory] = await this.findVisible(scope, tx, [id]);
     return memory ?? null;
   }
 
-  /** Live memories the caller may read (`visibleMemorySql`), in no particular order. */
+  /** Live memories the caller may read, in no particular order. */
   async findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+      `SELECT ${memoryColumns('$3')} FROM memories m JOIN users u ON u.id = m.owner_id
         WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND ${visibleMemorySql('m', '$3')}
           AND ${liveMemorySql('m')}`,
       [ids, scope.tenantId, scope.userId],
@@ -180,7 +225,7 @@ export class MemoryRepository implements MemoryLookup {
       params,
     );
     const { rows } = await tx.query<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories m JOIN users u ON u.id = m.owner_id
+      `SELECT ${memoryColumns('$2')} FROM memories m JOIN users u ON u.id = m.owner_id
         WHERE ${where}
         ORDER BY m.importance DESC, m.created_at DESC, m.id DESC
         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
@@ -301,8 +346,8 @@ export class MemoryRepository implements MemoryLookup {
     reach: 'visible' | 'own' = 'visible',
   ): { where: string; params: unknown[] } {
     const params: unknown[] = [scope.tenantId, scope.userId];
-    // `visible`: own memories and the team's (RLS says the same underneath); `own`: the caller's.
-    const owner = reach === 'own' ? 'm.owner_id = $2' : "(m.owner_id = $2 OR m.visibility = 'team')";
+    // `visible`: what the caller may read (RLS says the same underneath); `own`: the caller's.
+    const owner = reach === 'own' ? 'm.owner_id = $2' : visibleMemorySql('m', '$2');
     const clauses = ['m.tenant_id = $1', owner, liveMemorySql('m')];
     if (filter.category !== undefined) {
       params.push(filter.category.toLowerCase());

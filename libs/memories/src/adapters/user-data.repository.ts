@@ -6,6 +6,10 @@ export interface ErasureCounts {
   readonly embeddings: number;
   readonly indexStates: number;
   readonly tombstones: number;
+  /** Shares of the user's memories and shares with the user, by memory and by tag. */
+  readonly shares: number;
+  /** Links the user made or that touch the user's memories. */
+  readonly links: number;
   readonly idempotencyKeys: number;
   readonly queuedJobs: number;
   /** Vault secrets queued for deletion (local ciphertexts go with their rows). */
@@ -25,8 +29,9 @@ const deleteCounting = (tx: Tx, table: string, where: string, params: unknown[])
 
 /**
  * SQL that erases one user's memory data in a system transaction. Embeddings and index states go
- * with their memories (ON DELETE CASCADE); the delete triggers record tombstones (removed here too)
- * and cleanup entries for Vault secrets (kept: the sweep deletes the secrets they name).
+ * with their memories (ON DELETE CASCADE); the delete triggers record tombstones (the user's own
+ * are removed here too, by `sync_forget_user`, which also invalidates their sync cursors) and
+ * cleanup entries for Vault secrets (kept: the sweep deletes the secrets they name).
  */
 export class UserDataRepository {
   async erase(tx: Tx, user: { tenantId: string; userId: string }): Promise<ErasureCounts> {
@@ -53,20 +58,48 @@ export class UserDataRepository {
         WHERE tenant_id = $1 AND owner_id = $2 AND secret_version IS NOT NULL AND secret_ref IS NOT NULL`,
       owner,
     );
-    const memories = await deleteCounting(tx, 'memories', 'tenant_id = $1 AND owner_id = $2', owner);
-    // After the memories: their delete trigger records tombstones, which go too.
-    const tombstones = await deleteCounting(
+    // Before the memories, so the counts include what their cascade would remove silently.
+    const shares =
+      (await deleteCounting(
+        tx,
+        'memory_shares',
+        'tenant_id = $1 AND (owner_id = $2 OR shared_with = $2)',
+        owner,
+      )) +
+      (await deleteCounting(
+        tx,
+        'tag_shares',
+        'tenant_id = $1 AND (owner_id = $2 OR shared_with = $2)',
+        owner,
+      ));
+    const links = await deleteCounting(
       tx,
-      'memory_tombstones',
-      'tenant_id = $1 AND owner_id = $2',
+      'memory_links',
+      `tenant_id = $1 AND (created_by = $2
+         OR src_id IN (SELECT id FROM memories WHERE owner_id = $2)
+         OR dst_id IN (SELECT id FROM memories WHERE owner_id = $2))`,
       owner,
     );
+    const memories = await deleteCounting(tx, 'memories', 'tenant_id = $1 AND owner_id = $2', owner);
+    // After the memories: their delete trigger records tombstones. The user's sync history goes
+    // (and with it their cursors); teammates keep the tombstones of what they could see.
+    const tombstones = await count(tx, `SELECT sync_forget_user($1, $2) AS n`, owner);
     const idempotencyKeys = await deleteCounting(
       tx,
       'idempotency_keys',
       'tenant_id = $1 AND user_id = $2',
       owner,
     );
-    return { memories, embeddings, indexStates, tombstones, idempotencyKeys, queuedJobs, vaultSecrets };
+    return {
+      memories,
+      embeddings,
+      indexStates,
+      tombstones,
+      shares,
+      links,
+      idempotencyKeys,
+      queuedJobs,
+      vaultSecrets,
+    };
   }
 }

@@ -3,7 +3,8 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { DELETE_PREVIEW_LENGTH } from '../domain/memory';
-import { notOwnedError } from './ownership';
+import { MemoryError } from '../domain/memory.errors';
+import { ownerScopeFor } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 export const ALREADY_DELETED_PREVIEW = '[already deleted]';
@@ -21,10 +22,11 @@ export class DeleteMemoryUseCase {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const current = await this.memories.lockOwned(principal, tx, id);
-        if (!current) throw await notOwnedError(this.memories, principal, tx, id);
+        const owner = await ownerScopeFor(this.memories, principal, tx, id, 'manage');
+        const current = await this.memories.lockOwned(owner, tx, id);
+        if (!current) throw MemoryError.notFound(id);
         if (current.deleted) return { deleted: id, preview: ALREADY_DELETED_PREVIEW };
-        await this.memories.softDelete(principal, tx, id);
+        await this.memories.softDelete(owner, tx, id);
         await this.audit.record(principal, tx, {
           action: 'memory.delete',
           targetType: 'memory',

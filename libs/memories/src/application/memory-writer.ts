@@ -9,6 +9,7 @@ import type { NewMemory, StoredMemory } from '../domain/memory';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from './memory-limits';
 import { SecretScreen, type Screened } from '../secret-memories/application/secret-screen';
 import { SecretStaging, type StagedSecret } from '../secret-memories/application/secret-staging';
+import { MemoryLinkWriter } from '../links/application/memory-link-writer';
 
 /** A new memory after screening, with its secret already in the store when it had one. */
 export interface PreparedMemory {
@@ -18,8 +19,8 @@ export interface PreparedMemory {
 
 /**
  * The one write path for new memories (store and import): size rule, secret screening, secret
- * storage ahead of the row, duplicate check, and the index job recorded in the same transaction
- * as the row.
+ * storage ahead of the row, duplicate check, the index job recorded in the same transaction as the
+ * row, and the `supersedes` link to the memory it replaces.
  */
 @Injectable()
 export class MemoryWriter {
@@ -32,6 +33,7 @@ export class MemoryWriter {
     private readonly screen: SecretScreen,
     readonly staging: SecretStaging,
     @Inject(MEMORY_DEFAULTS) private readonly defaults: MemoryDefaults,
+    private readonly links: MemoryLinkWriter,
   ) {}
 
   /** Validates and redacts, synchronously, before anything is written, logged or enqueued. */
@@ -55,7 +57,7 @@ export class MemoryWriter {
     const memory = screened.value;
     const stored = await this.memories.insertOrGetDuplicate(principal, tx, {
       ...memory,
-      visibility: memory.visibility ?? this.defaults.defaultVisibility,
+      visibility: memory.visibility ?? principal.defaultVisibility ?? this.defaults.defaultVisibility,
       expiresAt: memory.expiresAt ?? this.defaultExpiry(memory.category),
       // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
       contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),
@@ -72,6 +74,12 @@ export class MemoryWriter {
         details:
           screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : undefined,
       });
+    }
+    if (memory.supersedes !== undefined) {
+      // Replacing a memory is changing it: the caller needs write access to it. A duplicate
+      // store that answers an existing id links that one (again: a no-op).
+      const link = { srcId: stored.id, dstId: memory.supersedes, linkType: 'supersedes' } as const;
+      await this.links.link(principal, tx, link, { ifExists: 'keep', target: 'write' });
     }
     return stored;
   }

@@ -1,20 +1,37 @@
 import type { TenantScope, Tx } from '@app/persistence';
+import { hasScope, type Principal } from '@app/tenancy';
 import type { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 
 /**
- * Why the caller may not change memory `id` they do not own: 403 when they can read it (a
- * teammate's team memory), 404 when they cannot (so ids reveal nothing).
+ * What a change needs: `edit` (update) is allowed to the owner, a `write` share and admins;
+ * `manage` (delete, restore, purge, share, make team) to the owner and admins only.
  */
-export async function notOwnedError(
-  memories: Pick<MemoryRepository, 'findVisibleOne'>,
-  scope: TenantScope,
+export type MemoryChange = 'edit' | 'manage';
+
+const DENIED: Record<MemoryChange, string> = {
+  edit: 'only its owner, a user it is shared with for writing, or an admin may change it',
+  manage: 'only its owner or an admin may do this',
+};
+
+/**
+ * Checks that the caller may make `change` to memory `id` and returns the scope of its owner: the
+ * repositories' owner-keyed statements then address the row (the transaction keeps the caller's
+ * identity, so row-level security still checks the caller). 404 when the caller cannot see the
+ * memory (so ids reveal nothing), 403 when they can read it but not change it.
+ */
+export async function ownerScopeFor(
+  memories: Pick<MemoryRepository, 'access'>,
+  principal: Principal,
   tx: Tx,
   id: number,
-): Promise<MemoryError> {
-  if ((await memories.findVisibleOne(scope, tx, id)) === null) return MemoryError.notFound(id);
-  return new MemoryError(
-    MemoryErrorCode.Forbidden,
-    `Memory ${id} belongs to a teammate: only its owner (or an admin) may change it`,
-  );
+  change: MemoryChange,
+): Promise<TenantScope> {
+  const access = await memories.access(principal, tx, id);
+  if (!access) throw MemoryError.notFound(id);
+  const owner = access.ownerId === principal.userId;
+  const allowed = owner || hasScope(principal, 'admin') || (change === 'edit' && access.writable);
+  if (allowed) return { tenantId: principal.tenantId, userId: access.ownerId };
+  if (!access.readable) throw MemoryError.notFound(id);
+  throw new MemoryError(MemoryErrorCode.Forbidden, `Memory ${id} belongs to a teammate: ${DENIED[change]}`);
 }

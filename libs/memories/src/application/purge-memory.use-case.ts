@@ -3,7 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
-import { notOwnedError } from './ownership';
+import { ownerScopeFor } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 /** Permanent removal, allowed only after a soft delete so one call can never destroy live data. */
@@ -19,15 +19,16 @@ export class PurgeMemoryUseCase {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const current = await this.memories.lockOwned(principal, tx, id);
-        if (!current) throw await notOwnedError(this.memories, principal, tx, id);
+        const owner = await ownerScopeFor(this.memories, principal, tx, id, 'manage');
+        const current = await this.memories.lockOwned(owner, tx, id);
+        if (!current) throw MemoryError.notFound(id);
         if (!current.deleted) {
           throw new MemoryError(
             MemoryErrorCode.NotDeleted,
             `Memory ${id} is not deleted; delete it before purging`,
           );
         }
-        await this.memories.purge(principal, tx, id);
+        await this.memories.purge(owner, tx, id);
         await this.audit.record(principal, tx, {
           action: 'memory.purge',
           targetType: 'memory',

@@ -3,7 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
-import { notOwnedError } from './ownership';
+import { ownerScopeFor } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 /** Undoes a soft delete. Restoring a live memory is a no-op that still answers 200. */
@@ -19,17 +19,18 @@ export class RestoreMemoryUseCase {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const current = await this.memories.lockOwned(principal, tx, id);
-        if (!current) throw await notOwnedError(this.memories, principal, tx, id);
+        const owner = await ownerScopeFor(this.memories, principal, tx, id, 'manage');
+        const current = await this.memories.lockOwned(owner, tx, id);
+        if (!current) throw MemoryError.notFound(id);
         if (!current.deleted) return { restored: id };
-        const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, current.contentHash);
+        const duplicate = await this.memories.hasLiveDuplicate(owner, tx, id, current.contentHash);
         if (duplicate !== null) {
           throw new MemoryError(
             MemoryErrorCode.DuplicateContent,
             `Memory ${duplicate} already has this content; delete it first or keep it`,
           );
         }
-        await this.memories.restore(principal, tx, id);
+        await this.memories.restore(owner, tx, id);
         await this.audit.record(principal, tx, {
           action: 'memory.restore',
           targetType: 'memory',

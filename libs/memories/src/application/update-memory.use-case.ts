@@ -9,7 +9,7 @@ import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter } from './memory-writer';
 import { SecretScreen } from '../secret-memories/application/secret-screen';
 import type { StagedSecret } from '../secret-memories/application/secret-staging';
-import { notOwnedError } from './ownership';
+import { ownerScopeFor } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
 @Injectable()
@@ -31,10 +31,10 @@ export class UpdateMemoryUseCase {
     const changes = screened.value;
     let staged: StagedSecret | null = null;
     if (screened.secret !== null) {
-      // Only the owner's live memory gets a secret written under its id.
+      // A secret is written under its owner's path, so only the owner's live memory takes one.
       await this.tx.inTenant(principal, async (tx) => {
-        if (!(await this.memories.findSecret(principal, tx, id)))
-          throw await notOwnedError(this.memories, principal, tx, id);
+        await ownerScopeFor(this.memories, principal, tx, id, 'manage');
+        if (!(await this.memories.findSecret(principal, tx, id))) throw MemoryError.notFound(id);
       });
       staged = await this.writer.staging.stage(principal, screened.secret, id);
     }
@@ -42,10 +42,12 @@ export class UpdateMemoryUseCase {
       this.tx.inTenant(
         principal,
         async (tx) => {
-          const current = await this.memories.lockOwned(principal, tx, id);
-          if (!current) throw await notOwnedError(this.memories, principal, tx, id);
-          if (current.deleted) throw MemoryError.notFound(id);
-          const existing = await this.memories.findLive(principal, tx, id);
+          // Visibility is the owner's (or an admin's) decision; content is every writer's.
+          const change = changes.visibility !== undefined ? 'manage' : 'edit';
+          const owner = await ownerScopeFor(this.memories, principal, tx, id, change);
+          const current = await this.memories.lockOwned(owner, tx, id);
+          if (!current || current.deleted) throw MemoryError.notFound(id);
+          const existing = await this.memories.findLive(owner, tx, id);
           if (!existing) throw MemoryError.notFound(id);
           const next = {
             content: changes.content ?? existing.content,
@@ -62,7 +64,7 @@ export class UpdateMemoryUseCase {
             hash = contentHash(changes.content);
             // New content without a secret: the row lets go of any secret it had.
             if (existing.isSensitive) secret = null;
-            const duplicate = await this.memories.hasLiveDuplicate(principal, tx, id, hash);
+            const duplicate = await this.memories.hasLiveDuplicate(owner, tx, id, hash);
             if (duplicate !== null) {
               throw new MemoryError(
                 MemoryErrorCode.DuplicateContent,
@@ -70,13 +72,13 @@ export class UpdateMemoryUseCase {
               );
             }
           }
-          await this.memories.update(principal, tx, id, { ...changes, contentHash: hash, secret });
+          await this.memories.update(owner, tx, id, { ...changes, contentHash: hash, secret });
           if (
             changes.content !== undefined ||
             changes.tags !== undefined ||
             changes.expandedKeywords !== undefined
           ) {
-            await this.writer.scheduleIndexing(principal, tx, id, next);
+            await this.writer.scheduleIndexing({ ...owner, requestId: principal.requestId }, tx, id, next);
           }
           await this.audit.record(principal, tx, {
             action: 'memory.update',

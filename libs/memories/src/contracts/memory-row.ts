@@ -13,6 +13,8 @@ export interface MemoryRow {
   visibility: Visibility;
   expires_at: string | null;
   owner: string;
+  /** The owner's username when the caller reads the memory through a share; absent or null otherwise. */
+  shared_by?: string | null;
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
@@ -32,6 +34,7 @@ export function toMemory(row: MemoryRow): Memory {
     visibility: row.visibility,
     expiresAt: row.expires_at,
     owner: row.owner,
+    sharedBy: row.shared_by ?? null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,

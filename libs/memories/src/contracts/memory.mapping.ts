@@ -6,7 +6,7 @@ import type { StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
  * request bodies (snake_case, seed wire format) to use-case input, and memories to the wire.
  */
 
-export function toNewMemory(body: StoreMemoryBody): NewMemory {
+export function toNewMemory(body: StoreMemoryBody & { supersedes?: number }): NewMemory {
   return {
     content: body.content,
     category: body.category,
@@ -17,6 +17,7 @@ export function toNewMemory(body: StoreMemoryBody): NewMemory {
     visibility: body.visibility,
     expiresAt: body.expires_at,
     forceSensitive: body.force_sensitive,
+    supersedes: body.supersedes,
   };
 }
 
@@ -58,6 +59,7 @@ export function presentListItem(memory: Memory) {
     visibility: memory.visibility,
     expires_at: memory.expiresAt,
     owner: memory.owner,
+    shared_by: memory.sharedBy,
     created_at: memory.createdAt,
     updated_at: memory.updatedAt,
   };

@@ -55,7 +55,10 @@ const contentSchema = z
 const keywordsSchema = z.string().max(4096, 'expanded_keywords is at most 4096 characters');
 const projectSchema = z.string().trim().min(1).max(200).nullable();
 
-/** `team`: every teammate reads it; `private`: only its owner. Absent: the configured default. */
+/**
+ * `team`: every teammate reads it; `private`: its owner, users it is shared with, and admins.
+ * Absent: the key's default, else the configured default.
+ */
 export const visibilitySchema = z.enum(['team', 'private'], {
   error: 'visibility must be "team" or "private"',
 });
@@ -144,6 +147,12 @@ export const memoryListItemResponse = z.object({
   visibility: visibilitySchema,
   expires_at: z.string().nullable().describe('when reads stop returning it (null: never)'),
   owner: z.string().describe('username of the memory’s owner'),
+  shared_by: z
+    .string()
+    .nullable()
+    .describe(
+      'the owner’s username when the caller reads it through a share (directly or by tag); null otherwise',
+    ),
   created_at: z.string().describe('ISO-8601 with offset'),
   updated_at: z.string(),
 });

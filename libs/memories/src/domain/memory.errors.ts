@@ -11,6 +11,8 @@ export enum MemoryErrorCode {
   IdempotencyKeyReused = 'idempotency_key_reused',
   /** Visible to the caller but not theirs to change (a teammate's team memory). */
   Forbidden = 'forbidden',
+  ShareWithSelf = 'share_with_self',
+  UserNotFound = 'user_not_found',
 }
 
 const KIND: Record<MemoryErrorCode, ErrorKind> = {
@@ -23,6 +25,8 @@ const KIND: Record<MemoryErrorCode, ErrorKind> = {
   [MemoryErrorCode.NotDeleted]: 'conflict',
   [MemoryErrorCode.DuplicateContent]: 'conflict',
   [MemoryErrorCode.Forbidden]: 'forbidden',
+  [MemoryErrorCode.ShareWithSelf]: 'bad_request',
+  [MemoryErrorCode.UserNotFound]: 'not_found',
 };
 
 export class MemoryError extends DomainError<MemoryErrorCode> {

@@ -1,4 +1,7 @@
-/** `team`: every user of the tenant reads it; `private`: its owner only. */
+/**
+ * `team`: every user of the tenant reads it; `private`: its owner, the users it is shared with
+ * (directly or by tag) and admins.
+ */
 export type Visibility = 'team' | 'private';
 export const VISIBILITIES: readonly Visibility[] = ['team', 'private'];
 
@@ -16,6 +19,8 @@ export interface Memory {
   /** ISO time after which every read leaves it out (null: kept until deleted). */
   readonly expiresAt: string | null;
   readonly owner: string;
+  /** The owner's username when the reader sees it through a share (directly or by tag); else null. */
+  readonly sharedBy: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly deletedAt: string | null;
@@ -34,6 +39,8 @@ export interface NewMemory {
   readonly visibility?: Visibility;
   /** Absent: the category's configured lifetime (MEMORY_TTL_BY_CATEGORY), else never. */
   readonly expiresAt?: Date;
+  /** Id of a memory this one replaces: stored with a `supersedes` link to it. */
+  readonly supersedes?: number;
 }
 
 export type MemoryPatch = Partial<

@@ -3,6 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryTextSearchRepository } from '../adapters/memory-text-search.repository';
 import { MemoryLookup, type Memory } from '@app/memories';
+import { RecallLinks, type LinkedItem } from './recall-links';
 import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
 import { fuseRankings, importanceFactor, recencyFactor, type FusedCandidate } from '../domain/rank-fusion';
 import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
@@ -16,6 +17,8 @@ export interface RecallInput extends RecallFilter {
   readonly limit: number;
   /** Which legs run (both by default); the evaluation measures each alone. */
   readonly legs?: { readonly text: boolean; readonly vector: boolean };
+  /** Serve superseded hits as they are instead of the newest version (history). */
+  readonly includeSuperseded?: boolean;
 }
 
 export interface RecallExplanation {
@@ -28,17 +31,20 @@ export interface RecallExplanation {
   readonly model: string | null;
 }
 
-export interface RecalledMemory {
+interface RankedMemory {
   readonly memory: Memory;
   readonly rank: number;
   readonly explanation: RecallExplanation;
 }
+
+export type RecalledMemory = RankedMemory & LinkedItem;
 
 const DAY_MS = 86_400_000;
 
 /**
  * Hybrid recall: full-text and vector legs over the caller's visible memories, fused with RRF,
  * nudged by importance and recency. Memories not embedded yet are still found by the text leg.
+ * A superseded hit is served as the newest version of it (see RecallLinks).
  */
 @Injectable()
 export class RecallMemoriesUseCase {
@@ -47,6 +53,7 @@ export class RecallMemoriesUseCase {
     private readonly memories: MemoryLookup,
     private readonly textSearch: MemoryTextSearchRepository,
     @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
+    private readonly links: RecallLinks,
   ) {}
 
   async execute(principal: Principal, input: RecallInput, now = new Date()): Promise<RecalledMemory[]> {
@@ -62,7 +69,8 @@ export class RecallMemoriesUseCase {
     const k = Math.max(input.limit * 3, 30);
     const legs = input.legs ?? { text: true, vector: true };
     const query = legs.vector ? await this.vectors.prepare(text) : null;
-    const { fused, rows } = await this.tx.inTenant(principal, async (tx) => {
+    const filters = describeRecallFilter(filter);
+    return this.tx.inTenant(principal, async (tx) => {
       const textHits = legs.text ? await this.textSearch.search(principal, tx, { text, k, filter }) : [];
       const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
       const candidates = fuseRankings({
@@ -74,14 +82,12 @@ export class RecallMemoriesUseCase {
         tx,
         candidates.map((c) => c.memoryId),
       );
-      return { fused: candidates, rows: new Map(found.map((m) => [m.id, m])) };
+      const rows = new Map(found.map((m) => [m.id, m]));
+      const scored = candidates
+        .filter((c) => rows.has(c.memoryId))
+        .map((c) => this.score(c, rows.get(c.memoryId) as Memory, now, filters, query?.modelId ?? null));
+      return this.links.serve(principal, tx, sortRecalled(scored, input.sortBy), input);
     });
-
-    const filters = describeRecallFilter(filter);
-    const scored = fused
-      .filter((c) => rows.has(c.memoryId))
-      .map((c) => this.score(c, rows.get(c.memoryId) as Memory, now, filters, query?.modelId ?? null));
-    return sortRecalled(scored, input.sortBy).slice(0, input.limit);
   }
 
   private score(
@@ -90,7 +96,7 @@ export class RecallMemoriesUseCase {
     now: Date,
     filters: string[],
     model: string | null,
-  ): RecalledMemory {
+  ): RankedMemory {
     const ageDays = (now.getTime() - Date.parse(memory.createdAt)) / DAY_MS;
     const explanation: RecallExplanation = {
       textRank: candidate.textRank,
@@ -106,8 +112,8 @@ export class RecallMemoriesUseCase {
   }
 }
 
-function sortRecalled(items: RecalledMemory[], sortBy: RecallSort): RecalledMemory[] {
-  const byRank = (a: RecalledMemory, b: RecalledMemory) => b.rank - a.rank || b.memory.id - a.memory.id;
+function sortRecalled(items: RankedMemory[], sortBy: RecallSort): RankedMemory[] {
+  const byRank = (a: RankedMemory, b: RankedMemory) => b.rank - a.rank || b.memory.id - a.memory.id;
   switch (sortBy) {
     case 'relevance':
       return items.sort(byRank);

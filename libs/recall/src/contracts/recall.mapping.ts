@@ -1,10 +1,10 @@
-import { presentListItem } from '@app/memories';
+import { presentLinkOf, presentListItem } from '@app/memories';
 import type { RecalledMemory, RecallInput } from '../application/recall-memories.use-case';
 import type { RecallBody } from './recall.schemas';
 
 /** A recall request as REST and MCP parse it (the MCP tool offers fewer filters). */
 export type RecallRequest = Pick<RecallBody, 'context' | 'expanded_query' | 'sort_by' | 'limit'> &
-  Partial<Pick<RecallBody, 'category' | 'tags' | 'project' | 'since' | 'before'>>;
+  Partial<Pick<RecallBody, 'category' | 'tags' | 'project' | 'since' | 'before' | 'include_superseded'>>;
 
 /** The one mapping between the recall contract and the use case, used by REST and MCP alike. */
 export function toRecallInput(body: RecallRequest): RecallInput {
@@ -18,15 +18,21 @@ export function toRecallInput(body: RecallRequest): RecallInput {
     before: body.before,
     sortBy: body.sort_by,
     limit: body.limit,
+    includeSuperseded: body.include_superseded,
   };
 }
 
-/** A recalled memory: the list item's shape (one presenter for both) plus its rank and `explain`. */
+/**
+ * A recalled memory: the list item's shape (one presenter for both) plus its rank, where it was
+ * redirected from (a superseded hit), its links and `explain`.
+ */
 export function presentRecalled(item: RecalledMemory, explain: boolean) {
   const { memory, rank, explanation } = item;
   return {
     ...presentListItem(memory),
     rank,
+    ...(item.redirectedFrom !== undefined ? { redirected_from: item.redirectedFrom } : {}),
+    links: item.links.map((link) => presentLinkOf(memory.id, link)),
     ...(explain
       ? {
           explain: {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { categorySchema, memoryListItemResponse, tagsSchema } from '@app/memories';
+import { categorySchema, linkedMemoryResponse, memoryListItemResponse, tagsSchema } from '@app/memories';
 
 export const MAX_RECALL_LIMIT = 100;
 
@@ -25,6 +25,12 @@ export const recallSchema = z.object({
     .default(10)
     .transform((n) => Math.min(n, MAX_RECALL_LIMIT)),
   explain: z.boolean().default(false),
+  // null counts as absent (claude-memory-mcp's client sends unused fields as null).
+  include_superseded: z
+    .boolean()
+    .nullish()
+    .transform((v) => v ?? false)
+    .describe('true: serve superseded memories as they are (history) instead of their newest version'),
 });
 export type RecallBody = z.output<typeof recallSchema>;
 
@@ -47,6 +53,12 @@ export const duplicatesQuerySchema = z.object({
 
 export const recallItemResponse = memoryListItemResponse.extend({
   rank: z.number(),
+  redirected_from: z
+    .number()
+    .int()
+    .optional()
+    .describe('the superseded hit this memory replaces (it is the newest version of it)'),
+  links: z.array(linkedMemoryResponse).describe('links from and to this memory whose both ends you can see'),
   explain: z
     .object({
       text_rank: z.number().int().nullable(),

@@ -1,5 +1,5 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
-import { INITIAL_SYNC_STATE, type SyncedMemory, type SyncState, type SyncTombstone } from '../domain/sync';
+import { type SyncedMemory, type SyncTombstone } from '../domain/sync';
 import { toMemory, type MemoryRow } from '@app/memories';
 
 /** The owner is the caller, so the username is looked up once (an InitPlan), not joined per row. */
@@ -20,12 +20,6 @@ interface TombstoneRow {
   deleted_at: string;
 }
 
-interface StateRow {
-  last_seq: string | number;
-  min_valid_seq: string | number;
-  epoch: number;
-}
-
 const toSynced = (row: SyncRow): SyncedMemory => ({ ...toMemory(row), changeSeq: Number(row.change_seq) });
 
 const toTombstone = (row: TombstoneRow): SyncTombstone => ({
@@ -34,72 +28,33 @@ const toTombstone = (row: TombstoneRow): SyncTombstone => ({
   deletedAt: row.deleted_at,
 });
 
-const toState = (row: StateRow | null | undefined): SyncState =>
-  row
-    ? { lastSeq: Number(row.last_seq), minValidSeq: Number(row.min_valid_seq), epoch: row.epoch }
-    : INITIAL_SYNC_STATE;
-
-export interface ChangesAfter {
-  readonly state: SyncState;
+/** Where a seed dump starts, read before its rows. */
+export interface SeedDumpStart {
+  readonly epoch: number;
+  /** Every change of the caller's own rows below it is in the dump that follows. */
+  readonly horizon: number;
   readonly serverTime: string;
-  readonly memories: SyncedMemory[];
-  readonly tombstones: SyncTombstone[];
 }
 
 /**
- * SQL for sync reads. Always the caller's own rows (owner = user), never team-visible ones: a sync
- * is a copy of what the user owns. Row-level security enforces the same underneath.
+ * SQL for the seed-compatible calls (full dump and `?since=`). Always the caller's own rows (owner
+ * = user), never team-visible or shared ones: the seed contract is a copy of what the user owns.
+ * Row-level security would allow more; the explicit owner filter keeps the contract.
  */
 export class MemorySyncRepository {
   /**
-   * Up to `limit` memories and up to `limit` tombstones after `afterSeq`, and the user's sync state,
-   * all read in ONE statement so they share a snapshot: a purge or write committing between two
-   * reads can then neither hide a row behind the cursor nor slip past the horizon check.
+   * The tenant's history epoch, the current horizon and the time, read before a dump starts.
+   * The dump's own snapshot is taken later, so it holds every own change below this horizon.
    */
-  async changesAfter(scope: TenantScope, tx: Tx, afterSeq: number, limit: number): Promise<ChangesAfter> {
-    const { rows } = await tx.query<{
-      state: StateRow | null;
-      memories: SyncRow[];
-      tombstones: TombstoneRow[];
-      server_time: string;
-    }>(
-      `SELECT
-         (SELECT row_to_json(s) FROM (SELECT last_seq, min_valid_seq, epoch FROM sync_state
-            WHERE user_id = $2 AND tenant_id = $1) s) AS state,
-         (SELECT coalesce(json_agg(c ORDER BY c.change_seq), '[]'::json) FROM (
-            SELECT ${SYNC_COLUMNS} FROM memories m
-             WHERE m.tenant_id = $1 AND m.owner_id = $2 AND m.change_seq > $3
-             ORDER BY m.change_seq LIMIT $4) c) AS memories,
-         (SELECT coalesce(json_agg(t ORDER BY t.change_seq), '[]'::json) FROM (
-            SELECT memory_id AS id, change_seq, ${isoTimestamp('deleted_at')} AS deleted_at FROM memory_tombstones
-             WHERE tenant_id = $1 AND owner_id = $2 AND change_seq > $3
-             ORDER BY change_seq LIMIT $4) t) AS tombstones,
-         ${isoTimestamp('clock_timestamp()')} AS server_time`,
-      [scope.tenantId, scope.userId, afterSeq, limit],
+  async readStart(scope: TenantScope, tx: Tx): Promise<SeedDumpStart> {
+    const { rows } = await tx.query<{ epoch: number | null; horizon: string; server_time: string }>(
+      `SELECT (SELECT epoch FROM sync_tenant_state WHERE tenant_id = $1) AS epoch,
+              sync_horizon() AS horizon,
+              ${isoTimestamp('clock_timestamp()')} AS server_time`,
+      [scope.tenantId],
     );
     const row = rows[0];
-    return {
-      state: toState(row.state),
-      serverTime: row.server_time,
-      memories: row.memories.map(toSynced),
-      tombstones: row.tombstones.map(toTombstone),
-    };
-  }
-
-  /** The user's sync state and the current time, read before a seed dump starts. */
-  async readState(scope: TenantScope, tx: Tx): Promise<{ state: SyncState; serverTime: string }> {
-    const { rows } = await tx.query<Partial<StateRow> & { server_time: string }>(
-      `SELECT s.last_seq, s.min_valid_seq, s.epoch, ${isoTimestamp('clock_timestamp()')} AS server_time
-         FROM (SELECT 1) one
-         LEFT JOIN sync_state s ON s.user_id = $2 AND s.tenant_id = $1`,
-      [scope.tenantId, scope.userId],
-    );
-    const row = rows[0];
-    const found = row.last_seq != null && row.min_valid_seq != null && row.epoch != null;
-    return {
-      state: found ? toState(row as StateRow) : INITIAL_SYNC_STATE,
-      serverTime: row.server_time,
-    };
+    return { epoch: row.epoch ?? 1, horizon: Number(row.horizon), serverTime: row.server_time };
   }
 
   /**
@@ -133,7 +88,10 @@ export class MemorySyncRepository {
     await tx.query(`CLOSE ${DUMP_CURSOR}`);
   }
 
-  /** Tombstones (purged memories) at or after `since` minus the overlap; bounded by retention. */
+  /**
+   * The caller's own memories purged (or moved away) at or after `since` minus the overlap: the
+   * records addressed to their owner. Bounded by retention.
+   */
   async tombstonesSince(
     scope: TenantScope,
     tx: Tx,
@@ -141,10 +99,14 @@ export class MemorySyncRepository {
     overlapMs: number,
   ): Promise<SyncTombstone[]> {
     const { rows } = await tx.query<TombstoneRow>(
-      `SELECT memory_id AS id, change_seq, ${isoTimestamp('deleted_at')} AS deleted_at FROM memory_tombstones
-        WHERE tenant_id = $1 AND owner_id = $2
-          AND deleted_at >= $3::timestamptz - make_interval(secs => $4::double precision / 1000)
-        ORDER BY change_seq`,
+      `SELECT id, change_seq, deleted_at FROM (
+         SELECT DISTINCT ON (memory_id) memory_id AS id, xid AS change_seq,
+                ${isoTimestamp('changed_at')} AS deleted_at
+           FROM sync_audience_changes
+          WHERE user_id = $2 AND tenant_id = $1 AND owned
+            AND changed_at >= $3::timestamptz - make_interval(secs => $4::double precision / 1000)
+          ORDER BY memory_id, xid DESC) t
+        ORDER BY change_seq, id`,
       [scope.tenantId, scope.userId, since, overlapMs],
     );
     return rows.map(toTombstone);

@@ -1,25 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
-import { type Principal } from '@app/tenancy';
-import { MemorySyncRepository } from '../adapters/memory-sync.repository';
-import { SYNC_SETTINGS, type SyncPage, type SyncSettings, type SyncState } from '../domain/sync';
-import type { SyncCursorPayload } from '../domain/sync-cursor';
-import { SyncError, SyncErrorCode } from '../domain/sync.errors';
+import { hasScope, type Principal } from '@app/tenancy';
+import { SyncFeedRepository } from '../adapters/sync-feed.repository';
+import { SYNC_SETTINGS, type SyncPage, type SyncSettings } from '../domain/sync';
+import { assertUsable, cursorAfter, readFrom } from '../domain/sync-feed';
 import { SyncCursorCodecProvider } from './sync-cursor-codec.provider';
 
 export interface SyncChangesInput {
-  /** Absent: start at the beginning of the caller's history. */
+  /** Absent: start from an empty copy. */
   readonly cursor?: string;
   /** Clamped to the configured maximum; the configured default when absent. */
   readonly limit?: number;
 }
 
-/** One page of the caller's changes after a cursor, in change order, with the cursor to continue from. */
+/**
+ * One page of changes to the memories the caller can see (own, team, shared directly or by tag;
+ * with an admin key, the whole tenant) after a cursor, in position order, with the cursor to
+ * continue from: each memory as the caller sees it now, or a tombstone once it can no longer.
+ */
 @Injectable()
 export class SyncMemoryChangesUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly repository: MemorySyncRepository,
+    private readonly feed: SyncFeedRepository,
     private readonly codecs: SyncCursorCodecProvider,
     @Inject(SYNC_SETTINGS) private readonly settings: SyncSettings,
   ) {}
@@ -27,42 +30,27 @@ export class SyncMemoryChangesUseCase {
   async execute(principal: Principal, input: SyncChangesInput): Promise<SyncPage> {
     const limit = Math.min(input.limit ?? this.settings.pageDefault, this.settings.pageMax);
     const codec = await this.codecs.get();
-    const position = input.cursor === undefined ? null : codec.decode(input.cursor, principal.userId);
-    const after = position?.s ?? 0;
-    const changes = await this.tx.inTenant(principal, (tx) =>
-      // One extra row of each kind tells whether another page follows.
-      this.repository.changesAfter(principal, tx, after, limit + 1),
-    );
-    if (position) assertUsable(position, changes.state);
+    const cursor = input.cursor === undefined ? null : codec.decode(input.cursor, principal.userId);
+    const admin = hasScope(principal, 'admin');
+    const from = readFrom(cursor);
+    const read = await this.tx.inTenant(principal, (tx) => this.feed.read(principal, tx, from, limit));
+    // Checked against the state read with the page: a purge racing the read cannot slip past it.
+    if (cursor) assertUsable(cursor, read.state, admin);
 
-    const merged = [
-      ...changes.memories.map((memory) => ({ seq: memory.changeSeq, memory })),
-      ...changes.tombstones.map((tombstone) => ({ seq: tombstone.changeSeq, tombstone })),
-    ].sort((a, b) => a.seq - b.seq);
-    const page = merged.slice(0, limit);
-    const last = page.length > 0 ? page[page.length - 1].seq : after;
+    const next = cursorAfter({
+      userId: principal.userId,
+      admin,
+      from,
+      state: read.state,
+      last: read.last,
+      hasMore: read.hasMore,
+    });
     return {
-      memories: page.flatMap((item) => ('memory' in item ? [item.memory] : [])),
-      tombstones: page.flatMap((item) => ('tombstone' in item ? [item.tombstone] : [])),
-      nextCursor: codec.encode({ u: principal.userId, s: last, e: changes.state.epoch }),
-      hasMore: merged.length > limit,
-      serverTime: changes.serverTime,
+      memories: read.items.flatMap((item) => (item.kind === 'memory' ? [item.memory] : [])),
+      tombstones: read.items.flatMap((item) => (item.kind === 'tombstone' ? [item.tombstone] : [])),
+      nextCursor: codec.encode(next),
+      hasMore: read.hasMore,
+      serverTime: read.serverTime,
     };
-  }
-}
-
-/** Epoch first: after a rewrite the numbers themselves mean something else. */
-function assertUsable(position: SyncCursorPayload, state: SyncState): void {
-  if (position.e !== state.epoch || position.s > state.lastSeq) {
-    throw new SyncError(
-      SyncErrorCode.EpochChanged,
-      'The sync history was reset since this cursor was issued; seed again without a cursor',
-    );
-  }
-  if (position.s < state.minValidSeq) {
-    throw new SyncError(
-      SyncErrorCode.FullResyncRequired,
-      'The cursor is older than the retained deletion history; seed again without a cursor',
-    );
   }
 }

@@ -18,8 +18,9 @@ export const SYNC_PURGE_SLOT_MS = 60 * 60 * 1000;
 
 /**
  * Retention for deletion history (system job, all tenants): hard-deletes memories soft-deleted
- * before the horizon and drops tombstones older than it, raising each affected user's
- * `min_valid_seq` so cursors from before the horizon get 410 instead of silently missing a delete.
+ * before the horizon and drops audience changes (the source of tombstones) older than it, raising
+ * each affected tenant's `min_valid_seq` so cursors from before the horizon get 410 instead of
+ * silently missing a removal.
  */
 @Injectable()
 export class SyncPurgeTombstonesUseCase {
@@ -48,7 +49,7 @@ export class SyncPurgeTombstonesUseCase {
       this.retention.purgeDeletedMemories(tx, horizon, SYNC_PURGE_BATCH),
     );
     const tombstones = await this.drain((tx) =>
-      this.retention.purgeTombstones(tx, horizon, SYNC_PURGE_BATCH),
+      this.retention.purgeAudienceChanges(tx, horizon, SYNC_PURGE_BATCH),
     );
     return { memories, tombstones };
   }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { TransactionRunner } from '@app/persistence';
-import { type Principal } from '@app/tenancy';
+import { hasScope, type Principal } from '@app/tenancy';
 import { MemorySyncRepository } from '../adapters/memory-sync.repository';
 import { SYNC_SETTINGS, type SyncSettings } from '../domain/sync';
 import { parseSince } from '../domain/sync-since';
@@ -18,11 +18,12 @@ export interface SeedDumpInput {
 }
 
 /**
- * The seed-compatible sync calls, streamed: no `since` → every live memory of the caller (the seed
- * client deletes local rows missing from it, so it is never paginated); `since` → every row updated
- * or deleted at or after `since` minus the configured overlap, deleted ones included. Both carry a
- * cursor and the server time read BEFORE the rows, so a client switching to cursors or passing the
- * time back as `since` never skips a change that raced the dump (it may see one twice).
+ * The seed-compatible sync calls, streamed and owner-scoped: no `since` → every live memory the
+ * caller owns (the seed client deletes local rows missing from it, so it is never paginated);
+ * `since` → every own row updated or deleted at or after `since` minus the configured overlap,
+ * deleted ones included. Both carry a cursor and the server time read BEFORE the rows, so a client
+ * switching to cursors or passing the time back as `since` never skips a change that raced the dump
+ * (it may see one twice). The cursor goes on with what else the caller can see (team, shared).
  *
  * Resolves with the stream once the header is known, so setup errors still become HTTP errors.
  */
@@ -58,15 +59,25 @@ export class SyncSeedDumpUseCase {
       };
     });
     const dumped = this.tx.inTenant(principal, async (tx) => {
-      const { state, serverTime } = await this.repository.readState(principal, tx);
+      const start = await this.repository.readStart(principal, tx);
       const tombstones =
         since === undefined ? [] : await this.repository.tombstonesSince(principal, tx, since, overlapMs);
       await this.repository.openDump(principal, tx, { since, overlapMs });
-      const nextCursor = codec.encode({ u: principal.userId, s: state.lastSeq, e: state.epoch });
+      // The copy now holds the caller's own rows as of the horizon and nothing else: the cursor
+      // feed goes on with everything else it can see, from the beginning.
+      const nextCursor = codec.encode({
+        u: principal.userId,
+        x: 0,
+        m: 0,
+        k: start.horizon,
+        o: start.horizon,
+        e: start.epoch,
+        a: hasScope(principal, 'admin'),
+      });
       // Hand the stream out before writing: a large header must not wait for a reader that
       // only attaches once this promise has resolved.
       started();
-      await writer.begin({ nextCursor, serverTime }, tombstones);
+      await writer.begin({ nextCursor, serverTime: start.serverTime }, tombstones);
       for (;;) {
         const batch = await this.repository.fetchDump(tx, SEED_DUMP_BATCH);
         await writer.rows(batch);

@@ -28,6 +28,11 @@ export type SyncQuery = z.output<typeof syncQuerySchema>;
 export type SyncPageQuery = Extract<SyncQuery, { mode: 'page' }>;
 
 // Answer shapes of `GET /api/memories/sync` (docs/sync.md); the presenters below produce them.
+const changeSeq = z
+  .number()
+  .int()
+  .describe('Position of the change in the feed: never decreases; changes made together share it');
+
 export const syncedMemoryResponse = z.object({
   id: z.number().int(),
   content: z.string(),
@@ -42,12 +47,16 @@ export const syncedMemoryResponse = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   deleted_at: z.string().nullable().describe('set: soft-deleted (a later change may restore it)'),
-  change_seq: z.number().int(),
+  change_seq: changeSeq,
 });
 
 export const syncTombstoneResponse = z
-  .object({ id: z.number().int(), deleted_at: z.string(), change_seq: z.number().int() })
-  .describe('A purged memory: drop the id');
+  .object({
+    id: z.number().int(),
+    deleted_at: z.string().describe('when it left your view'),
+    change_seq: changeSeq,
+  })
+  .describe('A memory you can no longer see (purged, unshared, made private, …): drop the id');
 
 const cursorFields = {
   next_cursor: z.string().describe('Pass back as `cursor`; store it only after applying the answer'),
@@ -56,7 +65,7 @@ const cursorFields = {
   memories: z.array(syncedMemoryResponse),
 };
 
-/** `cursor` and/or `limit`: one page of changes, both lists together in change_seq order. */
+/** `cursor` and/or `limit`: one page of changes, both lists together in change_seq order, one item per memory. */
 export const syncPageResponse = z
   .object({ ...cursorFields, has_more: z.boolean() })
   .describe('One page of changes (cursor and/or limit)');

@@ -1,13 +1,24 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SyncError, SyncErrorCode } from './sync.errors';
 
-/** What a cursor says: "user `u` has seen everything up to seq `s` of epoch `e`". */
+/**
+ * What a cursor says about user `u`'s copy: every change up to position `(x, m)` is applied;
+ * audience changes below `k` are already reflected in it (0: none); the user's own rows below `o`
+ * are already in it (a seed dump; 0: none); `e` is the tenant's history epoch; `a` says whether an
+ * admin key (which sees the whole tenant) followed it.
+ */
 export interface SyncCursorPayload {
   readonly u: string;
-  readonly s: number;
+  readonly x: number;
+  readonly m: number;
+  readonly k: number;
+  readonly o: number;
   readonly e: number;
+  readonly a: boolean;
 }
 
+/** Payload format version; cursors of the per-user numbering had none. */
+const VERSION = 2;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const B64URL = /^[A-Za-z0-9_-]+$/;
 /** Cursors are short; refuse to HMAC or parse anything large. */
@@ -25,13 +36,17 @@ export class SyncCursorCodec {
   }
 
   encode(payload: SyncCursorPayload): string {
-    const body = Buffer.from(JSON.stringify({ u: payload.u, s: payload.s, e: payload.e })).toString(
+    const { u, x, m, k, o, e, a } = payload;
+    const body = Buffer.from(JSON.stringify({ v: VERSION, u, x, m, k, o, e, a: a ? 1 : 0 })).toString(
       'base64url',
     );
     return `${body}.${this.sign(body).toString('base64url')}`;
   }
 
-  /** Verifies the signature and that the cursor belongs to `userId`; throws `invalid_cursor` otherwise. */
+  /**
+   * Verifies the signature and that the cursor belongs to `userId`; throws `invalid_cursor`
+   * otherwise, and `epoch_changed` for a genuine cursor of the previous numbering.
+   */
   decode(cursor: string, userId: string): SyncCursorPayload {
     if (cursor.length > MAX_CURSOR_LENGTH) throw invalid();
     const [body, signature, ...rest] = cursor.split('.');
@@ -40,10 +55,7 @@ export class SyncCursorCodec {
     const given = Buffer.from(signature, 'base64url');
     const expected = this.sign(body);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
-    const payload = parsePayload(Buffer.from(body, 'base64url').toString('utf8'));
-    // Signed by us but for someone else: as useless to this caller as a forged one.
-    if (payload.u.toLowerCase() !== userId.toLowerCase()) throw invalid();
-    return payload;
+    return parsePayload(Buffer.from(body, 'base64url').toString('utf8'), userId);
   }
 
   private sign(body: string): Buffer {
@@ -51,7 +63,10 @@ export class SyncCursorCodec {
   }
 }
 
-function parsePayload(json: string): SyncCursorPayload {
+const position = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+function parsePayload(json: string, userId: string): SyncCursorPayload {
   let value: unknown;
   try {
     value = JSON.parse(json);
@@ -59,9 +74,17 @@ function parsePayload(json: string): SyncCursorPayload {
     throw invalid();
   }
   if (typeof value !== 'object' || value === null) throw invalid();
-  const { u, s, e } = value as Record<string, unknown>;
+  const { v, u, x, m, k, o, e, a } = value as Record<string, unknown>;
   if (typeof u !== 'string' || !UUID.test(u)) throw invalid();
-  if (typeof s !== 'number' || !Number.isSafeInteger(s) || s < 0) throw invalid();
-  if (typeof e !== 'number' || !Number.isSafeInteger(e) || e < 1) throw invalid();
-  return { u, s, e };
+  // Signed by us but for someone else: as useless to this caller as a forged one.
+  if (u.toLowerCase() !== userId.toLowerCase()) throw invalid();
+  if (v === undefined) {
+    throw new SyncError(
+      SyncErrorCode.EpochChanged,
+      'The sync numbering changed since this cursor was issued; seed again without a cursor',
+    );
+  }
+  if (v !== VERSION || ![x, m, k, o].every(position)) throw invalid();
+  if (typeof e !== 'number' || !Number.isSafeInteger(e) || e < 1 || (a !== 0 && a !== 1)) throw invalid();
+  return { u, x: x as number, m: m as number, k: k as number, o: o as number, e, a: a === 1 };
 }

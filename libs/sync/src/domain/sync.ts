@@ -1,20 +1,32 @@
 import { type Memory } from '@app/memories';
 
-/** A user's position in their own change history (one `sync_state` row; defaults if none yet). */
-export interface SyncState {
-  readonly lastSeq: number;
-  readonly minValidSeq: number;
-  readonly epoch: number;
+/**
+ * A feed position: the transaction that made a change, then the memory it touched. Positions of
+ * finished transactions (below the read's horizon) are settled: nothing new ever appears below it.
+ */
+export interface SyncPosition {
+  readonly xid: number;
+  readonly memoryId: number;
 }
 
-export const INITIAL_SYNC_STATE: SyncState = { lastSeq: 0, minValidSeq: 0, epoch: 1 };
+/** What a read learned about the caller's history, in the same snapshot as its rows. */
+export interface SyncHistoryState {
+  /** Bumped by `sync_reset_history()`: older cursors answer 409. */
+  readonly epoch: number;
+  /** Cursors whose knowledge is older than this missed removed history: 410. */
+  readonly minValidSeq: number;
+  /** The next transaction id: no honest cursor points past it. */
+  readonly nextXid: number;
+  /** Every transaction below it has finished: the feed never returns a position at or above it. */
+  readonly horizon: number;
+}
 
-/** A memory as sync reports it: live or soft-deleted (`deletedAt` set), with its change number. */
+/** A memory as sync reports it: live or soft-deleted (`deletedAt` set), with its position's xid. */
 export interface SyncedMemory extends Memory {
   readonly changeSeq: number;
 }
 
-/** A purged memory: clients drop the id. */
+/** A memory the caller can no longer see (purged, unshared, made private, …): clients drop the id. */
 export interface SyncTombstone {
   readonly id: number;
   readonly deletedAt: string;

@@ -13,6 +13,7 @@ interface SummaryRow {
   scopes: string[];
   source: ApiKeySource;
   expires_at: Date | null;
+  default_visibility: 'team' | 'private' | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
   created_at: Date;
@@ -28,6 +29,7 @@ export interface KeyForAuthentication {
   readonly scopes: readonly Scope[];
   readonly source: ApiKeySource;
   readonly expiresAt: Date | null;
+  readonly defaultVisibility: 'team' | 'private' | null;
   readonly revoked: boolean;
   readonly expired: boolean;
   readonly userDisabled: boolean;
@@ -44,6 +46,7 @@ interface AuthRow {
   scopes: string[];
   source: ApiKeySource;
   expires_at: Date | null;
+  default_visibility: 'team' | 'private' | null;
   revoked: boolean;
   expired: boolean;
   user_disabled: boolean;
@@ -51,7 +54,7 @@ interface AuthRow {
 }
 
 const SUMMARY_COLUMNS = `k.id, k.user_id, u.username, k.name, k.key_prefix, k.scopes, k.source,
-  k.expires_at, k.revoked_at, k.last_used_at, k.created_at`;
+  k.expires_at, k.default_visibility, k.revoked_at, k.last_used_at, k.created_at`;
 
 export interface NewManagedKey {
   readonly userId: string;
@@ -60,6 +63,7 @@ export interface NewManagedKey {
   readonly prefix: string;
   readonly scopes: readonly Scope[];
   readonly expiresAt: Date | null;
+  readonly defaultVisibility: 'team' | 'private' | null;
   readonly createdBy: string | null;
 }
 
@@ -73,7 +77,7 @@ export class ApiKeyRepository {
   ): Promise<KeyForAuthentication | null> {
     const { rows } = await tx.query<AuthRow>(
       `SELECT k.id, k.tenant_id, t.slug AS tenant_slug, k.user_id, u.username, k.scopes, k.source, k.expires_at,
-              k.revoked_at IS NOT NULL AS revoked,
+              k.default_visibility, k.revoked_at IS NOT NULL AS revoked,
               (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired,
               u.disabled_at IS NOT NULL AS user_disabled,
               (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => $2)) AS touch_due
@@ -94,6 +98,7 @@ export class ApiKeyRepository {
       scopes: normalizeScopes(row.scopes),
       source: row.source,
       expiresAt: row.expires_at,
+      defaultVisibility: row.default_visibility,
       revoked: row.revoked,
       expired: row.expired,
       userDisabled: row.user_disabled,
@@ -113,8 +118,9 @@ export class ApiKeyRepository {
   async insert(scope: TenantScope, tx: Tx, key: NewManagedKey): Promise<ApiKeySummary> {
     const { rows } = await tx.query<SummaryRow>(
       `WITH k AS (
-         INSERT INTO api_keys (tenant_id, user_id, name, key_hash, key_prefix, scopes, source, expires_at, created_by)
-         VALUES ($1, $2, $3, $4, $5, $6, 'managed', $7, $8)
+         INSERT INTO api_keys (tenant_id, user_id, name, key_hash, key_prefix, scopes, source, expires_at, created_by,
+                               default_visibility)
+         VALUES ($1, $2, $3, $4, $5, $6, 'managed', $7, $8, $9)
          RETURNING *
        )
        SELECT ${SUMMARY_COLUMNS} FROM k JOIN users u ON u.id = k.user_id`,
@@ -127,6 +133,7 @@ export class ApiKeyRepository {
         [...key.scopes],
         key.expiresAt,
         key.createdBy,
+        key.defaultVisibility,
       ],
     );
     return toSummary(rows[0]);
@@ -175,6 +182,7 @@ function toSummary(row: SummaryRow): ApiKeySummary {
     scopes: normalizeScopes(row.scopes),
     source: row.source,
     expiresAt: row.expires_at,
+    defaultVisibility: row.default_visibility,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
     createdAt: row.created_at,

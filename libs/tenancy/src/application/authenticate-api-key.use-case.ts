@@ -57,6 +57,7 @@ function toPrincipal(key: KeyForAuthentication): Omit<Principal, 'requestId'> {
     username: key.username,
     keyId: key.id,
     scopes: key.scopes,
+    ...(key.defaultVisibility === null ? {} : { defaultVisibility: key.defaultVisibility }),
   };
 }
 

@@ -150,6 +150,7 @@ export class BootstrapFromEnvUseCase {
       prefix: displayPrefixOf(plaintext),
       scopes: ALL_SCOPES,
       expiresAt: null,
+      defaultVisibility: null,
       createdBy: null,
     });
     await this.audit.record(actor, tx, {

@@ -17,6 +17,8 @@ export interface CreateApiKeyInput {
   /** Member scopes when absent. */
   readonly scopes: readonly Scope[] | undefined;
   readonly expiresAt: Date | null;
+  /** Default visibility of memories stored with the key (absent: the configured default). */
+  readonly defaultVisibility?: 'team' | 'private' | null;
 }
 
 /** Issues a managed key for a user of the actor's tenant. The plaintext is returned once, never stored. */
@@ -55,6 +57,7 @@ export class CreateApiKeyUseCase {
         prefix: displayPrefixOf(plaintext),
         scopes,
         expiresAt: input.expiresAt,
+        defaultVisibility: input.defaultVisibility ?? null,
         createdBy: actingUserId(actor),
       });
       await this.audit.record(actor, tx, {

@@ -46,12 +46,19 @@ export const createApiKeyBody = z.object({
   expires_at: z.iso
     .datetime({ offset: true, error: 'must be an ISO-8601 date-time such as 2030-01-31T00:00:00Z' })
     .nullish(),
+  default_visibility: z
+    .enum(['team', 'private'], 'must be "team" or "private"')
+    .nullish()
+    .describe(
+      'Visibility of memories stored with this key when a request names none (default: DEFAULT_VISIBILITY)',
+    ),
 });
 
 export const createApiKeyBodySchema = createApiKeyBody.transform((body) => ({
   name: body.name,
   scopes: body.scopes,
   expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+  defaultVisibility: body.default_visibility ?? null,
 }));
 
 export type CreateApiKeyBody = z.output<typeof createApiKeyBodySchema>;

@@ -16,6 +16,8 @@ export interface ApiKeySummary {
   readonly scopes: readonly Scope[];
   readonly source: ApiKeySource;
   readonly expiresAt: Date | null;
+  /** Visibility of memories stored with this key when the request names none (null: the configured default). */
+  readonly defaultVisibility: 'team' | 'private' | null;
   readonly revokedAt: Date | null;
   readonly lastUsedAt: Date | null;
   readonly createdAt: Date;

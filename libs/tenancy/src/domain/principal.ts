@@ -20,6 +20,8 @@ export interface Principal extends TenantScope {
   readonly username: string;
   readonly keyId: string;
   readonly scopes: readonly Scope[];
+  /** The key's default visibility for new memories; absent: the configured default. */
+  readonly defaultVisibility?: 'team' | 'private';
   /** Correlates logs, audit rows and jobs with the HTTP request that caused them. */
   readonly requestId?: string;
 }

@@ -9,10 +9,16 @@ import {
   type ConfiguredSecretStore,
   type SecretStoreKind,
 } from '@app/secrets';
-import { AuditWriter, missingScopes, TenancyError, TenancyErrorCode, type Principal } from '@app/tenancy';
+import {
+  AuditWriter,
+  hasScope,
+  missingScopes,
+  TenancyError,
+  TenancyErrorCode,
+  type Principal,
+} from '@app/tenancy';
 import { MemoryRepository } from '../../adapters/memory.repository';
-import { MemoryError } from '../../domain/memory.errors';
-import { notOwnedError } from '../../application/ownership';
+import { MemoryError, MemoryErrorCode } from '../../domain/memory.errors';
 import { refOf } from './secret-staging';
 
 export interface RevealedSecret {
@@ -24,9 +30,10 @@ export interface RevealedSecret {
 }
 
 /**
- * The original content of one of the caller's sensitive memories (`POST /api/memories/:id/secret`,
- * MCP `secret_get`). Needs the `secrets:read` scope (checked here, so that a refusal is audited
- * like a reveal). Another user's memory, a deleted one, or one without a secret answers 404. Each
+ * The original content of a sensitive memory (`POST /api/memories/:id/secret`, MCP `secret_get`).
+ * Needs the `secrets:read` scope (checked here, so that a refusal is audited like a reveal) and the
+ * memory's owner, an explicit share (direct or by tag), or an admin; a teammate who reads a team
+ * memory's redacted text gets 403. An invisible or deleted memory, or one without a secret, answers 404. Each
  * reveal writes an audit row (who, which memory, the request id) in the transaction that read the
  * row; each refusal (403, 404) writes a `memory.secret.reveal.denied` row with the reason.
  */
@@ -71,10 +78,20 @@ export class RevealSecretUseCase {
 
   private async reveal(principal: Principal, id: number): Promise<RevealedSecret> {
     return this.tx.inTenant(principal, async (tx) => {
-      const row = await this.memories.findSecret(principal, tx, id);
-      // A teammate's memory: its redacted text is readable, its secret is the owner's (403).
-      if (!row) throw await notOwnedError(this.memories, principal, tx, id);
+      const access = await this.memories.access(principal, tx, id);
+      if (!access?.readable) throw MemoryError.notFound(id);
+      const owner = { tenantId: principal.tenantId, userId: access.ownerId };
+      const row = await this.memories.findSecret(owner, tx, id);
+      if (!row) throw MemoryError.notFound(id);
+      // Nothing secret: the caller can read this content anyway.
       if (!row.isSensitive) return { id, content: row.content, category: row.category, source: 'plain' };
+      // A teammate's team memory: its redacted text is readable, its secret needs an explicit share.
+      if (access.ownerId !== principal.userId && !access.shared && !hasScope(principal, 'admin')) {
+        throw new MemoryError(
+          MemoryErrorCode.Forbidden,
+          `Memory ${id} belongs to a teammate: its secret is revealed only to its owner, users it is shared with, and admins`,
+        );
+      }
       if (row.secret === null) throw MemoryError.notFound(id);
       const source: SecretStoreKind = row.secret.ref.startsWith(CIPHERTEXT_PREFIX) ? 'encrypted' : 'vault';
       if (this.store.kind !== source) {
@@ -85,7 +102,7 @@ export class RevealSecretUseCase {
             : `Memory ${id} was stored with the ${source === 'vault' ? 'Vault' : 'local encryption'} secret store, which this server is not configured for`,
         );
       }
-      const content = await this.store.get(refOf(principal, id), {
+      const content = await this.store.get(refOf(owner, id), {
         ref: row.secret.ref,
         version: row.secret.version ?? undefined,
       });

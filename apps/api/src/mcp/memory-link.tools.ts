@@ -1,0 +1,99 @@
+import { Injectable } from '@nestjs/common';
+import { z } from 'zod';
+import {
+  CreateMemoryLinkUseCase,
+  CreateMemoryUseCase,
+  DeleteMemoryLinkUseCase,
+  linkTypeSchema,
+  memoryLinkResponse,
+  presentLink,
+  presentUnlinked,
+  storedMemoryResponse,
+  toNewLink,
+  toNewMemory,
+  unlinkResponse,
+} from '@app/memories';
+import { memoryIdArg, storeFields, supersedesArg } from './mcp-schemas';
+import { defineTool, type McpToolDefinition } from './mcp-tool';
+
+const linkArgs = {
+  id: memoryIdArg.describe('The memory the link starts from (src); you must be allowed to change it'),
+  target_id: memoryIdArg.describe('The memory the link points to (dst)'),
+  link_type: linkTypeSchema.describe(
+    'supersedes: id is the newer version of target_id (recall then answers with id); part-of: id is a detail of target_id; see-also: related; resolved-by: the problem in id is solved by target_id',
+  ),
+};
+
+/** Corrections and typed links between memories. */
+@Injectable()
+export class MemoryLinkTools {
+  readonly tools: McpToolDefinition[];
+
+  constructor(
+    private readonly createMemory: CreateMemoryUseCase,
+    private readonly createLink: CreateMemoryLinkUseCase,
+    private readonly deleteLink: DeleteMemoryLinkUseCase,
+  ) {
+    this.tools = [this.correct(), this.link(), this.unlink()];
+  }
+
+  private correct() {
+    return defineTool({
+      name: 'memory_correct',
+      title: 'Correct a memory',
+      description:
+        'Use when a stored memory is outdated or wrong and the truth is now different ("no, we do X now", "that changed last week", a decision reversed): stores the corrected memory and marks it as superseding the old one, so memory_recall answers with the correction (the old one stays as history, visible with include_superseded). Pass the old memory’s id as `supersedes` and the corrected knowledge as `content` (self-contained, not a diff). The old memory must be yours or shared with you for writing; to fix a typo in your own memory use memory_update instead. Returns {id, category, importance, supersedes}.',
+      scope: 'memories:write',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+      input: z.strictObject({ supersedes: supersedesArg, ...storeFields }),
+      output: storedMemoryResponse.extend({ supersedes: z.number().int() }),
+      run: async (principal, args) => {
+        const stored = await this.createMemory.execute(principal, toNewMemory(args));
+        return {
+          text: `Stored the correction as memory #${stored.id}; it supersedes #${args.supersedes}, so recall now answers with #${stored.id}.`,
+          data: { ...stored, supersedes: args.supersedes },
+        };
+      },
+    });
+  }
+
+  private link() {
+    return defineTool({
+      name: 'memory_link',
+      title: 'Link two memories',
+      description:
+        'Connect two existing memories with a typed link: supersedes (the first replaces the second: recall answers with the first), part-of (a detail of a larger memory), see-also (related reading) or resolved-by (a problem and its fix). Both must be visible to you and the first yours to change. To store a new memory that replaces an old one use memory_correct. Returns the link {id, src_id, dst_id, link_type, created_at}.',
+      scope: 'memories:write',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+      input: z.strictObject(linkArgs),
+      output: memoryLinkResponse,
+      run: async (principal, args) => {
+        const link = await this.createLink.execute(principal, toNewLink(args.id, args));
+        return {
+          text: `Linked: #${link.srcId} ${link.linkType} #${link.dstId}.`,
+          data: presentLink(link),
+        };
+      },
+    });
+  }
+
+  private unlink() {
+    return defineTool({
+      name: 'memory_unlink',
+      title: 'Remove a link',
+      description:
+        'Remove a link made with memory_link or memory_correct, e.g. when a supersedes link was wrong and the old memory is true again. Name it as it was made: id, target_id, link_type (memory_get lists a memory’s links). Returns {unlinked: the link}.',
+      scope: 'memories:write',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+      input: z.strictObject(linkArgs),
+      output: unlinkResponse,
+      run: async (principal, args) => {
+        const link = await this.deleteLink.execute(principal, toNewLink(args.id, args));
+        return {
+          text: `Removed the link #${link.srcId} ${link.linkType} #${link.dstId}.`,
+          data: presentUnlinked(link),
+        };
+      },
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { WRITE_TRANSACTION } from '../../application/write-transaction';
+import type { MemoryLink, NewMemoryLink } from '../domain/memory-link';
+import { MemoryLinkWriter } from './memory-link-writer';
+
+/** Links memory `srcId` to `dstId`; an existing link of the same type is a conflict. */
+@Injectable()
+export class CreateMemoryLinkUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly writer: MemoryLinkWriter,
+  ) {}
+
+  execute(principal: Principal, link: NewMemoryLink): Promise<MemoryLink> {
+    return this.tx.inTenant(
+      principal,
+      (tx) => this.writer.link(principal, tx, link, { ifExists: 'conflict', target: 'read' }),
+      WRITE_TRANSACTION,
+    );
+  }
+}

@@ -1,0 +1,27 @@
+import type { Memory } from '@app/memories';
+
+/**
+ * Replaces each superseded hit by the head of its chain, in the hit's place (its rank stays),
+ * marked with the id it was redirected from; a memory served twice keeps only its first (best)
+ * place. A head whose row is not at hand (gone, or not readable) leaves the hit as it was.
+ * Returns at most `limit` items.
+ */
+export function redirectToHeads<T extends { readonly memory: Memory }>(
+  ranked: readonly T[],
+  heads: ReadonlyMap<number, number>,
+  memories: ReadonlyMap<number, Memory>,
+  limit: number,
+): Array<T & { readonly redirectedFrom?: number }> {
+  const served: Array<T & { readonly redirectedFrom?: number }> = [];
+  const seen = new Set<number>();
+  for (const item of ranked) {
+    if (served.length >= limit) break;
+    const headId = heads.get(item.memory.id);
+    const head = headId === undefined ? undefined : memories.get(headId);
+    const next = head ? { ...item, memory: head, redirectedFrom: item.memory.id } : item;
+    if (seen.has(next.memory.id)) continue;
+    seen.add(next.memory.id);
+    served.push(next);
+  }
+  return served;
+}
