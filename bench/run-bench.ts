@@ -28,6 +28,8 @@ import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } fr
 import { describeMachine } from './report/machine';
 
 const USERS = 100;
+/** Timed queries of the team run (at most; `--queries` lowers it). */
+const TEAM_QUERIES = 100;
 const FLAGS = {
   ...SERVICE_FLAGS,
   quick: { type: 'boolean', default: false },
@@ -42,7 +44,8 @@ const FLAGS = {
 const HELP = `npm run bench -- [options]
   --quick                 ~2 minutes: 10k memories only, fewer queries and stores
   --sizes 10000,100000    memory counts for the recall latency runs (ascending)
-  --team-size N           team-visible memories of the one-team run (default 100000, quick 25000; 0 skips it)
+  --team-size N           team-visible memories of the one-team run (default 100000, quick 25000; 0 skips it);
+                          it times min(--queries, 100) queries
   --queries N             timed recall queries per size and configuration (default 300, quick 100)
   --throughput-count N    memories imported for the worker throughput run (default 3000, quick 600)
   --store-seconds N       seconds of stores at 100/s for store → searchable (default 20, quick 5)
@@ -152,8 +155,9 @@ async function main(): Promise<void> {
             memories: teamSize,
             wiring,
             apiUrl: stack.api.url,
-            queries,
-            warmup: Math.min(30, Math.ceil(queries / 5)),
+            // Each team recall ranks every text match of a large set: fewer queries keep the run short.
+            queries: Math.min(queries, TEAM_QUERIES),
+            warmup: Math.min(20, Math.ceil(queries / 5)),
             qualityQueries: Math.min(queries, quick ? 20 : 50),
           })
         : null;

@@ -1,12 +1,10 @@
-import { type VectorPlan } from '@app/recall/testing';
 import { summariseLatencies, type LatencySummary } from '../metrics';
 import { generateQueries } from '../corpus/memory-generator';
 import type { RecallWiring } from '../harness/recall-wiring';
 import type { RecallRow } from '../report/bench-report';
-import { RecallFloor } from '../recall/raw-floor';
-import { measureRecallLatency, RECALL_LEG_K, type TimedQuery } from '../recall/recall-latency';
-import { measureVectorQuality } from '../recall/vector-quality';
+import { measureRecallLatency, type TimedQuery } from '../recall/recall-latency';
 import type { BenchContext } from './bench-context';
+import { createFloor, planLookup, vectorQuality } from './phase-tools';
 
 export interface RecallPhaseOptions {
   readonly memories: number;
@@ -28,30 +26,14 @@ export async function runRecallPhase(ctx: BenchContext, options: RecallPhaseOpti
   generated.forEach((q) => ctx.usedQueries.add(q.text));
 
   // The repository picks the plan per caller; ask it once per user, outside the timed loop.
-  const plans = new Map<string, VectorPlan>();
-  const planOf = async (principalIndex: number): Promise<VectorPlan> => {
-    const principal = ctx.principals[principalIndex];
-    let plan = plans.get(principal.userId);
-    if (!plan) {
-      plan = await wiring.tx.inTenant(principal, (tx) =>
-        wiring.vectors.choosePlan(principal, tx, 'visible', ctx.active.id),
-      );
-      plans.set(principal.userId, plan);
-    }
-    return plan;
-  };
+  const { planOf } = planLookup(ctx, wiring);
   const timed: TimedQuery[] = [];
   for (const q of generated) {
-    timed.push({ principal: ctx.principals[q.owner], text: q.text, plan: await planOf(q.owner) });
+    const principal = ctx.principals[q.owner];
+    timed.push({ principal, text: q.text, plan: await planOf(principal) });
   }
 
-  const floor = await RecallFloor.create({
-    pg: ctx.pg,
-    model: ctx.rawModel,
-    active: ctx.active,
-    k: RECALL_LEG_K,
-    withVectorLeg: wiring.vectorLegWired,
-  });
+  const floor = await createFloor(ctx, wiring);
   ctx.log(`recall latency: ${options.queries} queries at ${options.memories} memories (${options.config})`);
   const latency = await measureRecallLatency({
     recall: wiring.recall,
@@ -62,15 +44,7 @@ export async function runRecallPhase(ctx: BenchContext, options: RecallPhaseOpti
     queries: timed.slice(options.warmup),
   });
   ctx.log(`vector leg recall@10 vs exact at ${options.memories} memories (${options.config})`);
-  const quality = await measureVectorQuality({
-    queries: timed.slice(options.warmup),
-    vectors: wiring.vectors,
-    tx: wiring.tx,
-    pg: ctx.pg,
-    model: ctx.rawModel,
-    active: ctx.active,
-    k: RECALL_LEG_K,
-  });
+  const quality = await vectorQuality(ctx, wiring, timed.slice(options.warmup));
   return {
     memories: options.memories,
     config: options.config,

@@ -5,12 +5,12 @@ import { bulkLoadMemories, withVectorIndexesRebuilt } from '../harness/bulk-load
 import type { RecallWiring } from '../harness/recall-wiring';
 import { createBenchKeys, createBenchTenant } from '../harness/bench-tenant';
 import { HttpRecallClient } from '../recall/http-recall';
-import { RecallFloor } from '../recall/raw-floor';
-import { RECALL_LEG_K, type TimedQuery } from '../recall/recall-latency';
+import { type TimedQuery } from '../recall/recall-latency';
 import { measureTeamRecallLatency, type TeamRecallLatency } from '../recall/team-recall-latency';
-import { measureVectorQuality, type VectorQualityResult } from '../recall/vector-quality';
+import { type VectorQualityResult } from '../recall/vector-quality';
 import type { LoadRow } from '../report/bench-report';
 import type { BenchContext } from './bench-context';
+import { createFloor, planLookup, vectorQuality } from './phase-tools';
 import { summariseLatencies, type LatencySummary } from '../metrics';
 
 /** Members of the team; each owns 1/TEAM_USERS of its memories and reads all of them. */
@@ -74,13 +74,7 @@ export async function runTeamRecallPhase(
   const { pairs, sizingMs } = await timedPairs(ctx, wiring, principals, options.warmup + options.queries);
   const plans: Record<VectorPlan, number> = { exact: 0, hnsw: 0 };
   for (const [a] of pairs.slice(options.warmup)) plans[a.plan] += 1;
-  const floor = await RecallFloor.create({
-    pg: ctx.pg,
-    model: ctx.rawModel,
-    active: ctx.active,
-    k: RECALL_LEG_K,
-    withVectorLeg: wiring.vectorLegWired,
-  });
+  const floor = await createFloor(ctx, wiring);
   ctx.log(`team: recall latency, ${options.queries} queries each through the use case and HTTP`);
   const latency = await measureTeamRecallLatency({
     recall: wiring.recall,
@@ -91,15 +85,11 @@ export async function runTeamRecallPhase(
     queries: pairs.slice(options.warmup),
   });
   ctx.log(`team: vector leg recall@10 vs exact over the team (${options.qualityQueries} queries)`);
-  const quality = await measureVectorQuality({
-    queries: pairs.slice(options.warmup, options.warmup + options.qualityQueries).map(([a]) => a),
-    vectors: wiring.vectors,
-    tx: wiring.tx,
-    pg: ctx.pg,
-    model: ctx.rawModel,
-    active: ctx.active,
-    k: RECALL_LEG_K,
-  });
+  const quality = await vectorQuality(
+    ctx,
+    wiring,
+    pairs.slice(options.warmup, options.warmup + options.qualityQueries).map(([a]) => a),
+  );
   return {
     memories: options.memories,
     users: TEAM_USERS,
@@ -131,19 +121,10 @@ async function timedPairs(
     exclude: ctx.usedQueries,
   });
   generated.forEach((q) => ctx.usedQueries.add(q.text));
-  const plans = new Map<string, VectorPlan>();
-  const sizingMs: number[] = [];
+  const { planOf, sizingMs } = planLookup(ctx, wiring);
   const timed = async (q: { owner: number; text: string }): Promise<TimedQuery> => {
     const principal = principals[q.owner];
-    let plan = plans.get(principal.userId);
-    if (!plan) {
-      const started = performance.now();
-      plan = await wiring.tx.inTenant(principal, (tx) =>
-        wiring.vectors.choosePlan(principal, tx, 'visible', ctx.active.id),
-      );
-      sizingMs.push(performance.now() - started);
-      plans.set(principal.userId, plan);
-    }
+    const plan = await planOf(principal);
     return { principal, text: q.text, plan };
   };
   const pairs: [TimedQuery, TimedQuery][] = [];

@@ -6,7 +6,7 @@ import type { LatencySummary } from '../metrics';
 import type { TeamRecallRow } from '../phases/team-recall-phase';
 import { machineLine, type MachineInfo } from './machine';
 import { renderTeamSection } from './team-report';
-import { count, fixed, markdownTable, ms, ratio, verdict } from './markdown';
+import { count, fixed, markdownTable, ms, ratio, triple, verdict } from './markdown';
 
 /** Targets from issue 3 ("Benchmarks"). */
 export const TARGETS = {
@@ -54,8 +54,6 @@ export interface BenchResults {
   readonly store: StoreLatencyResult | null;
   readonly notes: readonly string[];
 }
-
-const triple = (s: { p50: number; p95: number; p99: number }) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`;
 
 function planLabel(row: RecallRow): string {
   const { plans, exactFallbacks } = row.quality;

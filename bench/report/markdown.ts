@@ -15,3 +15,6 @@ export const fixed = (value: number, digits = 3) => (Number.isFinite(value) ? va
 export const count = (value: number) => value.toLocaleString('en-US');
 /** ✅/❌ against a target, so a reader sees misses at a glance. */
 export const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+/** p50 / p95 / p99 of a latency summary, in ms. */
+export const triple = (s: { p50: number; p95: number; p99: number }) =>
+  `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`;

@@ -1,7 +1,5 @@
 import type { TeamRecallRow } from '../phases/team-recall-phase';
-import { count, fixed, markdownTable, ms, ratio, verdict } from './markdown';
-
-const triple = (s: { p50: number; p95: number; p99: number }) => `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}`;
+import { count, fixed, markdownTable, ms, ratio, triple, verdict } from './markdown';
 
 /** The team-size section of the report: recall through the use case and HTTP against the floor. */
 export function renderTeamSection(
