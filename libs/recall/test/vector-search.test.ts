@@ -128,6 +128,8 @@ describe('tenant-safe vector search at 1% selectivity (100k other rows)', () => 
     // Building the graph once after the bulk load is much faster than inserting into it row by row.
     await db.tx.asSystem(async (tx) => {
       await tx.query(`SET LOCAL maintenance_work_mem = '512MB'`);
+      // A busy machine can take longer than the pool's statement timeout to build the graph.
+      await tx.query(`SET LOCAL statement_timeout = 0`);
       await new EmbeddingModelRepository().ensureIndex(tx, { id: MODEL, dimensions: D });
     });
     const indexed = Date.now();
