@@ -22,9 +22,17 @@ export const LIB_DEPENDENCIES = {
   embeddings: [...FOUNDATION, 'jobs', 'tenancy'],
   recall: [...FOUNDATION, 'memories', 'embeddings', 'tenancy'],
   sync: [...FOUNDATION, 'memories', 'jobs', 'tenancy'],
-  sessions: [...FOUNDATION, 'memories', 'recall', 'tenancy'],
+  sessions: [...FOUNDATION, 'memories', 'recall', 'secrets', 'jobs', 'tenancy'],
 };
-const DRIVER_PACKAGES = ['typeorm', '@nestjs/typeorm', 'pg', 'bullmq', 'ioredis', 'node-vault', '@huggingface/transformers'];
+const DRIVER_PACKAGES = [
+  'typeorm',
+  '@nestjs/typeorm',
+  'pg',
+  'bullmq',
+  'ioredis',
+  'node-vault',
+  '@huggingface/transformers',
+];
 
 /** Where a repository file sits: `{ kind: 'app' | 'lib' | 'other', name, rest }`. */
 function locate(absPath) {
@@ -39,7 +47,8 @@ function isTestCode(file, where) {
   return (
     /\.(spec|test)\.ts$/.test(file) ||
     where.kind === 'other' ||
-    (where.kind === 'lib' && (where.name === 'testing' || where.rest[0] === 'test' || where.rest[0] === 'eval'))
+    (where.kind === 'lib' &&
+      (where.name === 'testing' || where.rest[0] === 'test' || where.rest[0] === 'eval'))
   );
 }
 
@@ -58,7 +67,8 @@ const boundaries = {
       libToApp: 'A lib never imports an app ({{from}} → {{to}}).',
       libByPath: "Import lib '{{to}}' through '@app/{{to}}', not by a relative path.",
       domainToAdapter: "domain/ stays pure: it may not import '{{source}}'.",
-      libDirection: "libs/{{from}} may not depend on libs/{{to}} (it may use: {{allowed}}); dependencies run one way.",
+      libDirection:
+        'libs/{{from}} may not depend on libs/{{to}} (it may use: {{allowed}}); dependencies run one way.',
     },
   },
   create(context) {

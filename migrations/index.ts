@@ -9,6 +9,7 @@ import { TeamSharing1763700000007 } from './1763700000007-team-sharing';
 import { TeamSync1763700000008 } from './1763700000008-team-sync';
 import { RecallTextIndex1763700000009 } from './1763700000009-recall-text-index';
 import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules';
+import { Sessions1763700000011 } from './1763700000011-sessions';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   TeamSync1763700000008,
   RecallTextIndex1763700000009,
   MemoryLinkRules1763700000010,
+  Sessions1763700000011,
 ];

@@ -1,8 +1,9 @@
 /**
- * `npm run bench:sync`: the seed full dump (`GET /api/memories/sync`, no parameters) of 100k rows,
- * streamed by the built API process, against the floor measured in the same run: the same rows
- * read raw through `pg` with `SELECT … ORDER BY change_seq`. Reports rows/s for both, their ratio
- * (target ≥ 50%) and the API process's RSS growth while streaming (target < 100 MB).
+ * `npm run bench:sync`: the seed full dump (`GET /api/memories/sync`, no parameters) and the JSON
+ * Lines export (`GET /api/memories/export?format=jsonl`) of 100k rows, streamed by the built API
+ * process, each against its floor measured in the same run: the same rows read raw through `pg`.
+ * Reports rows/s for both, their ratio (target ≥ 50%) and the API process's RSS growth while
+ * streaming (target < 100 MB).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,6 +18,8 @@ const { values } = parseArgs({
   options: {
     rows: { type: 'string', default: '100000' },
     runs: { type: 'string', default: '3' },
+    // Caps the API's V8 old space (MB): a stream that kept its rows would fail under a small cap.
+    'api-heap-mb': { type: 'string' },
     'admin-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -39,6 +42,67 @@ function rssMb(pid: number): number {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+interface ApiRun {
+  readonly times: number[];
+  readonly baselineMb: number;
+  readonly peakGrowthMb: number;
+}
+
+async function timeRaw(db: Client, sql: string, userId: string): Promise<number[]> {
+  const times: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const started = process.hrtime.bigint();
+    const { rowCount } = await db.query(sql, [userId]);
+    if (rowCount !== ROWS) throw new Error(`raw query returned ${rowCount} rows`);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return times;
+}
+
+/** Reads the streamed answer RUNS times, sampling the API process's RSS every 20 ms. */
+async function timeApi(
+  pid: number,
+  url: string,
+  key: string,
+  countRows: (body: string) => number,
+): Promise<ApiRun> {
+  const times: number[] = [];
+  let peakGrowthMb = 0;
+  const baselineMb = rssMb(pid);
+  for (let r = 0; r < RUNS; r++) {
+    const before = rssMb(pid);
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 20);
+    const started = process.hrtime.bigint();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    const chunks: Buffer[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
+      chunks.push(Buffer.from(chunk));
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    clearInterval(sampler);
+    peakGrowthMb = Math.max(peakGrowthMb, Math.max(peak, rssMb(pid)) - before);
+    const rows = countRows(Buffer.concat(chunks).toString('utf8'));
+    if (res.status !== 200 || rows !== ROWS)
+      throw new Error(`${url} returned ${res.status} with ${rows} rows`);
+  }
+  return { times, baselineMb, peakGrowthMb };
+}
+
+function section(title: string, floor: string, raw: number[], api: ApiRun): string[] {
+  const rawRate = ROWS / (median(raw) / 1000);
+  const apiRate = ROWS / (median(api.times) / 1000);
+  return [
+    `## ${title}, ${ROWS.toLocaleString('en')} rows, median of ${RUNS}`,
+    '',
+    '| path | median time | rows/s | target |',
+    '| --- | --- | --- | --- |',
+    `| raw \`${floor}\` through pg (floor) | ${median(raw).toFixed(0)} ms | ${rawRate.toFixed(0)} | |`,
+    `| API stream to the client | ${median(api.times).toFixed(0)} ms | ${apiRate.toFixed(0)} | |`,
+    `| ratio API / raw | | ${((apiRate / rawRate) * 100).toFixed(0)}% | ≥ 50% |`,
+    `| API RSS growth while streaming (peak, baseline ${api.baselineMb.toFixed(0)} MB) | | ${api.peakGrowthMb.toFixed(1)} MB | < 100 MB |`,
+  ];
+}
+
 async function main(): Promise<void> {
   const dbName = `memsvc_syncbench_${process.pid}`;
   const admin = new Client({ connectionString: values['admin-url'] });
@@ -48,7 +112,9 @@ async function main(): Promise<void> {
   dbUrl.pathname = `/${dbName}`;
   const key = `bench-key-${process.pid}-sync`;
   const port = await freePort();
-  const api = spawn(process.execPath, [resolve(ROOT, 'dist/apps/api/src/main.js')], {
+  const heapCap =
+    values['api-heap-mb'] === undefined ? [] : [`--max-old-space-size=${values['api-heap-mb']}`];
+  const api = spawn(process.execPath, [...heapCap, resolve(ROOT, 'dist/apps/api/src/main.js')], {
     cwd: ROOT,
     env: {
       DATABASE_URL: dbUrl.toString(),
@@ -87,51 +153,39 @@ async function main(): Promise<void> {
     );
     const loadMs = Date.now() - loadStarted;
 
-    const rawTimes: number[] = [];
-    for (let r = 0; r < RUNS; r++) {
-      const started = process.hrtime.bigint();
-      const { rowCount } = await db.query(
-        `SELECT id, content, category, tags, expanded_keywords, importance, is_sensitive, created_at, updated_at, deleted_at
-           FROM memories WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY change_seq`,
-        [user.id],
-      );
-      if (rowCount !== ROWS) throw new Error(`raw query returned ${rowCount} rows`);
-      rawTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
-    }
+    const rawSync = await timeRaw(
+      db,
+      `SELECT id, content, category, tags, expanded_keywords, importance, is_sensitive, created_at, updated_at, deleted_at
+         FROM memories WHERE owner_id = $1 AND deleted_at IS NULL ORDER BY change_seq`,
+      user.id,
+    );
+    const apiSync = await timeApi(api.pid as number, `${url}/api/memories/sync`, key, (text) => {
+      return (JSON.parse(text) as { memories: unknown[] }).memories.length;
+    });
+    // The export's floor reads what it reads: every column plus links and shares per row.
+    const rawExport = await timeRaw(
+      db,
+      `SELECT m.*, (SELECT json_agg(l.dst_id) FROM memory_links l WHERE l.src_id = m.id) AS links,
+              (SELECT json_agg(s.permission) FROM memory_shares s WHERE s.memory_id = m.id) AS shares
+         FROM memories m WHERE m.owner_id = $1 AND m.deleted_at IS NULL ORDER BY m.id`,
+      user.id,
+    );
+    const apiExport = await timeApi(
+      api.pid as number,
+      `${url}/api/memories/export?format=jsonl`,
+      key,
+      (text) => text.split('\n').filter((l) => l !== '').length,
+    );
 
-    const apiTimes: number[] = [];
-    let peakGrowth = 0;
-    const baseline = rssMb(api.pid as number);
-    for (let r = 0; r < RUNS; r++) {
-      const before = rssMb(api.pid as number);
-      let peak = before;
-      const sampler = setInterval(() => (peak = Math.max(peak, rssMb(api.pid as number))), 20);
-      const started = process.hrtime.bigint();
-      const res = await fetch(`${url}/api/memories/sync`, { headers: { authorization: `Bearer ${key}` } });
-      const chunks: Buffer[] = [];
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-        chunks.push(Buffer.from(chunk));
-      apiTimes.push(Number(process.hrtime.bigint() - started) / 1e6);
-      clearInterval(sampler);
-      peak = Math.max(peak, rssMb(api.pid as number));
-      peakGrowth = Math.max(peakGrowth, peak - before);
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { memories: unknown[] };
-      if (res.status !== 200 || body.memories.length !== ROWS) {
-        throw new Error(`sync returned ${res.status} with ${body.memories.length} rows`);
-      }
-    }
-
-    const rawRate = ROWS / (median(rawTimes) / 1000);
-    const apiRate = ROWS / (median(apiTimes) / 1000);
     const lines = [
-      `## Seed full dump (GET /api/memories/sync), ${ROWS.toLocaleString('en')} rows, median of ${RUNS}`,
+      ...section(`Seed full dump (GET /api/memories/sync)`, 'SELECT … ORDER BY change_seq', rawSync, apiSync),
       '',
-      '| path | median time | rows/s | target |',
-      '| --- | --- | --- | --- |',
-      `| raw \`SELECT … ORDER BY change_seq\` through pg (floor) | ${median(rawTimes).toFixed(0)} ms | ${rawRate.toFixed(0)} | |`,
-      `| API stream to the client | ${median(apiTimes).toFixed(0)} ms | ${apiRate.toFixed(0)} | |`,
-      `| ratio API / raw | | ${((apiRate / rawRate) * 100).toFixed(0)}% | ≥ 50% |`,
-      `| API RSS growth while streaming (peak, baseline ${baseline.toFixed(0)} MB) | | ${peakGrowth.toFixed(1)} MB | < 100 MB |`,
+      ...section(
+        `JSON Lines export (GET /api/memories/export?format=jsonl)`,
+        'SELECT … links, shares ORDER BY id',
+        rawExport,
+        apiExport,
+      ),
       '',
       `(bulk load of the rows through the sync trigger: ${(loadMs / 1000).toFixed(1)} s)`,
     ];

@@ -32,6 +32,9 @@ const TOOLS = [
   'memory_correct',
   'memory_link',
   'memory_unlink',
+  'session_start',
+  'session_note',
+  'session_end',
 ];
 
 describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { FakeVault } from '@app/testing';
@@ -13,6 +12,7 @@ import {
   type ApiProcess,
   type WorkerProcess,
 } from '../support/processes';
+import { queueText } from '../support/queue-text';
 import { waitFor } from '../support/wait-for';
 
 // Generated at run time: nothing secret-shaped is committed.
@@ -46,27 +46,6 @@ async function wholeDatabaseText(): Promise<string> {
     }
     return parts.join('\n');
   });
-}
-
-/** Every value under the queue prefix in Redis (job payloads, events, results). */
-async function queueText(prefix: string): Promise<string> {
-  const redis = new Redis(inject('redisUrl'));
-  try {
-    const keys = await redis.keys(`${prefix}:*`);
-    const parts: string[] = [];
-    for (const key of keys) {
-      const type = await redis.type(key);
-      if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
-      else if (type === 'string') parts.push((await redis.get(key)) ?? '');
-      else if (type === 'list') parts.push(...(await redis.lrange(key, 0, -1)));
-      else if (type === 'zset') parts.push(...(await redis.zrange(key, 0, -1)));
-      else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
-      else if (type === 'set') parts.push(...(await redis.smembers(key)));
-    }
-    return parts.join('\n');
-  } finally {
-    redis.disconnect();
-  }
 }
 
 const ghToken = () =>

@@ -23,6 +23,8 @@ const remaining = (userId: string) =>
       ['tag_shares', 'owner_id'],
       ['tag_shares', 'shared_with'],
       ['memory_links', 'created_by'],
+      ['sessions', 'user_id'],
+      ['session_events', 'user_id'],
     ]) {
       const { rows } = await db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`,
@@ -85,6 +87,16 @@ describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
     expect((await bob.post(`/api/memories/${bobs.body.id}/share`, { shared_with: 'alice' })).status).toBe(
       200,
     );
+    // An agent session with a captured event.
+    const session = await alice.post<{ id: string }>('/api/sessions', {
+      agent: 'claude-code',
+      project: 'erase',
+    });
+    expect(session.status, JSON.stringify(session.body)).toBeLessThan(300);
+    const events = await alice.post(`/api/sessions/${session.body.id}/events`, {
+      events: [{ kind: 'note', payload: { text: `remember ${marker}` } }],
+    });
+    expect(events.status).toBe(202);
     const users = await client(api.url, team.keys.admin).get<{ users: { id: string; username: string }[] }>(
       '/api/admin/users',
     );
@@ -114,6 +126,8 @@ describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
       embeddings: expect.any(Number),
       tombstones: expect.any(Number),
       shares: 3,
+      sessions: 1,
+      session_events: 1,
       idempotency_keys: 1,
       vault_secrets: 1,
       vault_secrets_deleted: 1,
@@ -130,6 +144,8 @@ describe("erasing a user's data (DELETE /api/admin/users/:id/data)", () => {
       memory_shares: 0,
       tag_shares: 0,
       memory_links: 0,
+      sessions: 0,
+      session_events: 0,
       outbox: 0,
     });
     expect(vault.kv.readMetadata(ref).status).toBe(404);

@@ -1,5 +1,6 @@
 import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
+import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
 import { randomUUID } from 'node:crypto';
 import { Test, type TestingModule } from '@nestjs/testing';
@@ -52,6 +53,7 @@ export async function embeddingHarness(
       EmbeddingsModule,
       MemoriesModule,
       SyncModule,
+      SessionsModule,
     ],
   });
   if (embedders) builder = builder.overrideProvider(EMBEDDER_PROVIDER).useValue(embedders);

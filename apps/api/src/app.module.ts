@@ -11,6 +11,7 @@ import { HealthModule } from './health/health.module';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { MemoriesHttpModule } from './memories/memories-http.module';
 import { McpModule } from './mcp/mcp.module';
+import { SessionsHttpModule } from './sessions/sessions-http.module';
 
 /**
  * The API's composition root, for every mode: the transports (REST, MCP, health) over the domain
@@ -35,6 +36,7 @@ export class AppModule {
         HealthModule,
         MemoriesHttpModule,
         McpModule,
+        SessionsHttpModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };

@@ -1,7 +1,15 @@
 import type { DataSource } from 'typeorm';
 import { type AppConfig } from '@app/config';
 import { createDataSource, TransactionRunner } from '@app/persistence';
-import { createTenancyUseCases, type SystemActor, type TenancyUseCases } from '@app/tenancy';
+import { randomUUID } from 'node:crypto';
+import {
+  createTenancyUseCases,
+  MEMBER_SCOPES,
+  NO_USER_ID,
+  type Principal,
+  type SystemActor,
+  type TenancyUseCases,
+} from '@app/tenancy';
 
 export interface CliIo {
   out(text: string): void;
@@ -70,6 +78,24 @@ export class CliContext {
       via: 'cli',
       createTenant,
     });
+  }
+
+  /**
+   * The operator acting as `username` of the tenant, for commands over a user's own memories (export,
+   * import). No key is involved: the audit rows name the user, the nil key id and a `cli-` request id.
+   */
+  async userPrincipal(tenant: string | undefined, username: string): Promise<Principal> {
+    const actor = await this.actor(tenant);
+    const user = await (await this.useCases()).findUser.execute(actor, username);
+    return {
+      tenantId: actor.tenantId,
+      tenantSlug: actor.tenantSlug,
+      userId: user.id,
+      username: user.username,
+      keyId: NO_USER_ID,
+      scopes: MEMBER_SCOPES,
+      requestId: `cli-${randomUUID()}`,
+    };
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,7 @@ import { registerEmbeddingsCommands } from './commands/embeddings.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerSecretsCommands } from './commands/secrets.command';
+import { registerTransferCommands } from './commands/transfer.command';
 import { registerUsersCommands } from './commands/users.command';
 
 export interface RunCliOptions {
@@ -36,6 +37,7 @@ export function buildProgram(context: CliContext): Command {
   registerKeysCommands(program, context);
   registerEmbeddingsCommands(program, context);
   registerSecretsCommands(program, context);
+  registerTransferCommands(program, context);
   // Subcommands inherit exitOverride/output settings only when set on them too.
   for (const command of allCommands(program)) {
     command

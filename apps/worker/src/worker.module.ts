@@ -5,13 +5,15 @@ import { JobsRuntimeModule } from '@app/jobs';
 import { MemoriesModule } from '@app/memories';
 import { ObservabilityModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
+import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
 import { WorkerHealthServer } from './health/worker-health.server';
 
 /**
  * The worker process: the job runtime consuming every job the imported domain modules declare
  * with @HandlesJob (embeddings: memory.index, embeddings.reindex; memories: secrets.migrate,
- * secrets.cleanup; sync: sync.purge-tombstones), the outbox relay, health and metrics. No public routes.
+ * secrets.cleanup; sync: sync.purge-tombstones; sessions: sessions.process), the outbox relay,
+ * health and metrics. No public routes.
  */
 @Module({})
 export class WorkerModule {
@@ -27,6 +29,7 @@ export class WorkerModule {
         EmbeddingsModule,
         MemoriesModule,
         SyncModule,
+        SessionsModule,
       ],
       providers: [WorkerHealthServer],
     };

@@ -1,5 +1,6 @@
 import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
+import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -228,6 +229,7 @@ describe('boot with an EMBEDDING_MODEL that cannot be loaded', () => {
         EmbeddingsModule,
         MemoriesModule,
         SyncModule,
+        SessionsModule,
       ],
     }).compile();
     const failure = await app.init().then(

@@ -1,5 +1,6 @@
 import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
+import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -334,6 +335,7 @@ describe('memory.index job', () => {
         EmbeddingsModule,
         MemoriesModule,
         SyncModule,
+        SessionsModule,
       ],
     }).compile();
     await moduleRef.init();

@@ -61,6 +61,13 @@ export const JOB_DEFINITIONS = {
     tenantId: uuid.optional(),
     slot: z.string().max(64),
   }),
+  /** Process a session's newly captured events (one job per accepted batch), as the session's user. */
+  'sessions.process': z.object({
+    tenantId: uuid,
+    userId: uuid,
+    sessionId: uuid,
+    requestId: z.string().max(200).optional(),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOB_DEFINITIONS;

@@ -44,6 +44,8 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   // Resumable from its checkpoint; Vault may be sealed for a while, so retry patiently.
   'secrets.migrate': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
   'secrets.cleanup': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
+  // Idempotent (it handles whatever is still unprocessed); one job per event batch, kept briefly.
+  'sessions.process': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
 };
 
 export type JobPolicyResolver = (name: JobName) => JobPolicy;

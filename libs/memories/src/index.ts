@@ -45,3 +45,7 @@ export * from './links/contracts/memory-link.mapping';
 export * from './links/application/create-memory-link.use-case';
 export * from './links/application/delete-memory-link.use-case';
 export * from './links/application/get-memory-links.use-case';
+export * from './export/domain/memory-export';
+export * from './export/contracts/memory-export.schemas';
+export * from './export/application/export-memories.use-case';
+export * from './export/memory-transfer.factory';

@@ -42,6 +42,8 @@ import { SecretStaging } from './secret-memories/application/secret-staging';
 import { StartSecretMigrationUseCase } from './secret-memories/application/start-secret-migration.use-case';
 import { SweepSecretsUseCase } from './secret-memories/application/sweep-secrets.use-case';
 import { ShareRepository } from './sharing/adapters/share.repository';
+import { MemoryExportRepository } from './export/adapters/memory-export.repository';
+import { ExportMemoriesUseCase } from './export/application/export-memories.use-case';
 import { ListMySharesUseCase, ListSharedWithMeUseCase } from './sharing/application/list-shares.use-case';
 import { ShareMemoryUseCase } from './sharing/application/share-memory.use-case';
 import { ShareTagUseCase } from './sharing/application/share-tag.use-case';
@@ -61,6 +63,7 @@ const USE_CASES = [
   CountMemoriesUseCase,
   ExpireMemoriesUseCase,
   EraseUserDataUseCase,
+  ExportMemoriesUseCase,
 ];
 
 const SHARING_USE_CASES = [
@@ -115,6 +118,7 @@ const SECRET_MEMORY_USE_CASES = [
     { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
     { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
     ShareRepository,
+    MemoryExportRepository,
     ...USE_CASES,
     ...SHARING_USE_CASES,
     ...LINK_USE_CASES,

@@ -13,3 +13,4 @@ export { SecretStaging } from './secret-memories/application/secret-staging';
 export { UserDataRepository } from './adapters/user-data.repository';
 export { MemoryLinkRepository } from './links/adapters/memory-link.repository';
 export { MemoryLinkWriter } from './links/application/memory-link-writer';
+export { MemoryExportRepository } from './export/adapters/memory-export.repository';

@@ -4,7 +4,8 @@ import type { Tx } from './tx';
 export const PLANNED_TABLES = ['memories', 'memory_embeddings', 'memory_index_state', 'outbox'] as const;
 export type PlannedTable = (typeof PLANNED_TABLES)[number];
 
-const isPlannedTable = (name: string): name is PlannedTable => (PLANNED_TABLES as readonly string[]).includes(name);
+const isPlannedTable = (name: string): name is PlannedTable =>
+  (PLANNED_TABLES as readonly string[]).includes(name);
 
 /**
  * Tables changed enough since their last ANALYZE that the planner's estimates may be far off:

@@ -2,7 +2,10 @@ import type { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { isTransactionConflict, TransactionRunner } from './transaction-runner';
 
-const scope = { tenantId: '00000000-0000-4000-8000-000000000001', userId: '00000000-0000-4000-8000-000000000002' };
+const scope = {
+  tenantId: '00000000-0000-4000-8000-000000000001',
+  userId: '00000000-0000-4000-8000-000000000002',
+};
 
 /** A DataSource whose connections record statements; the work decides what fails. */
 function fakeDataSource(log: string[]): DataSource {

@@ -3,3 +3,6 @@
  * imports only the index (lint enforces both).
  */
 export { StartupContextRepository } from './adapters/startup-context.repository';
+export { SessionRepository } from './adapters/session.repository';
+export { SessionEventRepository } from './adapters/session-event.repository';
+export { SessionScreen } from './application/session-screen';

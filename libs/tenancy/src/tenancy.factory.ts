@@ -9,6 +9,7 @@ import { AuthenticateApiKeyUseCase } from './application/authenticate-api-key.us
 import { BootstrapFromEnvUseCase } from './application/bootstrap-from-env.use-case';
 import { CreateApiKeyUseCase } from './application/create-api-key.use-case';
 import { CreateUserUseCase } from './application/create-user.use-case';
+import { FindUserUseCase } from './application/find-user.use-case';
 import { ListApiKeysUseCase } from './application/list-api-keys.use-case';
 import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
@@ -19,6 +20,7 @@ export interface TenancyUseCases {
   readonly bootstrapFromEnv: BootstrapFromEnvUseCase;
   readonly createUser: CreateUserUseCase;
   readonly listUsers: ListUsersUseCase;
+  readonly findUser: FindUserUseCase;
   readonly createApiKey: CreateApiKeyUseCase;
   readonly listApiKeys: ListApiKeysUseCase;
   readonly revokeApiKey: RevokeApiKeyUseCase;
@@ -44,6 +46,7 @@ export function createTenancyUseCases(
     bootstrapFromEnv: new BootstrapFromEnvUseCase(tx, tenants, new EnvBootstrapRepository(), keys, audit),
     createUser: new CreateUserUseCase(tx, users, audit),
     listUsers: new ListUsersUseCase(tx, users, audit),
+    findUser: new FindUserUseCase(tx, users),
     createApiKey: new CreateApiKeyUseCase(tx, users, keys, audit),
     listApiKeys: new ListApiKeysUseCase(tx, users, keys, audit),
     revokeApiKey: new RevokeApiKeyUseCase(tx, keys, audit, cache),

@@ -52,6 +52,25 @@ export function registerInputGuards(fastify: FastifyInstance): void {
       done(problem ? new RequestValidationError(problem, 400, 'invalid_characters') : null, parsed);
     });
   });
+  // JSON Lines (a memory export with format=jsonl): read as the array of its lines' values.
+  fastify.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    const values: unknown[] = [];
+    for (const [index, line] of text.split('\n').entries()) {
+      if (line.trim() === '') continue;
+      let failure: Error | null = null;
+      defaultParser(request, line, (error: Error | null, parsed?: unknown) => {
+        failure = error;
+        values.push(parsed);
+      });
+      if (failure) {
+        done(new RequestValidationError(`line ${index + 1}: not valid JSON`, 400, 'invalid_json'), undefined);
+        return;
+      }
+    }
+    const problem = findInvalidText(values);
+    done(problem ? new RequestValidationError(problem, 400, 'invalid_characters') : null, values);
+  });
   fastify.addHook('preHandler', async (request: FastifyRequest) => {
     const problem = findInvalidText(request.query, 'query') ?? findInvalidText(request.params, 'path');
     if (problem) throw new RequestValidationError(problem, 400, 'invalid_characters');

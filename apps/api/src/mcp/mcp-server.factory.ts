@@ -5,6 +5,7 @@ import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import type { McpToolDefinition } from './mcp-tool';
 import { SecretTools } from './secret.tools';
+import { SessionTools } from './session.tools';
 import { SharingTools } from './sharing.tools';
 
 export const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' } as const;
@@ -33,6 +34,7 @@ export class McpServerFactory {
     secretTools: SecretTools,
     sharingTools: SharingTools,
     linkTools: MemoryLinkTools,
+    sessionTools: SessionTools,
   ) {
     this.tools = [
       ...memoryTools.tools,
@@ -40,6 +42,7 @@ export class McpServerFactory {
       ...secretTools.tools,
       ...sharingTools.tools,
       ...linkTools.tools,
+      ...sessionTools.tools,
     ];
   }
 

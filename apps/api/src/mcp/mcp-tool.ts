@@ -66,6 +66,11 @@ function recoveryAdvice(code: string, status: number, detail: string): string {
       return 'Check the link with memory_get (links_out lists the links a memory starts).';
     case 'supersedes_cycle':
       return 'The newer memory must supersede the older one, not the other way round; check the ids with memory_get.';
+    case 'session_not_found':
+      return 'Use the id session_start answered (start a session first); other users’ sessions are never visible.';
+    case 'event_too_large':
+    case 'event_batch_too_large':
+      return 'Shorten the text or split it into several notes.';
     case 'secret_store_unavailable':
       return 'Nothing was changed. Retry later; if the detail says no secret store is configured, store the memory without the credential instead.';
     case 'forbidden':

@@ -9,6 +9,7 @@ import { MemoryLinkTools } from './memory-link.tools';
 import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import { SecretTools } from './secret.tools';
+import { SessionTools } from './session.tools';
 import { SharingTools } from './sharing.tools';
 
 /** MCP over Streamable HTTP at `POST /mcp` (stateless; per-key auth; tools per domain). */
@@ -20,6 +21,7 @@ import { SharingTools } from './sharing.tools';
     SecretTools,
     SharingTools,
     MemoryLinkTools,
+    SessionTools,
     McpServerFactory,
     McpHttpRoute,
   ],

@@ -3,6 +3,7 @@ import { MemoriesModule } from '@app/memories';
 import { RecallModule } from '@app/recall';
 import { SyncModule } from '@app/sync';
 import { MemoriesController } from './memories.controller';
+import { MemoryExportController } from './memory-export.controller';
 import { MemoryLinksController } from './memory-links.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
@@ -14,6 +15,7 @@ import { MemorySharesController } from './memory-shares.controller';
   controllers: [
     MemorySearchController,
     MemorySyncController,
+    MemoryExportController,
     MemorySecretsController,
     MemorySharesController,
     MemoriesController,

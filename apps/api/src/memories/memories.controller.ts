@@ -28,6 +28,7 @@ import {
   presentLinks,
   presentListItem,
   toMemoryPatch,
+  toImportedMemory,
   toNewMemory,
 } from '@app/memories';
 import { type Principal } from '@app/tenancy';
@@ -123,7 +124,10 @@ export class MemoriesController {
     errors: { 400: 'Malformed request, or more memories than one batch allows' },
   })
   importBatch(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.importMemories.execute(principal, parseInput(importMemoriesSchema, body).map(toNewMemory));
+    return this.importMemories.execute(
+      principal,
+      parseInput(importMemoriesSchema, body).map(toImportedMemory),
+    );
   }
 
   @Get(':id')

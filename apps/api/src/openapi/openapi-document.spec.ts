@@ -8,11 +8,13 @@ import { SecretsAdminController } from '../admin/secrets-admin.controller';
 import { AuthCheckController } from '../auth/auth-check.controller';
 import { API_PREFIX, UNPREFIXED_PATHS } from '../http/configure-http';
 import { MemoriesController } from '../memories/memories.controller';
+import { MemoryExportController } from '../memories/memory-export.controller';
 import { MemoryLinksController } from '../memories/memory-links.controller';
 import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
 import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
+import { SessionsController } from '../sessions/sessions.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
 import { buildOpenApiDocument } from './openapi-document';
@@ -26,10 +28,12 @@ const API_CONTROLLERS: Type[] = [
   MemorySecretsController,
   MemorySharesController,
   MemorySyncController,
+  MemoryExportController,
   AdminController,
   EmbeddingsAdminController,
   SecretsAdminController,
   AuthCheckController,
+  SessionsController,
 ];
 const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
 const doc = buildOpenApiDocument(API_CONTROLLERS, mount);
@@ -60,7 +64,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(33);
+    expect(operations()).toHaveLength(40);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {

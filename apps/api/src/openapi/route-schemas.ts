@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { memoryIdSchema, storedMemoryResponse } from '@app/memories';
+import { sessionIdSchema } from '@app/sessions';
 import { apiKeyResponseSchema, userResponseSchema } from '@app/tenancy';
 import { idempotencyKeySchema } from '../memories/idempotency-key.schema';
 
@@ -32,3 +33,5 @@ export const jobIdParams = z.object({ id: z.uuid() });
 
 export const usersResponse = z.object({ users: z.array(userResponseSchema) });
 export const keysResponse = z.object({ keys: z.array(apiKeyResponseSchema) });
+
+export const sessionIdParams = z.object({ id: sessionIdSchema });

@@ -73,7 +73,9 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    const queues = [...this.queues.values()];
+    await settleStartup(queues);
+    await Promise.allSettled(queues.map((q) => q.close()));
     await closeRedisClient(this.monitor);
   }
 
@@ -156,6 +158,7 @@ export class BullMqJobConsumer implements JobConsumer {
     this.started = false;
     const workers = this.workers;
     this.workers = [];
+    await settleStartup(workers);
     const closing = Promise.allSettled(workers.map((w) => w.close()));
     try {
       await withTimeout(closing, Math.max(graceMs, 1), 'draining active jobs');
@@ -205,4 +208,17 @@ export class BullMqJobConsumer implements JobConsumer {
         `back to its own workers, which costs both sides throughput. Give each installation its own QUEUE_PREFIX.`,
     );
   }
+}
+
+/** How long closing waits for clients that are still connecting (Redis down: they never will). */
+const STARTUP_SETTLE_MS = 2_000;
+
+/**
+ * Lets BullMQ clients that are still connecting finish their start-up commands before they are
+ * closed: closing one mid-start-up leaves those commands to reject with nobody listening (an
+ * unhandled rejection, which ends a Node process).
+ */
+async function settleStartup(clients: readonly { waitUntilReady(): Promise<unknown> }[]): Promise<void> {
+  const ready = Promise.allSettled(clients.map((c) => c.waitUntilReady()));
+  await withTimeout(ready, STARTUP_SETTLE_MS, 'Redis clients starting').catch(() => undefined);
 }

@@ -76,10 +76,12 @@ export class MemoryRepository implements MemoryLookup {
   ): Promise<StoredMemory & { created: boolean }> {
     const inserted = await tx.query<StoredRow>(
       `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
-                             content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at)
+                             content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at,
+                             created_at, updated_at)
        OVERRIDING SYSTEM VALUE
        VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
-               $9, $11::text IS NOT NULL, $11, $12, $13, $14)
+               $9, $11::text IS NOT NULL, $11, $12, $13, $14,
+               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()))
        ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL DO NOTHING
        RETURNING id, category, importance`,
       [
@@ -97,6 +99,8 @@ export class MemoryRepository implements MemoryLookup {
         memory.secret?.version ?? null,
         memory.visibility,
         memory.expiresAt ?? null,
+        memory.createdAt ?? null,
+        memory.updatedAt ?? null,
       ],
     );
     if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };

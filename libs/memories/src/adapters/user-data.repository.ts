@@ -10,6 +10,9 @@ export interface ErasureCounts {
   readonly shares: number;
   /** Links the user made or that touch the user's memories. */
   readonly links: number;
+  /** Agent sessions of the user, with their captured events. */
+  readonly sessions: number;
+  readonly sessionEvents: number;
   readonly idempotencyKeys: number;
   readonly queuedJobs: number;
   /** Vault secrets queued for deletion (local ciphertexts go with their rows). */
@@ -80,6 +83,13 @@ export class UserDataRepository {
          OR dst_id IN (SELECT id FROM memories WHERE owner_id = $2))`,
       owner,
     );
+    const sessionEvents = await deleteCounting(
+      tx,
+      'session_events',
+      'tenant_id = $1 AND session_id IN (SELECT id FROM sessions WHERE user_id = $2)',
+      owner,
+    );
+    const sessions = await deleteCounting(tx, 'sessions', 'tenant_id = $1 AND user_id = $2', owner);
     const memories = await deleteCounting(tx, 'memories', 'tenant_id = $1 AND owner_id = $2', owner);
     // After the memories: their delete trigger records tombstones. The user's sync history goes
     // (and with it their cursors); teammates keep the tombstones of what they could see.
@@ -97,6 +107,8 @@ export class UserDataRepository {
       tombstones,
       shares,
       links,
+      sessions,
+      sessionEvents,
       idempotencyKeys,
       queuedJobs,
       vaultSecrets,

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OutboxWriter } from '@app/jobs';
-import { TransactionRunner } from '@app/persistence';
+import { TransactionRunner, type Tx } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import type { NewMemory, StoredMemory } from '../domain/memory';
+import type { ImportedMemory, StoredMemory } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter, type PreparedMemory } from './memory-writer';
@@ -12,7 +12,10 @@ import { WRITE_TRANSACTION } from './write-transaction';
 /** Imports of at least this many memories refresh the planner statistics right after they commit. */
 export const ANALYZE_AFTER_IMPORTED = 100;
 
-/** Stores a batch in one transaction: every item or none. Answers in input order. */
+/**
+ * Stores a batch in one transaction: every item or none. Answers in input order. Items from an
+ * export get their links to other items of the same batch made again between the new rows.
+ */
 @Injectable()
 export class ImportMemoriesUseCase {
   constructor(
@@ -23,7 +26,7 @@ export class ImportMemoriesUseCase {
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
   ) {}
 
-  async execute(principal: Principal, items: readonly NewMemory[]): Promise<StoredMemory[]> {
+  async execute(principal: Principal, items: readonly ImportedMemory[]): Promise<StoredMemory[]> {
     if (items.length > this.limits.maxImportBatch) {
       throw new MemoryError(
         MemoryErrorCode.BatchTooLarge,
@@ -58,6 +61,7 @@ export class ImportMemoriesUseCase {
             const { id, category, importance } = await this.writer.store(principal, tx, p);
             results.push({ id, category, importance });
           }
+          await this.remakeLinks(principal, tx, items, results);
           if (prepared.length >= ANALYZE_AFTER_IMPORTED) {
             // A bulk write can leave the planner's picture of this user far behind (estimated at
             // 1 row); refresh it now instead of waiting for autovacuum.
@@ -77,5 +81,29 @@ export class ImportMemoriesUseCase {
         WRITE_TRANSACTION,
       ),
     );
+  }
+
+  private async remakeLinks(
+    principal: Principal,
+    tx: Tx,
+    items: readonly ImportedMemory[],
+    stored: readonly StoredMemory[],
+  ): Promise<void> {
+    const newIds = new Map<number, number>();
+    for (const [i, item] of items.entries()) {
+      if (item.sourceId !== undefined) newIds.set(item.sourceId, stored[i].id);
+    }
+    for (const [i, item] of items.entries()) {
+      for (const link of item.sourceLinks ?? []) {
+        const dstId = newIds.get(link.id);
+        // Links to memories outside this import (or duplicates folded into one row) are dropped.
+        if (dstId === undefined || dstId === stored[i].id) continue;
+        await this.writer.linkImported(principal, tx, {
+          srcId: stored[i].id,
+          dstId,
+          linkType: link.linkType,
+        });
+      }
+    }
   }
 }

@@ -10,6 +10,7 @@ import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits 
 import { SecretScreen, type Screened } from '../secret-memories/application/secret-screen';
 import { SecretStaging, type StagedSecret } from '../secret-memories/application/secret-staging';
 import { MemoryLinkWriter } from '../links/application/memory-link-writer';
+import type { NewMemoryLink } from '../links/domain/memory-link';
 
 /** A new memory after screening, with its secret already in the store when it had one. */
 export interface PreparedMemory {
@@ -82,6 +83,11 @@ export class MemoryWriter {
       await this.links.link(principal, tx, link, { ifExists: 'keep', target: 'write' });
     }
     return stored;
+  }
+
+  /** Remakes a link between two rows of one import (a link that already exists is kept). */
+  async linkImported(principal: Principal, tx: Tx, link: NewMemoryLink): Promise<void> {
+    await this.links.link(principal, tx, link, { ifExists: 'keep', target: 'write' });
   }
 
   /** The category's configured lifetime from now, or undefined (kept until deleted). */

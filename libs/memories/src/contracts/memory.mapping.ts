@@ -1,5 +1,5 @@
-import type { Memory, MemoryPatch, NewMemory } from '../domain/memory';
-import type { StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
+import type { ImportedMemory, Memory, MemoryPatch, NewMemory } from '../domain/memory';
+import type { ImportMemoryItemBody, StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
 
 /**
  * The one mapping between the memory contracts and the use cases, used by REST and MCP alike:
@@ -18,6 +18,17 @@ export function toNewMemory(body: StoreMemoryBody & { supersedes?: number }): Ne
     expiresAt: body.expires_at,
     forceSensitive: body.force_sensitive,
     supersedes: body.supersedes,
+  };
+}
+
+/** An import item keeps its original times when it has them (a re-imported export). */
+export function toImportedMemory(body: ImportMemoryItemBody): ImportedMemory {
+  return {
+    ...toNewMemory(body),
+    createdAt: body.created_at,
+    updatedAt: body.updated_at,
+    sourceId: body.id,
+    sourceLinks: body.links?.map((l) => ({ id: l.id, linkType: l.link_type })),
   };
 }
 

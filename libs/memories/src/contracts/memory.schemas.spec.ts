@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { listMemoriesQuerySchema, storeMemorySchema, updateMemorySchema } from './memory.schemas';
+import {
+  importMemoriesSchema,
+  listMemoriesQuerySchema,
+  storeMemorySchema,
+  updateMemorySchema,
+} from './memory.schemas';
 
 describe('memory contracts', () => {
   it('fills seed defaults and ignores unknown fields', () => {
@@ -38,5 +43,45 @@ describe('memory contracts', () => {
 
   it('keeps absent update fields absent so "no fields" can be detected', () => {
     expect(updateMemorySchema.parse({ unrelated: true })).toEqual({});
+  });
+
+  it('keeps an exported item’s times, id and links as sent and strips the rest', () => {
+    const item = {
+      id: 7,
+      content: 'x',
+      tags: ['a'],
+      is_sensitive: true,
+      links: [{ id: 3, link_type: 'supersedes' }],
+      shares: [],
+      deleted_at: null,
+      created_at: '2025-01-02T03:04:05.123456+00:00',
+      updated_at: '2025-01-03T03:04:05.000001+00:00',
+    };
+    expect(importMemoriesSchema.parse([item])[0]).toEqual({
+      content: 'x',
+      category: 'facts',
+      tags: ['a'],
+      expanded_keywords: '',
+      importance: 0.5,
+      force_sensitive: false,
+      created_at: '2025-01-02T03:04:05.123456+00:00',
+      updated_at: '2025-01-03T03:04:05.000001+00:00',
+      id: 7,
+      links: [{ id: 3, link_type: 'supersedes' }],
+    });
+    // Only informative: a malformed id or links list is dropped, not refused.
+    const lenient = importMemoriesSchema.parse([{ content: 'x', id: 'a', links: 'b' }])[0];
+    expect([lenient.id, lenient.links]).toEqual([undefined, undefined]);
+  });
+
+  it('refuses import times in the future, unparseable, or an update before the creation', () => {
+    const future = new Date(Date.now() + 3_600_000).toISOString();
+    const issues = (item: object) =>
+      importMemoriesSchema.safeParse([{ content: 'x', ...item }]).error?.issues.map((i) => i.path.join('.'));
+    expect(issues({ created_at: future })).toEqual(['0.created_at']);
+    expect(issues({ updated_at: 'yesterday' })).toEqual(['0.updated_at']);
+    expect(issues({ created_at: '2025-02-01T00:00:00Z', updated_at: '2025-01-01T00:00:00Z' })).toEqual([
+      '0.updated_at',
+    ]);
   });
 });

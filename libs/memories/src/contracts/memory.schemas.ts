@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LINK_TYPES } from '../links/domain/memory-link';
 
 /**
  * Wire contracts shared by REST, MCP and jobs (seed-compatible: claude-memory-mcp's server).
@@ -121,7 +122,52 @@ export const bulkDeleteSchema = z
   });
 export type BulkDeleteBody = z.output<typeof bulkDeleteSchema>;
 
-export const importMemoriesSchema = z.array(storeMemorySchema, {
+/**
+ * A past time kept as sent (Postgres keeps microseconds; a JS Date would round them to ms, and a
+ * re-imported export must carry the very same timestamps).
+ */
+/** An optional field that is dropped, not refused, when malformed. */
+const informative = <S extends z.ZodType>(schema: S) =>
+  z.preprocess((v) => (schema.safeParse(v).success ? v : undefined), schema.optional());
+
+const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,6})?)?(Z|[+-]\d\d:?\d\d)$/i;
+/** An ISO-8601 date-time with an offset, as Postgres and Date.parse both read it. */
+export const isIsoDateTime = (v: string): boolean => ISO_DATE_TIME.test(v) && !Number.isNaN(Date.parse(v));
+const pastTimestampSchema = (name: string) =>
+  z
+    .string()
+    .refine(isIsoDateTime, {
+      message: `${name} must be an ISO-8601 date-time`,
+      abort: true,
+    })
+    .refine((v) => Date.parse(v) <= Date.now(), `${name} must not be in the future`);
+
+/**
+ * One import item: a store body, plus the original times when it comes from an export, and its id
+ * and links there (links between memories of the same import are made again). Other export fields
+ * (is_sensitive, shares, deleted_at) are stripped: content is screened again, shares name users of
+ * the exporting account.
+ */
+export const importMemoryItemSchema = storeMemorySchema
+  .extend({
+    created_at: pastTimestampSchema('created_at').optional(),
+    updated_at: pastTimestampSchema('updated_at').optional(),
+    // Informative: used to remake links between memories of the same import; malformed → ignored.
+    id: informative(z.number().int().positive()),
+    links: informative(
+      z.array(z.object({ id: z.number().int().positive(), link_type: z.enum(LINK_TYPES) })).max(100),
+    ),
+  })
+  .refine(
+    (m) =>
+      m.created_at === undefined ||
+      m.updated_at === undefined ||
+      Date.parse(m.updated_at) >= Date.parse(m.created_at),
+    { message: 'updated_at must not be before created_at', path: ['updated_at'] },
+  );
+export type ImportMemoryItemBody = z.output<typeof importMemoryItemSchema>;
+
+export const importMemoriesSchema = z.array(importMemoryItemSchema, {
   error: 'body must be a JSON array of memories',
 });
 

@@ -1,3 +1,5 @@
+import type { LinkType } from '../links/domain/memory-link';
+
 /**
  * `team`: every user of the tenant reads it; `private`: its owner, the users it is shared with
  * (directly or by tag) and admins.
@@ -41,6 +43,19 @@ export interface NewMemory {
   readonly expiresAt?: Date;
   /** Id of a memory this one replaces: stored with a `supersedes` link to it. */
   readonly supersedes?: number;
+  /** Import only: the original creation time (ISO, kept to the microsecond). Absent: now. */
+  readonly createdAt?: string;
+  /** Import only: the original last-change time. Absent: the creation time. */
+  readonly updatedAt?: string;
+}
+
+/**
+ * A memory being imported: when it comes from an export, its id there and its outgoing links, so
+ * links between memories of the same import are made again between the new rows.
+ */
+export interface ImportedMemory extends NewMemory {
+  readonly sourceId?: number;
+  readonly sourceLinks?: readonly { readonly id: number; readonly linkType: LinkType }[];
 }
 
 export type MemoryPatch = Partial<

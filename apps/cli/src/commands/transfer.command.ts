@@ -1,0 +1,169 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import {
+  createMemoryTransferUseCases,
+  exportMemoriesQuerySchema,
+  importMemoriesSchema,
+  toExportInput,
+  toImportedMemory,
+  type ImportMemoryItemBody,
+  type MemoryTransferUseCases,
+} from '@app/memories';
+import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
+import { secretStoreFromConfig, VaultSecretStore } from '@app/secrets';
+import { describeIssues, parseInput, TenancyError, TenancyErrorCode } from '@app/tenancy';
+import type { CliContext } from '../cli-context';
+import { json } from '../cli-output';
+
+interface Globals {
+  json?: boolean;
+  tenant?: string;
+}
+
+/**
+ * `export` / `import`: a user's own memories out to a file and back, through the same use cases as
+ * GET /api/memories/export and POST /api/memories/import (times kept, secrets screened again).
+ */
+export function registerTransferCommands(program: Command, context: CliContext): void {
+  program
+    .command('export')
+    .description("write a user's own memories as json, jsonl or markdown (streamed)")
+    .requiredOption('--user <username>', 'whose memories')
+    .option('--format <format>', 'json, jsonl or markdown', 'jsonl')
+    .option('--out <file>', 'write to this file (default: standard output)')
+    .option('--project <name>', 'only this project')
+    .option('--since <iso>', 'only memories changed at or after this time')
+    .option('--include-deleted', 'also deleted and expired memories')
+    .option('--tenant <slug>', 'tenant slug (default: DEFAULT_TENANT)')
+    .action(async (options: ExportOptions, command: Command) => {
+      const globals = command.optsWithGlobals<Globals>();
+      const query = parseInput(exportMemoriesQuerySchema, {
+        format: options.format,
+        project: options.project,
+        since: options.since,
+        include_deleted: options.includeDeleted ? 'true' : 'false',
+      });
+      const principal = await context.userPrincipal(globals.tenant, options.user);
+      await withTransferUseCases(context, async (cases) => {
+        const { stream } = await cases.export.execute(principal, toExportInput(query));
+        if (options.out === undefined) {
+          for await (const chunk of stream) context.io.out(String(chunk));
+          return;
+        }
+        await pipeline(stream, createWriteStream(options.out));
+        context.io.err(`Exported the memories of "${principal.username}" to ${options.out}.\n`);
+      });
+    });
+
+  program
+    .command('import')
+    .description("store memories from a json or jsonl file (an export) as a user's own, keeping their times")
+    .requiredOption('--user <username>', 'who will own them')
+    .requiredOption('--file <path>', 'a JSON array or JSON Lines file')
+    .option('--tenant <slug>', 'tenant slug (default: DEFAULT_TENANT)')
+    .action(async (options: { user: string; file: string }, command: Command) => {
+      const globals = command.optsWithGlobals<Globals>();
+      const principal = await context.userPrincipal(globals.tenant, options.user);
+      const batchSize = context.config.limits.maxImportBatch;
+      // Every item is checked before the first is stored: an invalid one leaves nothing behind.
+      let total = 0;
+      for await (const batch of readBatches(options.file, batchSize)) total += validate(batch, total).length;
+      let imported = 0;
+      await withTransferUseCases(context, async (cases) => {
+        for await (const batch of readBatches(options.file, batchSize)) {
+          const items = validate(batch, imported);
+          await cases.import.execute(principal, items.map(toImportedMemory));
+          imported += items.length;
+          if (!globals.json) context.io.err(`imported ${imported}/${total}\n`);
+        }
+      });
+      context.io.out(
+        globals.json
+          ? json({ imported, user: principal.username })
+          : `Imported ${imported} memories for "${principal.username}".\n`,
+      );
+    });
+}
+
+interface ExportOptions {
+  user: string;
+  format: string;
+  out?: string;
+  project?: string;
+  since?: string;
+  includeDeleted?: boolean;
+}
+
+async function withTransferUseCases(
+  context: CliContext,
+  run: (cases: MemoryTransferUseCases) => Promise<void>,
+): Promise<void> {
+  const tx = new TransactionRunner(await context.dataSource(), context.config.database.appRole);
+  const secretStore = await secretStoreFromConfig(context.config, tx, new ServerSecretRepository());
+  try {
+    await run(
+      createMemoryTransferUseCases(tx, {
+        secretStore,
+        limits: context.config.limits,
+        defaults: context.config.memories,
+      }),
+    );
+  } finally {
+    if (secretStore instanceof VaultSecretStore) secretStore.close();
+  }
+}
+
+/** Import items as the API reads them: null members count as absent. */
+function validate(batch: readonly unknown[], offset: number): ImportMemoryItemBody[] {
+  const items = batch.map((item) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).filter(([, v]) => v !== null))
+      : item,
+  );
+  const result = importMemoriesSchema.safeParse(items);
+  if (result.success) return result.data;
+  const first = result.error.issues[0];
+  const index = typeof first.path[0] === 'number' ? offset + first.path[0] : offset;
+  const rest = { ...result.error, issues: [{ ...first, path: first.path.slice(1) }] };
+  throw new TenancyError(TenancyErrorCode.InvalidInput, `item ${index}: ${describeIssues(rest)}`);
+}
+
+/** A JSON array file is read whole; a JSON Lines file line by line, so its size does not matter. */
+async function* readBatches(file: string, size: number): AsyncGenerator<unknown[]> {
+  if (await startsWithBracket(file)) {
+    const all: unknown = JSON.parse(await readFile(file, 'utf8'));
+    if (!Array.isArray(all))
+      throw new TenancyError(TenancyErrorCode.InvalidInput, `${file}: not a JSON array`);
+    for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size);
+    return;
+  }
+  let batch: unknown[] = [];
+  let lineNo = 0;
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
+    lineNo += 1;
+    if (line.trim() === '') continue;
+    try {
+      batch.push(JSON.parse(line));
+    } catch {
+      throw new TenancyError(TenancyErrorCode.InvalidInput, `${file} line ${lineNo}: not valid JSON`);
+    }
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+async function startsWithBracket(file: string): Promise<boolean> {
+  const handle = await open(file);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(256), 0, 256, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8').trimStart().startsWith('[');
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { isIsoDateTime, visibilitySchema } from '../../contracts/memory.schemas';
+import { LINK_TYPES } from '../../links/domain/memory-link';
+import { EXPORT_FORMATS, type ExportedMemory, type ExportInput } from '../domain/memory-export';
+
+export const exportMemoriesQuerySchema = z.object({
+  format: z.enum(EXPORT_FORMATS, { error: 'format must be json, jsonl or markdown' }).default('json'),
+  project: z.string().trim().min(1).max(200).optional(),
+  since: z
+    .string()
+    .refine(isIsoDateTime, 'since must be an ISO-8601 date-time with an offset, e.g. 2025-01-31T12:00:00Z')
+    .optional(),
+  include_deleted: z
+    .enum(['true', 'false'], { error: 'include_deleted must be true or false' })
+    .transform((v) => v === 'true')
+    .default(false),
+});
+export type ExportMemoriesQuery = z.output<typeof exportMemoriesQuerySchema>;
+
+export const toExportInput = (query: ExportMemoriesQuery): ExportInput => ({
+  format: query.format,
+  project: query.project,
+  since: query.since,
+  includeDeleted: query.include_deleted,
+});
+
+/** One exported memory on the wire: an import item (POST /api/memories/import) plus what is only informative. */
+export const exportedMemoryResponse = z.object({
+  id: z.number().int(),
+  content: z.string().describe('a sensitive memory’s redacted text; the secret itself is never exported'),
+  category: z.string(),
+  tags: z.array(z.string()),
+  expanded_keywords: z.string(),
+  importance: z.number(),
+  project: z.string().nullable(),
+  visibility: visibilitySchema,
+  is_sensitive: z.boolean(),
+  created_at: z.string().describe('ISO-8601 with offset, microseconds'),
+  updated_at: z.string(),
+  deleted_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  links: z.array(z.object({ id: z.number().int(), link_type: z.enum(LINK_TYPES) })).describe('outgoing'),
+  shares: z.array(z.object({ username: z.string(), permission: z.enum(['read', 'write']) })),
+});
+export const exportResponse = z
+  .array(exportedMemoryResponse)
+  .describe('format=json; jsonl: one such object per line; markdown: a document grouped by category');
+
+export function presentExportedMemory(memory: ExportedMemory): z.output<typeof exportedMemoryResponse> {
+  return {
+    id: memory.id,
+    content: memory.content,
+    category: memory.category,
+    tags: [...memory.tags],
+    expanded_keywords: memory.expandedKeywords,
+    importance: memory.importance,
+    project: memory.project,
+    visibility: memory.visibility,
+    is_sensitive: memory.isSensitive,
+    created_at: memory.createdAt,
+    updated_at: memory.updatedAt,
+    deleted_at: memory.deletedAt,
+    expires_at: memory.expiresAt,
+    links: memory.links.map((l) => ({ id: l.id, link_type: l.linkType })),
+    shares: memory.shares.map((s) => ({ username: s.username, permission: s.permission })),
+  };
+}

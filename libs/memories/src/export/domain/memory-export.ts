@@ -1,0 +1,28 @@
+import type { Memory } from '../../domain/memory';
+import type { LinkType } from '../../links/domain/memory-link';
+import type { SharePermission } from '../../sharing/domain/share';
+
+export const EXPORT_FORMATS = ['json', 'jsonl', 'markdown'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/**
+ * One of the caller's own memories as exported: every stored field (a sensitive memory's content is
+ * its redacted text; the secret stays in the secret store), its outgoing links and its shares.
+ */
+export interface ExportedMemory extends Omit<Memory, 'owner' | 'sharedBy'> {
+  readonly links: readonly { readonly id: number; readonly linkType: LinkType }[];
+  readonly shares: readonly { readonly username: string; readonly permission: SharePermission }[];
+}
+
+export interface ExportFilter {
+  /** Only memories of this project. */
+  readonly project?: string;
+  /** Only memories changed (or deleted) at or after this ISO time. */
+  readonly since?: string;
+  /** Also deleted and expired memories (default: only what reads still return). */
+  readonly includeDeleted: boolean;
+}
+
+export interface ExportInput extends ExportFilter {
+  readonly format: ExportFormat;
+}

@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
+import {
+  EVENT_KINDS,
+  type EventKind,
+  type NewSessionEvent,
+  type SessionEvent,
+  type SessionEventCounts,
+} from '../domain/session';
+import { isAdmin } from './session.repository';
+
+interface EventRow {
+  id: string;
+  session_id: string;
+  kind: EventKind;
+  payload: unknown;
+  created_at: string;
+}
+
+const COLUMNS = `e.id, e.session_id, e.kind, e.payload, ${isoTimestamp('e.created_at')} AS created_at`;
+
+const toEvent = (row: EventRow): SessionEvent => ({
+  id: Number(row.id),
+  sessionId: row.session_id,
+  kind: row.kind,
+  payload: row.payload,
+  createdAt: row.created_at,
+});
+
+/** SQL of `session_events`. Events are read through their session's visibility (own, or admin). */
+@Injectable()
+export class SessionEventRepository {
+  /**
+   * One multi-row INSERT for the whole batch, into the caller's own session only: answers how
+   * many rows went in (0 when the session is not the caller's).
+   */
+  async insertBatch(
+    scope: TenantScope,
+    tx: Tx,
+    sessionId: string,
+    events: readonly NewSessionEvent[],
+  ): Promise<number> {
+    const { rows } = await tx.query<{ n: number }>(
+      `WITH ins AS (
+         INSERT INTO session_events (tenant_id, session_id, user_id, kind, payload, created_at)
+         SELECT $1, $3, $2, e.kind, e.payload, coalesce(e.at, now())
+           FROM unnest($4::text[], $5::jsonb[], $6::timestamptz[]) WITH ORDINALITY AS e(kind, payload, at, n)
+          WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2)
+          ORDER BY e.n
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM ins`,
+      [
+        scope.tenantId,
+        scope.userId,
+        sessionId,
+        events.map((e) => e.kind),
+        events.map((e) => JSON.stringify(e.payload)),
+        events.map((e) => e.createdAt ?? null),
+      ],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Events per kind of a session the caller can read. */
+  async counts(scope: TenantScope, tx: Tx, sessionId: string): Promise<SessionEventCounts> {
+    const { rows } = await tx.query<{ kind: EventKind; n: number; processed: number }>(
+      `SELECT e.kind, count(*)::int AS n, count(e.processed_at)::int AS processed
+         FROM session_events e
+        WHERE e.session_id = $3 AND e.tenant_id = $1 AND (e.user_id = $2 OR $4::boolean)
+        GROUP BY e.kind`,
+      [scope.tenantId, scope.userId, sessionId, isAdmin(scope)],
+    );
+    const byKind = Object.fromEntries(EVENT_KINDS.map((kind) => [kind, 0])) as Record<EventKind, number>;
+    let total = 0;
+    let processed = 0;
+    for (const row of rows) {
+      byKind[row.kind] = row.n;
+      total += row.n;
+      processed += row.processed;
+    }
+    return { byKind, total, processed };
+  }
+
+  /**
+   * Up to `window` events before `around` and `window` from it on, oldest first; without
+   * `around`, the newest `window` events.
+   */
+  async timeline(
+    scope: TenantScope,
+    tx: Tx,
+    query: { sessionId: string; around: string | null; window: number },
+  ): Promise<SessionEvent[]> {
+    const visible = `e.session_id = $3 AND e.tenant_id = $1 AND (e.user_id = $2 OR $4::boolean)`;
+    const params = [scope.tenantId, scope.userId, query.sessionId, isAdmin(scope), query.window];
+    const sql =
+      query.around === null
+        ? `SELECT * FROM (
+             SELECT ${COLUMNS}, e.created_at AS t FROM session_events e WHERE ${visible}
+              ORDER BY e.created_at DESC, e.id DESC LIMIT $5) newest`
+        : `(SELECT ${COLUMNS}, e.created_at AS t FROM session_events e WHERE ${visible} AND e.created_at < $6::timestamptz
+             ORDER BY e.created_at DESC, e.id DESC LIMIT $5)
+           UNION ALL
+           (SELECT ${COLUMNS}, e.created_at AS t FROM session_events e WHERE ${visible} AND e.created_at >= $6::timestamptz
+             ORDER BY e.created_at, e.id LIMIT $5)`;
+    const { rows } = await tx.query<EventRow & { t: Date }>(
+      `SELECT id, session_id, kind, payload, created_at FROM (${sql}) events ORDER BY t, id`,
+      query.around === null ? params : [...params, query.around],
+    );
+    return rows.map(toEvent);
+  }
+
+  /** Marks the caller's unprocessed events of a session as processed; answers how many. */
+  async markProcessed(scope: TenantScope, tx: Tx, sessionId: string): Promise<number> {
+    const { rowCount } = await tx.query(
+      `UPDATE session_events SET processed_at = now()
+        WHERE session_id = $3 AND tenant_id = $1 AND user_id = $2 AND processed_at IS NULL`,
+      [scope.tenantId, scope.userId, sessionId],
+    );
+    return rowCount;
+  }
+}

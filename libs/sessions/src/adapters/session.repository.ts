@@ -1,0 +1,145 @@
+import { Injectable } from '@nestjs/common';
+import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
+import type { Session, SessionStatus } from '../domain/session';
+
+interface SessionRow {
+  id: string;
+  agent: string;
+  project: string | null;
+  cwd: string | null;
+  git_remote: string | null;
+  git_branch: string | null;
+  status: SessionStatus;
+  summary: string | null;
+  started_at: string;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = `s.id, s.agent, s.project, s.cwd, s.git_remote, s.git_branch, s.status, s.summary,
+  ${isoTimestamp('s.started_at')} AS started_at,
+  CASE WHEN s.ended_at IS NULL THEN NULL ELSE ${isoTimestamp('s.ended_at')} END AS ended_at,
+  ${isoTimestamp('s.created_at')} AS created_at, ${isoTimestamp('s.updated_at')} AS updated_at`;
+
+const toSession = (row: SessionRow): Session => ({
+  id: row.id,
+  agent: row.agent,
+  project: row.project,
+  cwd: row.cwd,
+  gitRemote: row.git_remote,
+  gitBranch: row.git_branch,
+  status: row.status,
+  summary: row.summary,
+  startedAt: row.started_at,
+  endedAt: row.ended_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+/** A session as stored: text already screened, project already derived. */
+export interface SessionRecord {
+  readonly id: string | null;
+  readonly agent: string;
+  readonly project: string | null;
+  readonly cwd: string | null;
+  readonly gitRemote: string | null;
+  readonly gitBranch: string | null;
+  readonly startedAt: string | null;
+}
+
+export interface SessionUpdate {
+  readonly status: SessionStatus | null;
+  readonly summary: string | null;
+  readonly endedAt: string | null;
+}
+
+/**
+ * SQL of the `sessions` table. Reads see the caller's own sessions, and every session of the
+ * tenant for an admin (as the row-level security policies do); writes touch only the caller's own.
+ */
+@Injectable()
+export class SessionRepository {
+  /** Inserts the session, or nothing when the id exists (`null`: look the existing one up). */
+  async insert(scope: TenantScope, tx: Tx, record: SessionRecord): Promise<Session | null> {
+    const { rows } = await tx.query<SessionRow>(
+      `WITH s AS (
+         INSERT INTO sessions (id, tenant_id, user_id, agent, project, cwd, git_remote, git_branch, started_at)
+         VALUES (coalesce($3::uuid, gen_random_uuid()), $1, $2, $4, $5, $6, $7, $8, coalesce($9::timestamptz, now()))
+         ON CONFLICT (id) DO NOTHING
+         RETURNING *)
+       SELECT ${COLUMNS} FROM s`,
+      [
+        scope.tenantId,
+        scope.userId,
+        record.id,
+        record.agent,
+        record.project,
+        record.cwd,
+        record.gitRemote,
+        record.gitBranch,
+        record.startedAt,
+      ],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  /** The caller's own session. */
+  async findOwn(scope: TenantScope, tx: Tx, id: string): Promise<Session | null> {
+    const { rows } = await tx.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions s WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2`,
+      [scope.tenantId, scope.userId, id],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  /** The caller's own session, or any of the tenant's for an admin. */
+  async findReadable(scope: TenantScope, tx: Tx, id: string): Promise<Session | null> {
+    const { rows } = await tx.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions s
+        WHERE s.id = $3 AND s.tenant_id = $1 AND (s.user_id = $2 OR $4::boolean)`,
+      [scope.tenantId, scope.userId, id, isAdmin(scope)],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  /**
+   * Ends, re-opens or summarises the caller's own session. A status other than `active` sets
+   * `ended_at` (the given time, else the one it had, else now); `active` clears it.
+   */
+  async update(scope: TenantScope, tx: Tx, id: string, change: SessionUpdate): Promise<Session | null> {
+    const { rows } = await tx.query<SessionRow>(
+      `UPDATE sessions s SET
+          status = coalesce($4, s.status),
+          summary = coalesce($5, s.summary),
+          ended_at = CASE
+            WHEN coalesce($4, s.status) = 'active' THEN NULL
+            ELSE coalesce($6::timestamptz, s.ended_at, now()) END,
+          updated_at = now()
+        WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2
+        RETURNING ${COLUMNS}`,
+      [scope.tenantId, scope.userId, id, change.status, change.summary, change.endedAt],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  /** The caller's own sessions, newest first. */
+  async listOwn(
+    scope: TenantScope,
+    tx: Tx,
+    query: { project: string | null; since: string | null; limit: number },
+  ): Promise<Session[]> {
+    const { rows } = await tx.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions s
+        WHERE s.tenant_id = $1 AND s.user_id = $2
+          AND ($3::text IS NULL OR s.project = $3)
+          AND ($4::timestamptz IS NULL OR s.started_at >= $4)
+        ORDER BY s.started_at DESC, s.id
+        LIMIT $5`,
+      [scope.tenantId, scope.userId, query.project, query.since, query.limit],
+    );
+    return rows.map(toSession);
+  }
+}
+
+export const isAdmin = (scope: TenantScope): boolean => scope.scopes?.includes('admin') ?? false;

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { SessionRepository } from '../adapters/session.repository';
+import { projectIdentity } from '../domain/project-identity';
+import { DEFAULT_SESSION_LIST_LIMIT, MAX_SESSION_LIST_LIMIT, type Session } from '../domain/session';
+
+export interface ListSessionsInput {
+  /** A project identity, or a git remote URL (normalised the same way as at start). */
+  readonly project?: string;
+  readonly since?: string;
+  readonly limit?: number;
+}
+
+/** The caller's own sessions, newest first. */
+@Injectable()
+export class ListSessionsUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly sessions: SessionRepository,
+  ) {}
+
+  async execute(principal: Principal, input: ListSessionsInput = {}): Promise<Session[]> {
+    const query = {
+      project: projectIdentity({ project: input.project }),
+      since: input.since ?? null,
+      limit: Math.min(input.limit ?? DEFAULT_SESSION_LIST_LIMIT, MAX_SESSION_LIST_LIMIT),
+    };
+    return this.tx.inTenant(principal, (tx) => this.sessions.listOwn(principal, tx, query));
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { OutboxWriter } from '@app/jobs';
+import { TransactionRunner } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { SessionEventRepository } from '../adapters/session-event.repository';
+import { assertEventBatchSize } from '../domain/event-size';
+import type { NewSessionEvent } from '../domain/session';
+import { SessionError } from '../domain/session.errors';
+import { SessionScreen } from './session-screen';
+
+/**
+ * Captures a batch of events into the caller's own session and answers at once: one short
+ * transaction with one multi-row INSERT and one outbox row; the `sessions.process` job does the
+ * rest in the background. Payloads are size-checked as sent, then redacted before anything is
+ * written (the originals are never stored).
+ */
+@Injectable()
+export class RecordSessionEventsUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly events: SessionEventRepository,
+    private readonly outbox: OutboxWriter,
+    private readonly screen: SessionScreen,
+  ) {}
+
+  async execute(principal: Principal, sessionId: string, batch: readonly NewSessionEvent[]): Promise<number> {
+    assertEventBatchSize(batch);
+    const screened = batch.map((event) => ({ ...event, payload: this.screen.payload(event.payload) }));
+    return this.tx.inTenant(principal, async (tx) => {
+      const accepted = await this.events.insertBatch(principal, tx, sessionId, screened);
+      if (accepted === 0) throw SessionError.notFound(sessionId);
+      await this.outbox.enqueue(principal, tx, {
+        name: 'sessions.process',
+        payload: {
+          tenantId: principal.tenantId,
+          userId: principal.userId,
+          sessionId,
+          requestId: principal.requestId,
+        },
+        requestId: principal.requestId,
+      });
+      return accepted;
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@app/persistence';
+import { type Principal } from '@app/tenancy';
+import { SessionRepository } from '../adapters/session.repository';
+import type { Session, SessionPatch } from '../domain/session';
+import { SessionError, SessionErrorCode } from '../domain/session.errors';
+import { SessionScreen } from './session-screen';
+
+/** Ends a session, changes its status or records its summary (the caller's own sessions only). */
+@Injectable()
+export class UpdateSessionUseCase {
+  constructor(
+    private readonly tx: TransactionRunner,
+    private readonly sessions: SessionRepository,
+    private readonly screen: SessionScreen,
+  ) {}
+
+  async execute(principal: Principal, id: string, patch: SessionPatch): Promise<Session> {
+    if (patch.status === undefined && patch.summary === undefined && patch.endedAt === undefined) {
+      throw new SessionError(
+        SessionErrorCode.NoFieldsToUpdate,
+        'Pass at least one of status, summary or ended_at',
+      );
+    }
+    const change = {
+      // An end time alone ends the session.
+      status: patch.status ?? (patch.endedAt !== undefined ? ('ended' as const) : null),
+      summary: patch.summary === undefined ? null : this.screen.text(patch.summary),
+      endedAt: patch.endedAt ?? null,
+    };
+    const updated = await this.tx.inTenant(principal, (tx) =>
+      this.sessions.update(principal, tx, id, change),
+    );
+    if (!updated) throw SessionError.notFound(id);
+    return updated;
+  }
+}
