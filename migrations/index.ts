@@ -10,6 +10,7 @@ import { TeamSync1763700000008 } from './1763700000008-team-sync';
 import { RecallTextIndex1763700000009 } from './1763700000009-recall-text-index';
 import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules';
 import { Sessions1763700000011 } from './1763700000011-sessions';
+import { SharingStatistics1763700000012 } from './1763700000012-sharing-statistics';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   RecallTextIndex1763700000009,
   MemoryLinkRules1763700000010,
   Sessions1763700000011,
+  SharingStatistics1763700000012,
 ];

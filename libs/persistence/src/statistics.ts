@@ -1,7 +1,15 @@
 import type { Tx } from './tx';
 
 /** The tables whose statistics the query plans depend on most. */
-export const PLANNED_TABLES = ['memories', 'memory_embeddings', 'memory_index_state', 'outbox'] as const;
+export const PLANNED_TABLES = [
+  'memories',
+  'memory_embeddings',
+  'memory_index_state',
+  'outbox',
+  'memory_links',
+  'memory_shares',
+  'tag_shares',
+] as const;
 export type PlannedTable = (typeof PLANNED_TABLES)[number];
 
 const isPlannedTable = (name: string): name is PlannedTable =>
