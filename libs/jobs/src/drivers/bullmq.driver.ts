@@ -211,7 +211,7 @@ export class BullMqJobConsumer implements JobConsumer {
 }
 
 /** How long closing waits for clients that are still connecting (Redis down: they never will). */
-const STARTUP_SETTLE_MS = 2_000;
+const STARTUP_SETTLE_MS = 500;
 
 /**
  * Lets BullMQ clients that are still connecting finish their start-up commands before they are
