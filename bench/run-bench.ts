@@ -23,6 +23,7 @@ import { measureStoreToSearchable } from './indexing/store-latency';
 import { embeddedIds, sleep } from './indexing/wait-for-embeddings';
 import type { BenchContext } from './phases/bench-context';
 import { runRecallPhase } from './phases/recall-phase';
+import { runEventIngestPhase } from './phases/event-ingest-phase';
 import { runTeamRecallPhase } from './phases/team-recall-phase';
 import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } from './report/bench-report';
 import { describeMachine } from './report/machine';
@@ -38,6 +39,9 @@ const FLAGS = {
   queries: { type: 'string' },
   'throughput-count': { type: 'string' },
   'store-seconds': { type: 'string' },
+  'ingest-seconds': { type: 'string' },
+  'ingest-only': { type: 'boolean', default: false },
+  profile: { type: 'string' },
   out: { type: 'string', default: 'bench/results' },
 } as const;
 
@@ -49,6 +53,9 @@ const HELP = `npm run bench -- [options]
   --queries N             timed recall queries per size and configuration (default 300, quick 100)
   --throughput-count N    memories imported for the worker throughput run (default 3000, quick 600)
   --store-seconds N       seconds of stores at 100/s for store → searchable (default 20, quick 5)
+  --ingest-seconds N      seconds of session event ingest at 1,000 events/s (default 10, quick 3; 0 skips it)
+  --ingest-only           only the event ingest run (no memories loaded)
+  --profile DIR           write V8 CPU profiles of the API and worker processes of the ingest run to DIR
   --out DIR               where latest.md and latest.json go (default bench/results)
 ${SERVICE_HELP}`;
 
@@ -65,7 +72,9 @@ async function main(): Promise<void> {
   const queries = intFlag(flags, 'queries', quick ? 100 : 300);
   const throughputCount = intFlag(flags, 'throughput-count', quick ? 600 : 3000);
   const storeSeconds = intFlag(flags, 'store-seconds', quick ? 5 : 20);
-  const teamSize = intFlag(flags, 'team-size', quick ? 25_000 : 100_000);
+  const ingestOnly = flags['ingest-only'] === true;
+  const teamSize = ingestOnly ? 0 : intFlag(flags, 'team-size', quick ? 25_000 : 100_000);
+  const ingestSeconds = intFlag(flags, 'ingest-seconds', quick ? 3 : 10);
   const services = serviceOptions(flags);
   const started = Date.now();
   const loadBefore = loadavg()[0];
@@ -84,6 +93,8 @@ async function main(): Promise<void> {
     const stack = await startServiceStack({ services, databaseUrl: db.url, queuePrefix, withWorker: true });
     stacks.push(stack);
     const pg = await connectRaw(db.url, 'bench');
+    // A failed phase drops the database in cleanup: the terminated connection is expected then.
+    pg.on('error', (error) => log(`bench connection: ${error.message}`));
     const wiring = resolveRecallWiring(stack.api.app, stack.config);
     const active = await ensureActiveModel(pg, wiring.embedders);
     const ctx: BenchContext = {
@@ -111,7 +122,7 @@ async function main(): Promise<void> {
     const corpus = generateMemories({ count: sizes[sizes.length - 1], users: USERS, seed: 20251121 });
     let loaded = 0;
     const embedder = await wiring.embedders.get(active.id);
-    for (const size of sizes) {
+    for (const size of ingestOnly ? [] : sizes) {
       log(`loading memories ${loaded} → ${size}`);
       const { result, rebuildMs } = await withVectorIndexesRebuilt(pg, () =>
         bulkLoadMemories(pg, {
@@ -147,7 +158,18 @@ async function main(): Promise<void> {
       stacks.splice(stacks.indexOf(forced), 1);
     }
 
-    const indexing = await runIndexingPhases(ctx, stack, { throughputCount, storeSeconds, notes });
+    const indexing = ingestOnly
+      ? { throughput: null, store: null }
+      : await runIndexingPhases(ctx, stack, { throughputCount, storeSeconds, notes });
+    // The ingest run brings its own worker process; this one would only compete with it.
+    if (ingestSeconds > 0) await stack.stopWorker();
+    const ingest =
+      ingestSeconds > 0
+        ? await runEventIngestPhase(ctx, {
+            seconds: ingestSeconds,
+            profileDir: typeof flags.profile === 'string' ? flags.profile : undefined,
+          })
+        : null;
     // Last, so the many-small-users numbers above are measured on the same data as before.
     const team =
       teamSize > 0
@@ -162,7 +184,7 @@ async function main(): Promise<void> {
           })
         : null;
     const results: BenchResults = {
-      mode: quick ? 'quick' : 'full',
+      mode: ingestOnly ? 'ingest' : quick ? 'quick' : 'full',
       startedAt: new Date(started).toISOString(),
       durationS: (Date.now() - started) / 1000,
       machine: await describeMachine(pg),
@@ -174,6 +196,7 @@ async function main(): Promise<void> {
       recall,
       team,
       ...indexing,
+      ingest,
       notes,
     };
     await pg.end();
@@ -256,7 +279,7 @@ async function writeResults(outDir: string, results: BenchResults): Promise<void
   process.stdout.write(markdown);
   const dir = resolve(outDir);
   await mkdir(dir, { recursive: true });
-  const base = results.mode === 'quick' ? 'latest-quick' : 'latest';
+  const base = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
   await writeFile(join(dir, `${base}.md`), markdown);
   await writeFile(join(dir, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${join(outDir, `${base}.md`)} and .json`);

@@ -29,23 +29,7 @@ export interface StackOptions {
  * way `npm start` / `npm run start:worker` would run them: same modules, same config validation.
  */
 export async function startServiceStack(options: StackOptions): Promise<ServiceStack> {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    WORKER_HEALTH_HOST: '127.0.0.1',
-    WORKER_HEALTH_PORT: '0',
-    DATABASE_URL: options.databaseUrl,
-    REDIS_URL: options.services.redisUrl,
-    QUEUE_PREFIX: options.queuePrefix,
-    MODELS_DIR: options.services.modelsDir,
-    EMBEDDING_MODEL: options.services.model,
-    // The benchmark stores far faster than one client would; the limiter is not under test.
-    RATE_LIMIT_PER_MINUTE: '0',
-    ...options.services.env,
-    ...options.env,
-  });
+  const config = loadConfig({ ...serviceEnvironment(options), ...options.env });
   const api = await startApi(config);
   let worker: StartedWorker | null = null;
   try {
@@ -71,6 +55,32 @@ export async function startServiceStack(options: StackOptions): Promise<ServiceS
       await stopWorker();
       await api.stop();
     },
+  };
+}
+
+/**
+ * The configuration every service under test runs with: production mode over the benchmark
+ * database and queue prefix, ports chosen by the system unless given, `--env` overrides last.
+ */
+export function serviceEnvironment(
+  options: Pick<StackOptions, 'services' | 'databaseUrl' | 'queuePrefix'>,
+  ports: { api: number; workerHealth: number } = { api: 0, workerHealth: 0 },
+): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(ports.api),
+    WORKER_HEALTH_HOST: '127.0.0.1',
+    WORKER_HEALTH_PORT: String(ports.workerHealth),
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.services.redisUrl,
+    QUEUE_PREFIX: options.queuePrefix,
+    MODELS_DIR: options.services.modelsDir,
+    EMBEDDING_MODEL: options.services.model,
+    // The benchmark stores far faster than one client would; the limiter is not under test.
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...options.services.env,
   };
 }
 

@@ -1,10 +1,12 @@
 import type { IndexThroughputResult } from '../indexing/index-throughput';
+import type { EventIngestResult } from '../sessions/event-ingest';
 import type { StoreLatencyResult } from '../indexing/store-latency';
 import type { RecallLatencyResult } from '../recall/recall-latency';
 import type { VectorQualityResult } from '../recall/vector-quality';
 import type { LatencySummary } from '../metrics';
 import type { TeamRecallRow } from '../phases/team-recall-phase';
 import { machineLine, type MachineInfo } from './machine';
+import { renderIngestSection } from './ingest-report';
 import { renderTeamSection } from './team-report';
 import { count, fixed, markdownTable, ms, ratio, triple, verdict } from './markdown';
 
@@ -36,7 +38,8 @@ export interface LoadRow {
 }
 
 export interface BenchResults {
-  readonly mode: 'full' | 'quick';
+  /** `ingest`: only the event ingest run (`--ingest-only`). */
+  readonly mode: 'full' | 'quick' | 'ingest';
   readonly startedAt: string;
   readonly durationS: number;
   readonly machine: MachineInfo;
@@ -52,6 +55,8 @@ export interface BenchResults {
   readonly team: TeamRecallRow | null;
   readonly throughput: IndexThroughputResult | null;
   readonly store: StoreLatencyResult | null;
+  /** Session event capture through HTTP (null with `--ingest-seconds 0`). */
+  readonly ingest: EventIngestResult | null;
   readonly notes: readonly string[];
 }
 
@@ -149,6 +154,8 @@ export function renderBenchReport(r: BenchResults): string {
     '## Indexing',
     '',
     renderIndexing(r),
+    '',
+    ...renderIngestSection(r.ingest),
     '',
     '## Data loading (not a target; for reading the run)',
     '',

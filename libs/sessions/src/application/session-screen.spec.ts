@@ -32,4 +32,14 @@ describe('SessionScreen', () => {
     expect(screen.payload(payload)).toEqual(payload);
     expect(screen.text('Switched to pnpm')).toBe('Switched to pnpm');
   });
+
+  it('redacts a repeated secret every time, while repeated clean keys keep their value', () => {
+    const event = { tool: 'Bash', input: { command: `export GH=${token}` } };
+    for (let i = 0; i < 3; i++) {
+      const screened = screen.payload(event) as { tool: string; input: { command: string } };
+      expect(screened.tool).toBe('Bash');
+      expect(screened.input.command).not.toContain(token);
+      expect(screen.text(token)).not.toContain(token);
+    }
+  });
 });
