@@ -104,21 +104,30 @@ export async function deliverNow(hook, name, record, deadline) {
   return delivered;
 }
 
-/** Takes the records after `names[i]` that can join an events batch of the same session. */
+/**
+ * Takes the records after `names[i]` that can go with `first` in one request: events of the same
+ * session (one batch, within the service's caps), or later ends of the same session (only the
+ * last one matters: a Stop per turn while the service was away leaves many).
+ */
 function mergeFollowing(hook, names, i, first) {
-  const merged = { ...first, events: [...first.events] };
+  const merged = first.type === 'events' ? { ...first, events: [...first.events] } : { ...first };
   const taken = [];
-  let bytes = Buffer.byteLength(JSON.stringify(first.events));
+  let bytes = first.type === 'events' ? Buffer.byteLength(JSON.stringify(first.events)) : 0;
   while (i + taken.length < names.length) {
     const name = names[i + taken.length];
     const next = hook.spool.peek(name);
-    if (!next || next.type !== 'events' || next.session !== first.session) break;
-    const nextBytes = Buffer.byteLength(JSON.stringify(next.events));
-    if (merged.events.length + next.events.length > MAX_BATCH_EVENTS) break;
-    if (bytes + nextBytes > MAX_BATCH_BYTES) break;
-    if (!hook.spool.claim(name)) break;
-    merged.events.push(...next.events);
-    bytes += nextBytes;
+    if (!next || next.type !== first.type || next.session !== first.session) break;
+    if (first.type === 'events') {
+      const nextBytes = Buffer.byteLength(JSON.stringify(next.events));
+      if (merged.events.length + next.events.length > MAX_BATCH_EVENTS) break;
+      if (bytes + nextBytes > MAX_BATCH_BYTES) break;
+      if (!hook.spool.claim(name)) break;
+      merged.events.push(...next.events);
+      bytes += nextBytes;
+    } else {
+      if (!hook.spool.claim(name)) break;
+      merged.body = next.body;
+    }
     taken.push(name);
   }
   return { merged, taken };
@@ -127,7 +136,7 @@ function mergeFollowing(hook, names, i, first) {
 /**
  * Sends the spool oldest first until it is empty, the deadline nears, or the service is
  * unavailable (then the rest waits for a later run, in order). Consecutive events of one session
- * go in one batch. Answers whether everything went.
+ * go in one batch, consecutive ends as the last one. Answers whether everything went.
  */
 export async function drain(hook, deadline) {
   const names = hook.spool.pending();
@@ -139,7 +148,7 @@ export async function drain(hook, deadline) {
     if (!record) continue;
     let batch = [name];
     let toSend = record;
-    if (record.type === 'events' && Array.isArray(record.events)) {
+    if ((record.type === 'events' && Array.isArray(record.events)) || record.type === 'end') {
       const { merged, taken } = mergeFollowing(hook, names, i, record);
       i += taken.length;
       batch = [name, ...taken];
