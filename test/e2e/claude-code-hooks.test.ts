@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeGithubToken } from '../support/fake-secrets';
@@ -7,6 +8,7 @@ import {
   failingServer,
   hangingServer,
   hookSessionId,
+  losingProxy,
   runHookScript,
   spooled,
   type FaultServer,
@@ -68,6 +70,33 @@ describe('Claude Code hooks (child processes with the input Claude Code passes)'
       expect(start.stdout).toContain(`The ${world.repo} build uses pnpm workspaces`);
       expect(start.stdout).toContain(`Team memory session id: ${sessionId}`);
       expect(spooled(spoolDir)).toEqual([]);
+    });
+
+    it('takes the startup context from GET /api/context/startup where the service has it', async () => {
+      const text = 'Startup context: the release checklist lives in docs/release.md';
+      const stub = (req: IncomingMessage) =>
+        req.url?.startsWith('/api/context/startup?') ? { project: null, text, sections: [] } : undefined;
+      const proxy = await losingProxy(world.url(), () => false, stub);
+      try {
+        const start = await runHookScript(
+          'session-start.mjs',
+          world.input(claudeSession, 'SessionStart', { source: 'resume' }),
+          world.env(proxy.url, spoolDir),
+        );
+        expect(start.stdout).toBe(
+          `${text}\n\nTeam memory session id: ${sessionId} (for session_note and session_end).\n`,
+        );
+        const asked = new URL(
+          proxy.forwarded.find((f) => f.path.startsWith('/api/context/'))?.path ?? '',
+          'http://x',
+        );
+        expect(Object.fromEntries(asked.searchParams)).toEqual({
+          project: `github.com/acme/${world.repo}`,
+          budget: '6000',
+        });
+      } finally {
+        await proxy.close();
+      }
     });
 
     it('UserPromptSubmit and PostToolUse record into that session, print nothing and store no secret', async () => {

@@ -162,11 +162,13 @@ export interface LosingProxy extends FaultServer {
 /**
  * Forwards every request to `upstream`; for the requests `lose` picks, waits until the service
  * has answered (so it stored what was sent) and then never answers the client: a send that
- * timed out after the server stored it.
+ * timed out after the server stored it. `stub` may answer a request itself instead (a route the
+ * service does not have yet).
  */
 export async function losingProxy(
   upstream: string,
   lose: (req: IncomingMessage) => boolean,
+  stub: (req: IncomingMessage) => unknown = () => undefined,
 ): Promise<LosingProxy> {
   const sockets = new Set<Socket>();
   const withheld: Array<{ status: number; body: unknown }> = [];
@@ -174,6 +176,13 @@ export async function losingProxy(
   let hits = 0;
   const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
     hits += 1;
+    const stubbed = stub(req);
+    if (stubbed !== undefined) {
+      req.resume();
+      forwarded.push({ method: req.method ?? '', path: req.url ?? '', status: 200, body: stubbed });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(stubbed));
+      return;
+    }
     void (async () => {
       const payload = await body(req);
       const headers = Object.fromEntries(

@@ -49,7 +49,7 @@ function toolText(body) {
 /**
  * The startup context block for `project`: `GET /api/context/startup` answers it ready to inject
  * (`text`). A service without that route (404) still has the MCP tool `startup_context`, called
- * once over stateless MCP. Answers '' when neither answers in time.
+ * once over stateless MCP. Answers '' when neither answers in time (or the key is refused).
  */
 export async function startupContext(hook, project, deadline) {
   const query = new URLSearchParams({ budget: String(hook.config.contextBudget) });
@@ -60,10 +60,13 @@ export async function startupContext(hook, project, deadline) {
     deadline,
   });
   if (isOk(route)) return typeof route.body?.text === 'string' ? route.body.text.trim() : '';
-  if (route.status !== 404) {
+  if (route.status === 0 || route.status === 401 || route.status === 403 || route.status >= 500) {
     hook.log(`no startup context: ${route.error ?? `HTTP ${route.status}`}`);
     return '';
   }
+  // 404: a service without the route. Another refusal (say, a budget it does not take) is logged
+  // and answered the same way, so the agent still gets its context.
+  if (route.status !== 404) hook.log(`startup context route refused: HTTP ${route.status}`);
   const mcp = await callApi(hook.config, {
     method: 'POST',
     path: '/mcp',
