@@ -231,7 +231,7 @@ describe('sessions (built API, REST and MCP)', () => {
         text: 'Decided: releases are cut from main',
       });
       expect(note.isError, note.text).toBeFalsy();
-      expect(note.structuredContent).toEqual({ accepted: 1, session_id: session.id });
+      expect(note.structuredContent).toEqual({ accepted: 1, duplicates: 0, session_id: session.id });
       const correction = await callTool(aliceMcp, 'session_note', {
         session_id: session.id,
         text: 'no, tag releases instead',

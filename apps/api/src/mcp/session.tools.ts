@@ -57,7 +57,7 @@ export class SessionTools {
       name: 'session_note',
       title: 'Note something in the session',
       description:
-        'Record a note in the current session: a decision taken, something the user corrected ("no, use X instead": kind correction), or an observation worth keeping with the session’s history. It is stored at once (secrets redacted) and processed in the background; to store a durable team memory use memory_store instead. Returns {accepted, session_id}.',
+        'Record a note in the current session: a decision taken, something the user corrected ("no, use X instead": kind correction), or an observation worth keeping with the session’s history. It is stored at once (secrets redacted) and processed in the background; to store a durable team memory use memory_store instead. Returns {accepted, duplicates, session_id}.',
       scope: 'sessions:write',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       input: z.strictObject({
@@ -76,12 +76,12 @@ export class SessionTools {
       }),
       output: acceptedEventsResponse,
       run: async (principal, args) => {
-        const accepted = await this.recordEvents.execute(principal, args.session_id, [
+        const recorded = await this.recordEvents.execute(principal, args.session_id, [
           { kind: args.kind, payload: { text: args.text } },
         ]);
         return {
           text: `Noted (${args.kind}) in session ${args.session_id}.`,
-          data: { accepted, session_id: args.session_id },
+          data: { ...recorded, session_id: args.session_id },
         };
       },
     });

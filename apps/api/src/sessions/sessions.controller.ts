@@ -116,7 +116,8 @@ export class SessionsController {
   @ApiRoute({
     operationId: 'recordSessionEvents',
     tag: 'sessions',
-    summary: 'Capture a batch of events (stored at once, processed in the background)',
+    summary:
+      'Capture a batch of events (stored at once, processed in the background; an event id already sent is not stored again)',
     params: sessionIdParams,
     body: recordEventsSchema,
     response: acceptedEventsResponse,
@@ -129,8 +130,8 @@ export class SessionsController {
   async events(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
     const sessionId = toSessionId(id);
     const events = toNewEvents(parseInput(recordEventsSchema, body));
-    const accepted = await this.recordEvents.execute(principal, sessionId, events);
-    return { accepted, session_id: sessionId };
+    const recorded = await this.recordEvents.execute(principal, sessionId, events);
+    return { accepted: recorded.accepted, duplicates: recorded.duplicates, session_id: sessionId };
   }
 
   @Get(':id/timeline')

@@ -31,24 +31,30 @@ const toEvent = (row: EventRow): SessionEvent => ({
 @Injectable()
 export class SessionEventRepository {
   /**
-   * One multi-row INSERT for the whole batch, into the caller's own session only: answers how
-   * many rows went in (0 when the session is not the caller's).
+   * One multi-row INSERT for the whole batch, into the caller's own session only. An event whose
+   * client id the session already has is skipped (ON CONFLICT DO NOTHING), so a resent batch stores
+   * nothing twice, also when two resends race. Answers whether the session is the caller's and how
+   * many rows went in.
    */
   async insertBatch(
     scope: TenantScope,
     tx: Tx,
     sessionId: string,
     events: readonly NewSessionEvent[],
-  ): Promise<number> {
-    const { rows } = await tx.query<{ n: number }>(
-      `WITH ins AS (
-         INSERT INTO session_events (tenant_id, session_id, user_id, kind, payload, created_at)
-         SELECT $1, $3, $2, e.kind, e.payload, coalesce(e.at, now())
-           FROM unnest($4::text[], $5::jsonb[], $6::timestamptz[]) WITH ORDINALITY AS e(kind, payload, at, n)
-          WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2)
+  ): Promise<{ found: boolean; inserted: number }> {
+    const { rows } = await tx.query<{ found: boolean; inserted: number }>(
+      `WITH own AS (
+         SELECT 1 FROM sessions s WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2),
+       ins AS (
+         INSERT INTO session_events (tenant_id, session_id, user_id, kind, payload, created_at, client_id)
+         SELECT $1, $3, $2, e.kind, e.payload, coalesce(e.at, now()), e.client_id
+           FROM unnest($4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
+                WITH ORDINALITY AS e(kind, payload, at, client_id, n)
+          WHERE EXISTS (SELECT 1 FROM own)
           ORDER BY e.n
+         ON CONFLICT (session_id, client_id) DO NOTHING
          RETURNING 1)
-       SELECT count(*)::int AS n FROM ins`,
+       SELECT EXISTS (SELECT 1 FROM own) AS found, (SELECT count(*)::int FROM ins) AS inserted`,
       [
         scope.tenantId,
         scope.userId,
@@ -56,9 +62,10 @@ export class SessionEventRepository {
         events.map((e) => e.kind),
         events.map((e) => JSON.stringify(e.payload)),
         events.map((e) => e.createdAt ?? null),
+        events.map((e) => e.clientId ?? null),
       ],
     );
-    return rows[0]?.n ?? 0;
+    return { found: rows[0]?.found ?? false, inserted: rows[0]?.inserted ?? 0 };
   }
 
   /** Events per kind of a session the caller can read. */

@@ -4,7 +4,7 @@ import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { SessionEventRepository } from '../adapters/session-event.repository';
 import { assertEventBatchSize } from '../domain/event-size';
-import type { NewSessionEvent } from '../domain/session';
+import type { NewSessionEvent, RecordedEvents } from '../domain/session';
 import { SessionError } from '../domain/session.errors';
 import { SessionScreen } from './session-screen';
 
@@ -12,7 +12,8 @@ import { SessionScreen } from './session-screen';
  * Captures a batch of events into the caller's own session and answers at once: one short
  * transaction with one multi-row INSERT and one outbox row; the `sessions.process` job does the
  * rest in the background. Payloads are size-checked as sent, then redacted before anything is
- * written (the originals are never stored).
+ * written (the originals are never stored). Events whose client id the session already has are
+ * counted as duplicates and not stored again; a batch of only duplicates queues no job.
  */
 @Injectable()
 export class RecordSessionEventsUseCase {
@@ -23,12 +24,18 @@ export class RecordSessionEventsUseCase {
     private readonly screen: SessionScreen,
   ) {}
 
-  async execute(principal: Principal, sessionId: string, batch: readonly NewSessionEvent[]): Promise<number> {
+  async execute(
+    principal: Principal,
+    sessionId: string,
+    batch: readonly NewSessionEvent[],
+  ): Promise<RecordedEvents> {
     assertEventBatchSize(batch);
     const screened = batch.map((event) => ({ ...event, payload: this.screen.payload(event.payload) }));
     return this.tx.inTenant(principal, async (tx) => {
-      const accepted = await this.events.insertBatch(principal, tx, sessionId, screened);
-      if (accepted === 0) throw SessionError.notFound(sessionId);
+      const { found, inserted } = await this.events.insertBatch(principal, tx, sessionId, screened);
+      if (!found) throw SessionError.notFound(sessionId);
+      const recorded = { accepted: inserted, duplicates: batch.length - inserted };
+      if (inserted === 0) return recorded;
       await this.outbox.enqueue(principal, tx, {
         name: 'sessions.process',
         payload: {
@@ -39,7 +46,7 @@ export class RecordSessionEventsUseCase {
         },
         requestId: principal.requestId,
       });
-      return accepted;
+      return recorded;
     });
   }
 }

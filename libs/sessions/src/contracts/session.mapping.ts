@@ -37,6 +37,7 @@ export function toNewEvents(body: RecordEventsBody): NewSessionEvent[] {
     kind: event.kind,
     payload: event.payload,
     createdAt: event.created_at,
+    clientId: event.id,
   }));
 }
 

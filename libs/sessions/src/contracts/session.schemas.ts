@@ -3,6 +3,7 @@ import {
   EVENT_KINDS,
   MAX_SESSION_LIST_LIMIT,
   MAX_TIMELINE_WINDOW,
+  SESSION_LIMITS,
   SESSION_STATUSES,
 } from '../domain/session';
 
@@ -56,6 +57,18 @@ export const updateSessionSchema = z.object(updateSessionFields);
 export type UpdateSessionBody = z.output<typeof updateSessionSchema>;
 
 export const sessionEventSchema = z.object({
+  id: z
+    .string()
+    .trim()
+    .min(1, 'id must not be empty')
+    .max(
+      SESSION_LIMITS.maxClientIdLength,
+      `id must be at most ${SESSION_LIMITS.maxClientIdLength} characters`,
+    )
+    .optional()
+    .describe(
+      'Your own id of the event (e.g. a UUID): sending the same id to the session again stores nothing (a resend after a timeout is safe)',
+    ),
   kind: eventKindSchema,
   payload: z
     .record(z.string(), z.unknown())
@@ -125,7 +138,11 @@ export const acceptedEventsResponse = z.object({
   accepted: z
     .number()
     .int()
-    .describe('events stored (after redaction); processing follows in the background'),
+    .describe('events stored now (after redaction); processing follows in the background'),
+  duplicates: z
+    .number()
+    .int()
+    .describe('events not stored because the session already had their id (sent before)'),
   session_id: z.uuid(),
 });
 export const sessionEventResponse = z.object({

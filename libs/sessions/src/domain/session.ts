@@ -44,6 +44,14 @@ export interface NewSessionEvent {
   readonly payload: unknown;
   /** When it happened on the client (spooled events arrive later); the arrival time otherwise. */
   readonly createdAt?: string;
+  /** The client's own id of the event: the same id sent again to the session is not stored twice. */
+  readonly clientId?: string;
+}
+
+/** What a batch did: events stored now, and events whose client id the session already had. */
+export interface RecordedEvents {
+  readonly accepted: number;
+  readonly duplicates: number;
 }
 
 export interface SessionEvent {
@@ -73,6 +81,8 @@ export const SESSION_LIMITS = {
   maxBatchEvents: 100,
   /** All payloads of one batch together, as JSON. */
   maxBatchBytes: 256 * 1024,
+  /** A client event id. */
+  maxClientIdLength: 100,
 } as const;
 
 export const DEFAULT_SESSION_LIST_LIMIT = 20;

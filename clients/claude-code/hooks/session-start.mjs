@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// SessionStart (also after /clear, a resume and a compaction): starts the service session with the
+// working directory and its git remote and branch, and prints the startup context for the agent.
+
+import { gitFacts, startupContext } from './lib/context.mjs';
+import { startRecord } from './lib/delivery.mjs';
+import { runHook } from './lib/hook.mjs';
+
+runHook('start', async (hook) => {
+  const facts = await gitFacts(hook.input.cwd, hook.deadline);
+  const record = startRecord(hook, facts);
+  const name = hook.spool.enqueue(record);
+  // The start goes ahead of older spooled records: the context depends on it, and it is idempotent.
+  const started = await hook.deliverNow(name, record);
+  if (started.outcome === 'kept') return;
+  const project = started.result.body?.project ?? hook.config.project;
+  const [context] = await Promise.all([startupContext(hook, project, hook.deadline), hook.drain()]);
+  if (context) {
+    hook.setContext(
+      `${context}\n\nTeam memory session id: ${hook.session} (for session_note and session_end).`,
+    );
+  }
+});
