@@ -132,7 +132,9 @@ export class LlmSessionExtractor implements SessionExtractor {
     let size = 0;
     for (const event of input.events) {
       const userText =
-        event.kind === 'note' || event.kind === 'correction' || (event.kind === 'prompt' && isUserAuthored(event.payload));
+        event.kind === 'note' ||
+        event.kind === 'correction' ||
+        (event.kind === 'prompt' && isUserAuthored(event.payload));
       const text = userText ? eventText(event.payload) : null;
       if (text === null) continue;
       const item = { id: event.id, kind: event.kind, text: capText(cleanLines(text), MAX_EVENT_CHARS) };
@@ -210,7 +212,9 @@ export class LlmSessionExtractor implements SessionExtractor {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (error) {
-      throw new LlmExtractionError(this.timedOut(error) ? this.timeoutReason() : 'the endpoint is unreachable');
+      throw new LlmExtractionError(
+        this.timedOut(error) ? this.timeoutReason() : 'the endpoint is unreachable',
+      );
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -219,7 +223,9 @@ export class LlmSessionExtractor implements SessionExtractor {
     try {
       return await response.json();
     } catch (error) {
-      throw new LlmExtractionError(this.timedOut(error) ? this.timeoutReason() : 'the response body is not JSON');
+      throw new LlmExtractionError(
+        this.timedOut(error) ? this.timeoutReason() : 'the response body is not JSON',
+      );
     }
   }
 

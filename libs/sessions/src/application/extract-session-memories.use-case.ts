@@ -108,7 +108,11 @@ export class ExtractSessionMemoriesUseCase {
     return { events, candidates, outcomes };
   }
 
-  private async capture(principal: Principal, session: Session, candidate: MemoryCandidate): Promise<CaptureOutcome> {
+  private async capture(
+    principal: Principal,
+    session: Session,
+    candidate: MemoryCandidate,
+  ): Promise<CaptureOutcome> {
     const memory: NewMemory = {
       content: candidate.content,
       category: candidate.category,

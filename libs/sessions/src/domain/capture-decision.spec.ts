@@ -11,9 +11,18 @@ describe('decideCapture', () => {
   });
 
   it('lets a correction supersede a close memory; a close note or decision is skipped', () => {
-    expect(decideCapture('correction', { action: 'UPDATE', match })).toEqual({ action: 'supersede', memoryId: 42 });
-    expect(decideCapture('decision', { action: 'UPDATE', match })).toEqual({ action: 'skip', reason: 'similar' });
-    expect(decideCapture('remember', { action: 'UPDATE', match })).toEqual({ action: 'skip', reason: 'similar' });
+    expect(decideCapture('correction', { action: 'UPDATE', match })).toEqual({
+      action: 'supersede',
+      memoryId: 42,
+    });
+    expect(decideCapture('decision', { action: 'UPDATE', match })).toEqual({
+      action: 'skip',
+      reason: 'similar',
+    });
+    expect(decideCapture('remember', { action: 'UPDATE', match })).toEqual({
+      action: 'skip',
+      reason: 'similar',
+    });
   });
 
   it('stores what is new, a correction without a match included', () => {

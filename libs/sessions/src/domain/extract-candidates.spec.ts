@@ -46,7 +46,9 @@ describe('extractCandidates', () => {
   });
 
   it('keeps the lines of a multi-line note and caps a long one at a word', () => {
-    const [multi] = extractCandidates([event('note', { content: 'Release steps:\n1. tag\n2. push the tag' })]);
+    const [multi] = extractCandidates([
+      event('note', { content: 'Release steps:\n1. tag\n2. push the tag' }),
+    ]);
     expect(multi.content).toBe('Release steps:\n1. tag\n2. push the tag');
     const [long] = extractCandidates([event('note', { text: 'word '.repeat(1000) })]);
     expect(long.content.length).toBeLessThanOrEqual(CANDIDATE_LIMITS.maxContentChars);
@@ -55,7 +57,12 @@ describe('extractCandidates', () => {
 
   it('reads a note that states a decision as a decision', () => {
     expect(extractCandidates([event('note', { text: 'We decided to drop Node 18 support' })])).toMatchObject([
-      { kind: 'decision', category: 'decision', importance: 0.7, content: 'We decided to drop Node 18 support.' },
+      {
+        kind: 'decision',
+        category: 'decision',
+        importance: 0.7,
+        content: 'We decided to drop Node 18 support.',
+      },
     ]);
   });
 
@@ -118,7 +125,9 @@ describe('extractCandidates', () => {
   it('merges the same text from several events into one candidate with every source', () => {
     const a = event('prompt', { text: 'remember that CI runs on ARM' });
     const b = event('note', { text: 'Remember that CI runs on ARM!' });
-    expect(extractCandidates([a, b])).toMatchObject([{ content: 'CI runs on ARM.', sourceEventIds: [a.id, b.id] }]);
+    expect(extractCandidates([a, b])).toMatchObject([
+      { content: 'CI runs on ARM.', sourceEventIds: [a.id, b.id] },
+    ]);
   });
 
   it('skips empty, question, secret-only and text-less events', () => {
@@ -136,7 +145,9 @@ describe('extractCandidates', () => {
   });
 
   it('keeps redaction placeholders as they are (the secret was never stored)', () => {
-    const [found] = extractCandidates([event('note', { text: 'The deploy token is [REDACTED:github-token]' })]);
+    const [found] = extractCandidates([
+      event('note', { text: 'The deploy token is [REDACTED:github-token]' }),
+    ]);
     expect(found.content).toBe('The deploy token is [REDACTED:github-token]');
   });
 

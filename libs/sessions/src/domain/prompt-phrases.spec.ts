@@ -12,14 +12,20 @@ describe('phrasesIn: explicit notes', () => {
     ['Remember that the staging database is read-only.', 'The staging database is read-only.'],
     ['remember that the staging database is read-only', 'The staging database is read-only.'],
     ['please remember: integration tests need Docker running', 'Integration tests need Docker running.'],
-    ['Remember this: the CI cache key includes the lockfile hash', 'The CI cache key includes the lockfile hash.'],
+    [
+      'Remember this: the CI cache key includes the lockfile hash',
+      'The CI cache key includes the lockfile hash.',
+    ],
     ['Remember, the billing service times out after 30s', 'The billing service times out after 30s.'],
     ['ok, remember the CI runner has no GPU', 'The CI runner has no GPU.'],
     ['Do remember that feature flags live in LaunchDarkly', 'Feature flags live in LaunchDarkly.'],
     ['remember to run `npm run lint` before pushing', 'Remember to run `npm run lint` before pushing.'],
     ['Note to self: the deploy script needs AWS_PROFILE=prod', 'The deploy script needs AWS_PROFILE=prod.'],
     ['note to self - rotate the webhook secret every quarter', 'Rotate the webhook secret every quarter.'],
-    ['For future reference, the API gateway strips trailing slashes', 'The API gateway strips trailing slashes.'],
+    [
+      'For future reference, the API gateway strips trailing slashes',
+      'The API gateway strips trailing slashes.',
+    ],
   ])('%j → %j', (text, content) => {
     expect(one(text)).toEqual({ kind: 'remember', content, private: false });
   });
@@ -86,6 +92,10 @@ describe('phrasesIn: decisions', () => {
     ['going with pgvector over a separate vector DB', 'Going with pgvector over a separate vector DB.'],
     ["we're going with trunk-based development!", "We're going with trunk-based development."],
     ['We settled on Zod for validation', 'We settled on Zod for validation.'],
+    [
+      'we decided to use Redis for the queue because BullMQ needs it',
+      'We decided to use Redis for the queue because BullMQ needs it.',
+    ],
   ])('%j → %j', (text, content) => {
     expect(one(text)).toEqual({ kind: 'decision', content, private: false });
   });

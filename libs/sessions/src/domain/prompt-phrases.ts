@@ -48,7 +48,8 @@ export function proseLines(text: string): string[] {
       else if (marker[1][0] === fence) fence = null;
       continue;
     }
-    if (fence !== null || /^(?: {4}|\t)/.test(line) || /^\s*>/.test(line) || /^\s*[$%]\s/.test(line)) continue;
+    if (fence !== null || /^(?: {4}|\t)/.test(line) || /^\s*>/.test(line) || /^\s*[$%]\s/.test(line))
+      continue;
     const prose = line.replace(/^\s*(?:#{1,6}\s+|[-*+•]\s+|\d{1,3}[.)]\s+)/, '').trim();
     if (prose !== '' && !looksLikeCode(prose)) lines.push(prose);
   }
@@ -58,7 +59,9 @@ export function proseLines(text: string): string[] {
 function looksLikeCode(line: string): boolean {
   return (
     /[;{}]$/.test(line) ||
-    /^(?:import|export|const|let|var|function|class|def|return|async|await|if\s*\(|for\s*\(|while\s*\()\s/.test(line) ||
+    /^(?:import|export|const|let|var|function|class|def|return|async|await|if\s*\(|for\s*\(|while\s*\()\s/.test(
+      line,
+    ) ||
     /^(?:\/\/|\/\*|\*\/|#include|<\/?[a-zA-Z][\w-]*[\s>/])/.test(line) ||
     /^(?:SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP)\s/.test(line)
   );
@@ -95,12 +98,14 @@ export function takePrivate(sentence: string): { text: string; private: boolean 
 /** A reference to something only the conversation knows ("that", "option 2", "your approach"). */
 const VAGUE =
   /^(?:it|this|that|these|those|them|one|ones|you|me|him|the one|the (?:first|second|third|last|former|latter|above|same|other|previous|next|flow)|the (?:plan|idea|approach|suggestion|option|solution|proposal|change|changes|fix|design|way you)|(?:option|approach|plan|variant|choice|alternative|solution|version|idea|suggestion)s?(?:\s+#?[a-z0-9]{1,3})?|#?\d+|your|yours|my|his|her|their|what|whatever|something|anything|yes|no|both|either|neither|a different)(?:\b|$)/i;
-/** "we decided to go with that", "remember to update it": the object is somewhere else. */
+/** "we decided to go with that", "remember to update it": a short term whose object is elsewhere. */
 const ENDS_VAGUE = /\b(?:that|this|it|them|those|these|one|ones|so)[\s.!]*$/i;
-const isVague = (term: string) => VAGUE.test(term.trim()) || ENDS_VAGUE.test(term);
+const isVague = (term: string) =>
+  VAGUE.test(term.trim()) || (ENDS_VAGUE.test(term) && term.trim().split(/\s+/).length <= 4);
 
 /** Uses for a while only: "we'll use X for now" is not a decision worth keeping. */
-const TEMPORARY = /^(?:now|the moment|today|a while|a bit|the time being|this|that|it|testing|this one|the test|this test|this task|this session)\b/i;
+const TEMPORARY =
+  /^(?:now|the moment|today|a while|a bit|the time being|this|that|it|testing|this one|the test|this test|this task|this session)\b/i;
 
 /** A statement has a verb; "remember the good old days" does not state a fact. */
 const HAS_VERB =
@@ -116,7 +121,10 @@ const LEAD = String.raw`(?:no|nope|nah|wrong|incorrect|not quite|that'?s (?:wron
 const LEAD_OR_ACTUALLY = `(?:${LEAD}|actually)`;
 const LEAD_SEP = String.raw`[\s,.!:;–—-]+`;
 const END = String.raw`[\s.!]*$`;
-const NEGATED_USE = new RegExp(`^(?:${LEAD}${LEAD_SEP})?(?:please\\s+)?(?:don'?t|do not|never|stop)\\s+us`, 'i');
+const NEGATED_USE = new RegExp(
+  `^(?:${LEAD}${LEAD_SEP})?(?:please\\s+)?(?:don'?t|do not|never|stop)\\s+us`,
+  'i',
+);
 
 interface Rule {
   readonly kind: CandidateKind;
@@ -243,7 +251,9 @@ export function matchSentence(raw: string): Phrase | null {
     if (built === null) return null;
     const content = asSentence(built);
     if (content.length > CANDIDATE_LIMITS.maxPhraseChars) return null;
-    if (!hasSubstance(content, rule.kind === 'correction' ? { minChars: 5, minWords: 2 } : PHRASE_SUBSTANCE)) {
+    if (
+      !hasSubstance(content, rule.kind === 'correction' ? { minChars: 5, minWords: 2 } : PHRASE_SUBSTANCE)
+    ) {
       return null;
     }
     return { kind: rule.kind, content, private: isPrivate };
