@@ -64,7 +64,11 @@ describe('phrasesIn: corrections', () => {
   it.each([
     ['No, use pnpm instead', 'Use pnpm.'],
     ['no, use vitest instead of jest', 'Use vitest instead of jest.'],
-    ['Nope — use the v2 endpoint instead.', 'Use the v2 endpoint.'],
+    ['Nope — use `/v2/orders` instead.', 'Use `/v2/orders`.'],
+    [
+      'no, use the v2 endpoint instead of the legacy v1 API',
+      'Use the v2 endpoint instead of the legacy v1 API.',
+    ],
     ['Actually, we use Postgres not MySQL', 'We use Postgres, not MySQL.'],
     ['actually we use tabs, not spaces', 'We use tabs, not spaces.'],
     ['no, prefer date-fns, not moment', 'Prefer date-fns, not moment.'],
@@ -136,6 +140,11 @@ describe('phrasesIn: what is not a memory', () => {
     "don't use that, use this",
     'No, use the other one instead',
     'use a map instead of a list here',
+    'No, use the existing helper instead',
+    'nope, use a for loop instead',
+    'Remember, I asked you to fix the tests first',
+    "remember that we're on the feature branch",
+    'remember that you said the build was green',
     // Too little to keep.
     'remember: [REDACTED:github-token]',
     'note to self: ok',

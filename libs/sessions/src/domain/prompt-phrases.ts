@@ -133,7 +133,13 @@ interface Rule {
   readonly build: (match: RegExpExecArray, sentence: string) => string | null;
 }
 
-const fact = (term: string | undefined) => (term && hasSubstance(term, PHRASE_SUBSTANCE) ? term : null);
+/** "Remember, I asked you to fix the tests first": a reminder about this conversation, not a fact. */
+const CONVERSATIONAL =
+  /^(?:(?:i|you|we)\s+(?:asked|told|said|mentioned|talked|discussed|just|already)|(?:i'm|you're|we're)\b|earlier|before|last time|yesterday|what i said)\b/i;
+const fact = (term: string | undefined) =>
+  term && hasSubstance(term, PHRASE_SUBSTANCE) && !CONVERSATIONAL.test(term) ? term : null;
+/** "use the helper instead": without "of Y", only a named thing is a durable correction. */
+const DETERMINER = /^(?:the|a|an|some|another|this|that|these|those|my|your|our|its|their)\b/i;
 const keepSentence = (term: string | undefined, sentence: string) =>
   term && !isVague(term) ? sentence : null;
 const trimTerm = (term: string) => term.trim().replace(/^["'“”‘’]+|["'“”‘’.,;:!]+$/g, '');
@@ -182,7 +188,8 @@ const RULES: readonly Rule[] = [
     build: (m) => {
       const [x, y] = [term(m[1]), term(m[2])];
       if (!validTerm(x) || (y !== undefined && !validTerm(y))) return null;
-      return y === undefined ? `Use ${x}` : `Use ${x} instead of ${y}`;
+      if (y === undefined) return DETERMINER.test(x) ? null : `Use ${x}`;
+      return `Use ${x} instead of ${y}`;
     },
   },
   {
