@@ -12,6 +12,7 @@ import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules'
 import { Sessions1763700000011 } from './1763700000011-sessions';
 import { SharingStatistics1763700000012 } from './1763700000012-sharing-statistics';
 import { SessionEventClientIds1763700000014 } from './1763700000014-session-event-client-ids';
+import { SessionExtraction1763700000015 } from './1763700000015-session-extraction';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   Sessions1763700000011,
   SharingStatistics1763700000012,
   SessionEventClientIds1763700000014,
+  SessionExtraction1763700000015,
 ];

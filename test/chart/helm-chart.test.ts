@@ -357,6 +357,11 @@ describe('Helm chart helm/memory-service', () => {
 
     it.each([
       ['Vault without an address', ['vault.enabled=true'], /vault\.address is required/],
+      [
+        'the LLM session extractor without its endpoint',
+        ['config.SESSION_EXTRACTOR=llm'],
+        /config\.EXTRACTOR_LLM_URL and config\.EXTRACTOR_LLM_MODEL are required/,
+      ],
       ['a PDB that blocks every drain', ['api.replicaCount=1'], /api\.pdb\.minAvailable \(1\) must be below/],
       [
         'two autoscalers for the worker',

@@ -48,4 +48,34 @@ describe('loadConfig', () => {
     ).toEqual(['localhost', '127.0.0.1', '[::1]', 'memory.example.com', 'memory-service-api']);
     expect(loadConfig({ MCP_ALLOWED_HOSTS: '*' }).mcp.allowedHosts).toEqual([]);
   });
+
+  it('extracts session memories with the rules by default; the llm extractor needs its endpoint and model', () => {
+    expect(loadConfig({}).sessions).toEqual({
+      extractor: 'rules',
+      llm: { url: undefined, model: undefined, apiKey: undefined, timeoutMs: 30_000 },
+    });
+    let error: unknown;
+    try {
+      loadConfig({ SESSION_EXTRACTOR: 'llm', EXTRACTOR_LLM_API_KEY: 'sk-very-secret-value' });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as ConfigError).problems).toEqual([
+      'EXTRACTOR_LLM_URL: required when SESSION_EXTRACTOR is llm',
+      'EXTRACTOR_LLM_MODEL: required when SESSION_EXTRACTOR is llm',
+    ]);
+    expect((error as Error).message).not.toContain('sk-very-secret-value');
+    expect(() => loadConfig({ SESSION_EXTRACTOR: 'gpt' })).toThrow(/SESSION_EXTRACTOR/);
+    expect(() => loadConfig({ EXTRACTOR_LLM_URL: 'ftp://x' })).toThrow(/EXTRACTOR_LLM_URL/);
+    const llm = loadConfig({
+      SESSION_EXTRACTOR: 'llm',
+      EXTRACTOR_LLM_URL: 'http://127.0.0.1:11434/v1',
+      EXTRACTOR_LLM_MODEL: 'qwen2.5:7b',
+      EXTRACTOR_LLM_TIMEOUT_MS: '5000',
+    });
+    expect(llm.sessions).toMatchObject({
+      extractor: 'llm',
+      llm: { url: 'http://127.0.0.1:11434/v1', model: 'qwen2.5:7b', timeoutMs: 5000 },
+    });
+  });
 });

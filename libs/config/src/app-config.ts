@@ -101,6 +101,17 @@ export interface AppConfig {
     readonly encryptionKey: string | undefined;
     readonly migrationBatchSize: number;
   };
+  /** Session capture: how an ended session's events become candidate memories. */
+  readonly sessions: {
+    readonly extractor: Env['SESSION_EXTRACTOR'];
+    /** The `llm` extractor's OpenAI-compatible endpoint (set when extractor is `llm`). */
+    readonly llm: {
+      readonly url: string | undefined;
+      readonly model: string | undefined;
+      readonly apiKey: string | undefined;
+      readonly timeoutMs: number;
+    };
+  };
 }
 
 export class ConfigError extends Error {
@@ -114,7 +125,20 @@ export class ConfigError extends Error {
 export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
   const result = envSchema.safeParse(source);
   if (!result.success) throw new ConfigError(describeIssues(result.error));
+  const problems = crossFieldProblems(result.data);
+  if (problems.length > 0) throw new ConfigError(problems);
   return toAppConfig(result.data);
+}
+
+/** Rules that tie variables together (each variable alone was valid). */
+function crossFieldProblems(env: Env): string[] {
+  const problems: string[] = [];
+  if (env.SESSION_EXTRACTOR === 'llm') {
+    for (const name of ['EXTRACTOR_LLM_URL', 'EXTRACTOR_LLM_MODEL'] as const) {
+      if (env[name] === undefined) problems.push(`${name}: required when SESSION_EXTRACTOR is llm`);
+    }
+  }
+  return problems;
 }
 
 function describeIssues(error: z.ZodError): string[] {
@@ -211,6 +235,15 @@ function toAppConfig(env: Env): AppConfig {
       },
       encryptionKey: env.MEMORY_ENCRYPTION_KEY,
       migrationBatchSize: env.SECRET_MIGRATION_BATCH_SIZE,
+    },
+    sessions: {
+      extractor: env.SESSION_EXTRACTOR,
+      llm: {
+        url: env.EXTRACTOR_LLM_URL,
+        model: env.EXTRACTOR_LLM_MODEL,
+        apiKey: env.EXTRACTOR_LLM_API_KEY,
+        timeoutMs: env.EXTRACTOR_LLM_TIMEOUT_MS,
+      },
     },
   };
 }

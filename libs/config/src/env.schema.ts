@@ -11,6 +11,7 @@ export const SENSITIVE_ENV_KEYS = [
   'VAULT_TOKEN',
   'VAULT_SECRET_ID',
   'MEMORY_ENCRYPTION_KEY',
+  'EXTRACTOR_LLM_API_KEY',
 ] as const;
 
 const optionalString = z
@@ -211,6 +212,16 @@ export const envSchema = z.object({
   MCP_STARTUP_CONTEXT_CHARS: int(8_000, 500, 1_000_000),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
+  /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */
+  SESSION_EXTRACTOR: z.enum(['rules', 'llm']).default('rules'),
+  /** OpenAI-compatible API base (…/v1) or its full /chat/completions URL; required with `llm`. */
+  EXTRACTOR_LLM_URL: optionalString.refine((v) => v === undefined || /^https?:\/\/[^/]/.test(v), {
+    message: 'must start with http:// or https://',
+  }),
+  EXTRACTOR_LLM_MODEL: optionalString,
+  /** Sent as `Authorization: Bearer …`; optional (local servers often need none). */
+  EXTRACTOR_LLM_API_KEY: optionalString,
+  EXTRACTOR_LLM_TIMEOUT_MS: int(30_000, 1_000, 600_000),
   /** 64 hex chars = raw 256-bit key; anything else is a passphrase stretched with scrypt. */
   MEMORY_ENCRYPTION_KEY: optionalString.refine(
     (v) => v === undefined || /^[0-9a-fA-F]{64}$/.test(v) || v.length >= 16,

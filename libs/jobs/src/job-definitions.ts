@@ -68,6 +68,19 @@ export const JOB_DEFINITIONS = {
     sessionId: uuid,
     requestId: z.string().max(200).optional(),
   }),
+  /**
+   * Turn an ended session's unextracted events into memories, as the session's user. Enqueued when
+   * a session is ended by a key that may write memories; `keyId` and `defaultVisibility` are that
+   * key's (audit rows name it; captured memories get its default visibility).
+   */
+  'sessions.extract': z.object({
+    tenantId: uuid,
+    userId: uuid,
+    sessionId: uuid,
+    keyId: uuid,
+    defaultVisibility: z.enum(['team', 'private']).optional(),
+    requestId: z.string().max(200).optional(),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOB_DEFINITIONS;

@@ -12,3 +12,7 @@ export * from './application/get-session.use-case';
 export * from './application/record-session-events.use-case';
 export * from './application/get-session-timeline.use-case';
 export * from './application/process-session-events.use-case';
+export * from './application/extract-session-memories.use-case';
+export * from './domain/memory-candidate';
+export * from './domain/extract-candidates';
+export * from './ports/session-extractor.port';

@@ -1,10 +1,15 @@
 import { Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
 import { MemoriesModule } from '@app/memories';
+import { RecallModule } from '@app/recall';
 import { SecretsModule } from '@app/secrets';
+import { LlmSessionExtractor } from './adapters/llm-session-extractor';
+import { RuleSessionExtractor } from './adapters/rule-session-extractor';
 import { SessionEventRepository } from './adapters/session-event.repository';
 import { SessionRepository } from './adapters/session.repository';
 import { StartupContextRepository } from './adapters/startup-context.repository';
+import { ExtractSessionMemoriesUseCase } from './application/extract-session-memories.use-case';
 import { GetSessionTimelineUseCase } from './application/get-session-timeline.use-case';
 import { GetSessionUseCase } from './application/get-session.use-case';
 import { ListSessionsUseCase } from './application/list-sessions.use-case';
@@ -14,6 +19,7 @@ import { SessionScreen } from './application/session-screen';
 import { StartSessionUseCase } from './application/start-session.use-case';
 import { StartupContextUseCase } from './application/startup-context.use-case';
 import { UpdateSessionUseCase } from './application/update-session.use-case';
+import { SESSION_EXTRACTOR, type SessionExtractor } from './ports/session-extractor.port';
 
 const USE_CASES = [StartupContextUseCase];
 
@@ -25,16 +31,30 @@ const SESSION_USE_CASES = [
   RecordSessionEventsUseCase,
   GetSessionTimelineUseCase,
   ProcessSessionEventsUseCase,
+  ExtractSessionMemoriesUseCase,
 ];
+
+/** SESSION_EXTRACTOR=llm asks the configured endpoint and falls back to the rules; rules otherwise. */
+function sessionExtractor(config: AppConfig): SessionExtractor {
+  const rules = new RuleSessionExtractor();
+  const { extractor, llm } = config.sessions;
+  if (extractor !== 'llm' || !llm.url || !llm.model) return rules;
+  return new LlmSessionExtractor(
+    { url: llm.url, model: llm.model, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs },
+    rules,
+  );
+}
 
 /**
  * Agent sessions: start, end, list and read them, capture their events (the `sessions.process`
- * job, declared with @HandlesJob, follows each batch), the timeline around a memory, and the
+ * job, declared with @HandlesJob, follows each batch), turn an ended session's events into
+ * memories (`sessions.extract`, through recall's `check`), the timeline around a memory, and the
  * startup context a session begins with.
  */
 @Module({
-  imports: [MemoriesModule, JobsModule, SecretsModule],
+  imports: [MemoriesModule, RecallModule, JobsModule, SecretsModule],
   providers: [
+    { provide: SESSION_EXTRACTOR, inject: [APP_CONFIG], useFactory: sessionExtractor },
     StartupContextRepository,
     ...USE_CASES,
     SessionRepository,

@@ -6,3 +6,5 @@ export { StartupContextRepository } from './adapters/startup-context.repository'
 export { SessionRepository } from './adapters/session.repository';
 export { SessionEventRepository } from './adapters/session-event.repository';
 export { SessionScreen } from './application/session-screen';
+export { RuleSessionExtractor } from './adapters/rule-session-extractor';
+export { LlmSessionExtractor } from './adapters/llm-session-extractor';

@@ -57,7 +57,7 @@ export class SessionTools {
       name: 'session_note',
       title: 'Note something in the session',
       description:
-        'Record a note in the current session: a decision taken, something the user corrected ("no, use X instead": kind correction), or an observation worth keeping with the session’s history. It is stored at once (secrets redacted) and processed in the background; to store a durable team memory use memory_store instead. Returns {accepted, duplicates, session_id}.',
+        'Record a note in the current session: a decision taken, something the user corrected ("no, use X instead": kind correction), or an observation worth keeping with the session’s history. It is stored at once (secrets redacted); when the session ends, notes and corrections become memories of the session’s project unless you already have them (to store a memory right away use memory_store). Returns {accepted, duplicates, session_id}.',
       scope: 'sessions:write',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       input: z.strictObject({
@@ -92,7 +92,7 @@ export class SessionTools {
       name: 'session_end',
       title: 'End a session',
       description:
-        'Call when the work of the session is done: ends it and keeps a short summary of what was done and decided (later sessions in the project see it). status abandoned marks a session that was given up. Calling it again updates the summary. Returns the session {id, status, summary, ended_at, …}.',
+        'Call when the work of the session is done: ends it and keeps a short summary of what was done and decided (later sessions in the project see it). status abandoned marks a session that was given up. Ending it turns the session’s notes, corrections and decisions into memories in the background. Calling it again updates the summary. Returns the session {id, status, summary, ended_at, …}.',
       scope: 'sessions:write',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
       input: z.strictObject({

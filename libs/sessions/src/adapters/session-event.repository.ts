@@ -125,4 +125,25 @@ export class SessionEventRepository {
     );
     return rowCount;
   }
+
+  /** The caller's events of a session the extraction job has not handled yet, oldest first. */
+  async unextracted(scope: TenantScope, tx: Tx, sessionId: string, limit: number): Promise<SessionEvent[]> {
+    const { rows } = await tx.query<EventRow>(
+      `SELECT ${COLUMNS} FROM session_events e
+        WHERE e.session_id = $3 AND e.tenant_id = $1 AND e.user_id = $2 AND e.extracted_at IS NULL
+        ORDER BY e.id
+        LIMIT $4`,
+      [scope.tenantId, scope.userId, sessionId, limit],
+    );
+    return rows.map(toEvent);
+  }
+
+  /** Marks events as extracted, so a later run skips them. */
+  async markExtracted(scope: TenantScope, tx: Tx, sessionId: string, ids: readonly number[]): Promise<void> {
+    await tx.query(
+      `UPDATE session_events SET extracted_at = now()
+        WHERE session_id = $3 AND tenant_id = $1 AND user_id = $2 AND id = ANY($4::bigint[]) AND extracted_at IS NULL`,
+      [scope.tenantId, scope.userId, sessionId, ids],
+    );
+  }
 }

@@ -140,6 +140,27 @@ export class SessionRepository {
     );
     return rows.map(toSession);
   }
+
+  /**
+   * The caller's own session for the extraction job, or null when it is gone or its user has
+   * been disabled since (a disabled user's sessions capture nothing more).
+   */
+  async findForExtraction(scope: TenantScope, tx: Tx, id: string): Promise<Session | null> {
+    const { rows } = await tx.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id AND u.disabled_at IS NULL
+        WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2`,
+      [scope.tenantId, scope.userId, id],
+    );
+    return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  /** Records that the extraction job has handled the session's events (not a change by the user). */
+  async markExtracted(scope: TenantScope, tx: Tx, id: string): Promise<void> {
+    await tx.query(
+      `UPDATE sessions SET extracted_at = now() WHERE id = $3 AND tenant_id = $1 AND user_id = $2`,
+      [scope.tenantId, scope.userId, id],
+    );
+  }
 }
 
 export const isAdmin = (scope: TenantScope): boolean => scope.scopes?.includes('admin') ?? false;

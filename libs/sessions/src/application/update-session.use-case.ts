@@ -1,18 +1,25 @@
 import { Injectable } from '@nestjs/common';
+import { OutboxWriter } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
-import { type Principal } from '@app/tenancy';
+import { hasScope, type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
 import type { Session, SessionPatch } from '../domain/session';
 import { SessionError, SessionErrorCode } from '../domain/session.errors';
 import { SessionScreen } from './session-screen';
 
-/** Ends a session, changes its status or records its summary (the caller's own sessions only). */
+/**
+ * Ends a session, changes its status or records its summary (the caller's own sessions only).
+ * Ending it (status `ended` or `abandoned`, or an end time) records a `sessions.extract` job in the
+ * same transaction, which turns its events into memories, when the key may write memories. Ending
+ * it again extracts only the events that arrived since.
+ */
 @Injectable()
 export class UpdateSessionUseCase {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly sessions: SessionRepository,
     private readonly screen: SessionScreen,
+    private readonly outbox: OutboxWriter,
   ) {}
 
   async execute(principal: Principal, id: string, patch: SessionPatch): Promise<Session> {
@@ -28,10 +35,24 @@ export class UpdateSessionUseCase {
       summary: patch.summary === undefined ? null : this.screen.text(patch.summary),
       endedAt: patch.endedAt ?? null,
     };
-    const updated = await this.tx.inTenant(principal, (tx) =>
-      this.sessions.update(principal, tx, id, change),
-    );
-    if (!updated) throw SessionError.notFound(id);
-    return updated;
+    return this.tx.inTenant(principal, async (tx) => {
+      const updated = await this.sessions.update(principal, tx, id, change);
+      if (!updated) throw SessionError.notFound(id);
+      if (change.status !== null && change.status !== 'active' && hasScope(principal, 'memories:write')) {
+        await this.outbox.enqueue(principal, tx, {
+          name: 'sessions.extract',
+          payload: {
+            tenantId: principal.tenantId,
+            userId: principal.userId,
+            sessionId: updated.id,
+            keyId: principal.keyId,
+            defaultVisibility: principal.defaultVisibility,
+            requestId: principal.requestId,
+          },
+          requestId: principal.requestId,
+        });
+      }
+      return updated;
+    });
   }
 }
