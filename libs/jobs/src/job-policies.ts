@@ -46,6 +46,8 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'secrets.cleanup': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
   // Idempotent (it handles whatever is still unprocessed); one job per event batch, kept briefly.
   'sessions.process': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  // Resumable (each step takes what is still unprocessed); its `jobs` row keeps the outcome.
+  'sessions.import': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
 };
 
 export type JobPolicyResolver = (name: JobName) => JobPolicy;

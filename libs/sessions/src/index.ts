@@ -12,3 +12,7 @@ export * from './application/get-session.use-case';
 export * from './application/record-session-events.use-case';
 export * from './application/get-session-timeline.use-case';
 export * from './application/process-session-events.use-case';
+export * from './application/import-claude-code-transcript.use-case';
+export * from './application/process-imported-session.use-case';
+export * from './contracts/session-import.schemas';
+export * from './session-import.factory';

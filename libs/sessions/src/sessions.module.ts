@@ -3,11 +3,14 @@ import { JobsModule } from '@app/jobs';
 import { MemoriesModule } from '@app/memories';
 import { SecretsModule } from '@app/secrets';
 import { SessionEventRepository } from './adapters/session-event.repository';
+import { SessionImportRepository } from './adapters/session-import.repository';
 import { SessionRepository } from './adapters/session.repository';
 import { StartupContextRepository } from './adapters/startup-context.repository';
 import { GetSessionTimelineUseCase } from './application/get-session-timeline.use-case';
 import { GetSessionUseCase } from './application/get-session.use-case';
+import { ImportClaudeCodeTranscriptUseCase } from './application/import-claude-code-transcript.use-case';
 import { ListSessionsUseCase } from './application/list-sessions.use-case';
+import { ProcessImportedSessionUseCase } from './application/process-imported-session.use-case';
 import { ProcessSessionEventsUseCase } from './application/process-session-events.use-case';
 import { RecordSessionEventsUseCase } from './application/record-session-events.use-case';
 import { SessionScreen } from './application/session-screen';
@@ -25,12 +28,15 @@ const SESSION_USE_CASES = [
   RecordSessionEventsUseCase,
   GetSessionTimelineUseCase,
   ProcessSessionEventsUseCase,
+  ImportClaudeCodeTranscriptUseCase,
+  ProcessImportedSessionUseCase,
 ];
 
 /**
  * Agent sessions: start, end, list and read them, capture their events (the `sessions.process`
- * job, declared with @HandlesJob, follows each batch), the timeline around a memory, and the
- * startup context a session begins with.
+ * job, declared with @HandlesJob, follows each batch), import Claude Code transcripts (followed by
+ * the `sessions.import` job), the timeline around a memory, and the startup context a session
+ * begins with.
  */
 @Module({
   imports: [MemoriesModule, JobsModule, SecretsModule],
@@ -39,6 +45,7 @@ const SESSION_USE_CASES = [
     ...USE_CASES,
     SessionRepository,
     SessionEventRepository,
+    SessionImportRepository,
     SessionScreen,
     ...SESSION_USE_CASES,
   ],

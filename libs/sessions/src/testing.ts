@@ -6,3 +6,4 @@ export { StartupContextRepository } from './adapters/startup-context.repository'
 export { SessionRepository } from './adapters/session.repository';
 export { SessionEventRepository } from './adapters/session-event.repository';
 export { SessionScreen } from './application/session-screen';
+export { SessionImportRepository } from './adapters/session-import.repository';
