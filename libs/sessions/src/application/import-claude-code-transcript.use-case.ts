@@ -92,7 +92,9 @@ export class ImportClaudeCodeTranscriptUseCase {
     const id = (session as Session | null)?.id ?? '';
     const counts = { sessionId: id, events, duplicates, ...reading.counts };
 
-    const unprocessed = await this.tx.inTenant(principal, (tx) => this.imports.countUnprocessed(principal, tx, id));
+    const unprocessed = await this.tx.inTenant(principal, (tx) =>
+      this.imports.countUnprocessed(principal, tx, id),
+    );
     if (wasEnded && events === 0 && unprocessed === 0) return { ...counts, job: null };
     await this.updateSession.execute(principal, id, {
       status: 'ended',
@@ -142,7 +144,8 @@ export class ImportClaudeCodeTranscriptUseCase {
       });
     }
     return this.tx.inTenant(principal, async (tx) => {
-      if (!(await this.imports.lockOwnSession(principal, tx, session.id))) throw SessionError.notFound(session.id);
+      if (!(await this.imports.lockOwnSession(principal, tx, session.id)))
+        throw SessionError.notFound(session.id);
       return this.imports.insertNew(principal, tx, session.id, rows);
     });
   }

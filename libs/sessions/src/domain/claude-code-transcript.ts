@@ -77,10 +77,16 @@ export function readTranscriptLine(value: unknown, raw: string): TranscriptLine 
   const timestamp = text(value.timestamp);
   return {
     type: 'message',
-    sessionId: typeof value.sessionId === 'string' && UUID.test(value.sessionId) ? value.sessionId.toLowerCase() : null,
+    sessionId:
+      typeof value.sessionId === 'string' && UUID.test(value.sessionId)
+        ? value.sessionId.toLowerCase()
+        : null,
     cwd: nonEmpty(value.cwd),
     gitBranch: nonEmpty(value.gitBranch),
-    timestamp: timestamp !== null && ISO_TIME.test(timestamp) && !Number.isNaN(Date.parse(timestamp)) ? timestamp : null,
+    timestamp:
+      timestamp !== null && ISO_TIME.test(timestamp) && !Number.isNaN(Date.parse(timestamp))
+        ? timestamp
+        : null,
     // Meta entries are what Claude Code adds itself (caveats, expanded commands), not the user's words.
     events:
       value.isMeta === true
@@ -103,7 +109,9 @@ function blocksOf(content: unknown): Block[] {
 function userEvent(block: Block): Unkeyed | null {
   if (block.type === 'text') {
     const prompt = nonEmpty(block.text);
-    return prompt ? { kind: 'prompt', payload: { text: preCap(prompt, TRANSCRIPT_LIMITS.promptChars) } } : null;
+    return prompt
+      ? { kind: 'prompt', payload: { text: preCap(prompt, TRANSCRIPT_LIMITS.promptChars) } }
+      : null;
   }
   if (block.type === 'tool_result') {
     return {
@@ -184,14 +192,18 @@ function preCap(value: string, cap: number): string {
  * The final cut of a screened payload: every string to its kind's cap, and a tool input whose JSON
  * is still too long replaced by its cut JSON text.
  */
-export function capScreenedPayload(kind: EventKind, payload: Record<string, unknown>): Record<string, unknown> {
+export function capScreenedPayload(
+  kind: EventKind,
+  payload: Record<string, unknown>,
+): Record<string, unknown> {
   const cap = kind === 'prompt' ? TRANSCRIPT_LIMITS.promptChars : TRANSCRIPT_LIMITS.observationChars;
   const capped: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(payload)) {
     if (key === 'input') {
       const input = capStrings(value, TRANSCRIPT_LIMITS.toolInputStringChars);
       const json = JSON.stringify(input) ?? 'null';
-      capped.input = json.length > TRANSCRIPT_LIMITS.toolInputChars ? cut(json, TRANSCRIPT_LIMITS.toolInputChars) : input;
+      capped.input =
+        json.length > TRANSCRIPT_LIMITS.toolInputChars ? cut(json, TRANSCRIPT_LIMITS.toolInputChars) : input;
     } else {
       capped[key] = capStrings(value, cap);
     }
@@ -202,7 +214,8 @@ export function capScreenedPayload(kind: EventKind, payload: Record<string, unkn
 function capStrings(value: unknown, cap: number): unknown {
   if (typeof value === 'string') return cut(value, cap);
   if (Array.isArray(value)) return value.map((item) => capStrings(item, cap));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v, cap)]));
+  if (isObject(value))
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, capStrings(v, cap)]));
   return value;
 }
 

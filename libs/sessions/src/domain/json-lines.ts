@@ -1,7 +1,6 @@
 /** One line of a JSON Lines stream: its text, or only its number when it was over the size cap. */
 export type RawLine =
-  | { readonly lineNo: number; readonly text: string }
-  | { readonly lineNo: number; readonly oversize: true };
+  { readonly lineNo: number; readonly text: string } | { readonly lineNo: number; readonly oversize: true };
 
 const NEWLINE = 0x0a;
 
