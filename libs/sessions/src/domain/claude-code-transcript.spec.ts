@@ -9,6 +9,12 @@ const fixture = readFileSync(join(__dirname, '../../test/fixtures/claude-code-tr
   .replaceAll('{{SESSION_ID}}', SESSION)
   .replaceAll('{{GITHUB_TOKEN}}', 'the deploy token');
 const read = (value: unknown) => readTranscriptLine(value, JSON.stringify(value));
+/** The events of a line that must be a message entry. */
+function eventsOf(value: unknown) {
+  const line = read(value);
+  if (line.type !== 'message') throw new Error(`not a message entry: ${line.type}`);
+  return line.events;
+}
 const user = (content: unknown, extra: Record<string, unknown> = {}) => ({
   type: 'user',
   uuid: '9ff29d57-8b28-4da9-8e7f-b0e4e7e2ba46',
@@ -121,8 +127,7 @@ describe('readTranscriptLine', () => {
 
   it('cuts long text before the screen with a margin, and to the cap after it', () => {
     const long = 'a'.repeat(TRANSCRIPT_LIMITS.promptChars * 3);
-    const line = read(user(long));
-    const text = (line as { events: Array<{ payload: { text: string } }> }).events[0].payload.text;
+    const text = eventsOf(user(long))[0].payload.text as string;
     expect(text.length).toBeLessThan(
       TRANSCRIPT_LIMITS.promptChars + TRANSCRIPT_LIMITS.screenMarginChars + 40,
     );
@@ -142,7 +147,7 @@ describe('readTranscriptLine', () => {
   });
 
   it('shrinks a tool input: long strings cut, wide and deep structures trimmed, huge JSON replaced by its text', () => {
-    const line = read({
+    const [event] = eventsOf({
       type: 'assistant',
       message: {
         content: [
@@ -158,8 +163,7 @@ describe('readTranscriptLine', () => {
         ],
       },
     });
-    const input = (line as { events: Array<{ payload: { input: Record<string, unknown> } }> }).events[0]
-      .payload.input;
+    const input = event.payload.input as Record<string, unknown>;
     expect((input.list as unknown[]).length).toBe(21);
     expect(input.a).toEqual({ b: { c: { d: '[…]' } } });
     const capped = capScreenedPayload('tool_call', { tool: 'Write', input }) as {
@@ -177,7 +181,12 @@ describe('TranscriptReading', () => {
   it('reads the fixture: facts, counts and events in order with their times', async () => {
     const reading = new TranscriptReading();
     const events = [];
-    for await (const event of reading.events([Buffer.from(fixture)])) events.push(event);
+    for await (const event of reading.events(
+      (async function* () {
+        yield Buffer.from(fixture);
+      })(),
+    ))
+      events.push(event);
     expect(events.map((e) => e.kind)).toEqual([
       'prompt',
       'observation',

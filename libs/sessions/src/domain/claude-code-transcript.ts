@@ -231,12 +231,11 @@ function cut(value: string, max: number): string {
   return `${value.slice(0, end)}… [${value.length - end} more characters]`;
 }
 
-const NUL = /\u0000/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Postgres stores neither NUL nor a lone UTF-16 surrogate; the transcript may hold both. */
 function cleanText(value: string): string {
-  return value.replace(NUL, '').replace(LONE_SURROGATE, '\uFFFD');
+  return value.replaceAll('\u0000', '').replace(LONE_SURROGATE, '\uFFFD');
 }
 
 function hash(raw: string): string {
