@@ -84,7 +84,10 @@ export function registerInputGuards(fastify: FastifyInstance): void {
           values.push(parsed);
         });
         if (failure) {
-          done(new RequestValidationError(`line ${index + 1}: not valid JSON`, 400, 'invalid_json'), undefined);
+          done(
+            new RequestValidationError(`line ${index + 1}: not valid JSON`, 400, 'invalid_json'),
+            undefined,
+          );
           return;
         }
       }

@@ -40,7 +40,11 @@ export function streamedBody(
       }
     } catch (error) {
       if (error instanceof RequestValidationError) throw error;
-      throw new RequestValidationError('The upload broke off before the end of the body', 400, 'upload_interrupted');
+      throw new RequestValidationError(
+        'The upload broke off before the end of the body',
+        400,
+        'upload_interrupted',
+      );
     }
   })();
 }

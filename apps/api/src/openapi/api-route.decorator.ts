@@ -7,7 +7,8 @@ export const API_TAGS = {
   sharing: 'Share a memory, or every memory with a tag, with a teammate (read or write)',
   recall: 'Find memories: hybrid recall, the write guard, near-duplicates',
   sync: 'Incremental sync for offline copies (see docs/sync.md)',
-  sessions: 'Agent sessions: start and end them, capture their events, read their timeline, import transcripts',
+  sessions:
+    'Agent sessions: start and end them, capture their events, read their timeline, import transcripts',
   jobs: 'Progress of the long-running jobs you started (transcript imports)',
   secrets: 'Sensitive memories: the audited reveal and moving secrets into the secret store',
   embeddings: 'Switch the embedding model (admin scope; re-embeds every tenant)',

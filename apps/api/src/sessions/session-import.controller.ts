@@ -21,7 +21,8 @@ import { ApiRoute } from '../openapi/api-route.decorator';
 @Controller('import')
 export class SessionImportController {
   constructor(
-    @Inject(ImportClaudeCodeTranscriptUseCase) private readonly importTranscript: ImportClaudeCodeTranscriptUseCase,
+    @Inject(ImportClaudeCodeTranscriptUseCase)
+    private readonly importTranscript: ImportClaudeCodeTranscriptUseCase,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
