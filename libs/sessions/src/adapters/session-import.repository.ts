@@ -32,9 +32,9 @@ export class SessionImportRepository {
   /**
    * One multi-row INSERT of the events whose transcript key the session does not hold yet; answers
    * how many went in. An event's key is looked up among the session's events of the same time (the
-   * time index), so the check stays cheap however long the session is.
-   * TODO(migration 0014): with `session_events.client_id`, write the key there and replace the
-   * NOT EXISTS with ON CONFLICT (session_id, client_id) DO NOTHING.
+   * time index), so the check stays cheap however long the session is. (Once session events have a
+   * client id with a unique index per session, the key belongs there and this becomes ON CONFLICT
+   * DO NOTHING.)
    */
   async insertNew(
     scope: TenantScope,

@@ -8,7 +8,7 @@ import type { Session } from '../domain/session';
 import { SessionError } from '../domain/session.errors';
 import { TranscriptReading, type TimedTranscriptEvent } from '../domain/transcript-reading';
 import { SessionScreen } from './session-screen';
-import { StartSessionUseCase } from './start-session.use-case';
+import { StartSessionUseCase, type StartedSession } from './start-session.use-case';
 import { UpdateSessionUseCase } from './update-session.use-case';
 
 export const SESSION_IMPORT_JOB_KIND = 'sessions.import';
@@ -64,48 +64,49 @@ export class ImportClaudeCodeTranscriptUseCase {
 
   async execute(principal: Principal, input: TranscriptImportInput): Promise<TranscriptImport> {
     const reading = new TranscriptReading();
-    let session: Session | null = null;
-    let wasEnded = false;
+    let started: StartedSession | undefined;
     let events = 0;
     let duplicates = 0;
     let batch: TimedTranscriptEvent[] = [];
 
-    const flush = async () => {
-      if (session === null) {
-        const started = await this.start(principal, input, reading);
-        session = started;
-        wasEnded = !started.created && started.status !== 'active';
+    // The session starts with the first batch: by then the entries have named it.
+    const flush = async (): Promise<StartedSession> => {
+      const session = (started ??= await this.start(principal, input, reading));
+      if (batch.length > 0) {
+        const stored = await this.store(principal, session, batch);
+        events += stored;
+        duplicates += batch.length - stored;
+        batch = [];
+        input.onProgress?.(reading.counts.lines);
       }
-      if (batch.length === 0) return;
-      const stored = await this.store(principal, session, batch);
-      events += stored;
-      duplicates += batch.length - stored;
-      batch = [];
-      input.onProgress?.(reading.counts.lines);
+      return session;
     };
-
     for await (const event of reading.events(input.body)) {
       batch.push(event);
       if (batch.length >= TRANSCRIPT_IMPORT_BATCH) await flush();
     }
-    await flush();
-    const id = (session as Session | null)?.id ?? '';
-    const counts = { sessionId: id, events, duplicates, ...reading.counts };
+    const session = await flush();
+    const counts = { sessionId: session.id, events, duplicates, ...reading.counts };
 
+    const wasEnded = !session.created && session.status !== 'active';
     const unprocessed = await this.tx.inTenant(principal, (tx) =>
-      this.imports.countUnprocessed(principal, tx, id),
+      this.imports.countUnprocessed(principal, tx, session.id),
     );
     if (wasEnded && events === 0 && unprocessed === 0) return { ...counts, job: null };
-    await this.updateSession.execute(principal, id, {
+    await this.updateSession.execute(principal, session.id, {
       status: 'ended',
       endedAt: reading.facts.lastAt ?? undefined,
       summary: reading.facts.summary === null ? undefined : capSummary(reading.facts.summary),
     });
-    return { ...counts, job: await this.queueFollowUp(principal, id) };
+    return { ...counts, job: await this.queueFollowUp(principal, session.id) };
   }
 
   /** The transcript's session: created by this import, or the caller's own from an earlier one. */
-  private async start(principal: Principal, input: TranscriptImportInput, reading: TranscriptReading) {
+  private async start(
+    principal: Principal,
+    input: TranscriptImportInput,
+    reading: TranscriptReading,
+  ): Promise<StartedSession> {
     const { facts, counts } = reading;
     if (facts.sessionId === null) {
       throw SessionError.notATranscript(
