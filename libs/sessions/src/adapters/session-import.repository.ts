@@ -31,8 +31,10 @@ export class SessionImportRepository {
 
   /**
    * One multi-row INSERT of the events whose transcript key the session does not hold yet; answers
-   * how many went in. An event's key is looked up among the session's events of the same time (the
-   * time index), so the check stays cheap however long the session is. (Once session events have a
+   * how many went in. Each event's key is probed among the session's events of the same time (the
+   * LATERAL LIMIT 1 keeps it a per-event index lookup; an anti join planned on stale statistics
+   * compared every new event with every stored one), so a batch costs the same however long the
+   * session already is. (Once session events have a
    * client id with a unique index per session, the key belongs there and this becomes ON CONFLICT
    * DO NOTHING.)
    */
@@ -48,10 +50,12 @@ export class SessionImportRepository {
          SELECT $1, $3, $2, e.kind, e.payload, e.at
            FROM unnest($4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
                 WITH ORDINALITY AS e(kind, payload, at, ref, n)
-          WHERE NOT EXISTS (
-                  SELECT 1 FROM session_events x
+           LEFT JOIN LATERAL (
+                  SELECT 1 AS found FROM session_events x
                    WHERE x.session_id = $3 AND x.created_at = e.at
-                     AND x.payload->>'transcript_ref' = e.ref)
+                     AND x.payload->>'transcript_ref' = e.ref
+                   LIMIT 1) stored ON true
+          WHERE stored.found IS NULL
           ORDER BY e.n
          RETURNING 1)
        SELECT count(*)::int AS n FROM ins`,
