@@ -9,6 +9,7 @@ import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
 import { HttpExceptionFilter } from './http/http-exception.filter';
+import { JobsHttpModule } from './jobs/jobs-http.module';
 import { MemoriesHttpModule } from './memories/memories-http.module';
 import { McpModule } from './mcp/mcp.module';
 import { SessionsHttpModule } from './sessions/sessions-http.module';
@@ -34,6 +35,7 @@ export class AppModule {
         AuthModule,
         AdminModule,
         HealthModule,
+        JobsHttpModule,
         MemoriesHttpModule,
         McpModule,
         SessionsHttpModule,

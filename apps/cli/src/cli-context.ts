@@ -14,6 +14,8 @@ import {
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** stderr is a terminal: progress is drawn as a live bar there, else written as plain lines. */
+  readonly errIsTTY?: boolean;
 }
 
 /** Thrown for problems the operator must fix before the command can run (exit code 1, no stack). */

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig, type AppConfig } from '@app/config';
+import { DomainError } from '@app/kernel';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
 import { CliContext, CliUsageError, type CliIo } from './cli-context';
 import { registerEmbeddingsCommands } from './commands/embeddings.command';
@@ -23,6 +24,7 @@ export const EXIT_USAGE = 2;
 const STD_IO: CliIo = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  errIsTTY: process.stderr.isTTY === true,
 };
 
 export function buildProgram(context: CliContext): Command {
@@ -74,6 +76,10 @@ function reportError(io: CliIo, error: unknown): number {
   if (error instanceof TenancyError) {
     io.err(`error: ${error.message}\n`);
     return error.code === TenancyErrorCode.InvalidInput ? EXIT_USAGE : EXIT_FAILURE;
+  }
+  if (error instanceof DomainError && (error.kind === 'invalid' || error.kind === 'bad_request')) {
+    io.err(`error: ${error.message}\n`);
+    return EXIT_USAGE;
   }
   if (error instanceof ConfigError || error instanceof CliUsageError) {
     io.err(`error: ${error.message}\n`);

@@ -53,6 +53,8 @@ describe('CLI export and import', () => {
     await writeFile(source, items.map((i) => JSON.stringify(i)).join('\n') + '\n');
     const stored = await cli(['import', '--user', 'alice', '--file', source, '--tenant', tenant]);
     expect(stored, stored.err).toMatchObject({ code: 0, out: 'Imported 3 memories for "alice".\n' });
+    // Not a terminal: progress as plain lines, counted against the real total.
+    expect(stored.err).toBe('imported 3/3\n');
 
     const out = join(dir, 'alice.jsonl');
     expect((await cli(['export', '--user', 'alice', '--out', out, '--tenant', tenant])).code).toBe(0);

@@ -37,6 +37,8 @@ export interface AppConfig {
   readonly limits: {
     readonly maxContentBytes: number;
     readonly maxImportBatch: number;
+    /** Bytes of one streamed transcript import. */
+    readonly transcriptImportMaxBytes: number;
     readonly maxListLimit: number;
   };
   /** Defaults of the memory aggregate. */
@@ -182,6 +184,7 @@ function toAppConfig(env: Env): AppConfig {
     limits: {
       maxContentBytes: env.MAX_CONTENT_BYTES,
       maxImportBatch: env.MAX_IMPORT_BATCH,
+      transcriptImportMaxBytes: env.TRANSCRIPT_IMPORT_MAX_BYTES,
       maxListLimit: env.MAX_LIST_LIMIT,
     },
     memories: { defaultVisibility: env.DEFAULT_VISIBILITY, ttlByCategory: env.MEMORY_TTL_BY_CATEGORY },

@@ -138,6 +138,8 @@ export const envSchema = z.object({
   REQUEST_TIMEOUT_MS: int(30_000, 1000, 600_000),
   MAX_CONTENT_BYTES: int(16_384, 256, 1_048_576),
   MAX_IMPORT_BATCH: int(500, 1, 10_000),
+  /** A transcript uploaded to POST /api/import/claude-code (streamed, so not bound by BODY_LIMIT_BYTES). */
+  TRANSCRIPT_IMPORT_MAX_BYTES: int(64 * 1_048_576, 1024, 1_073_741_824),
   MAX_LIST_LIMIT: int(10_000, 1, 100_000),
   RATE_LIMIT_PER_MINUTE: int(600, 0, 1_000_000),
   TRUST_PROXY: bool(false),

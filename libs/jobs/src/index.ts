@@ -23,4 +23,5 @@ export * from './admin-jobs/admin-job-attempt';
 export * from './admin-jobs/admin-job.errors';
 export * from './admin-jobs/admin-job.repository';
 export * from './admin-jobs/get-admin-job.use-case';
+export * from './admin-jobs/get-job.use-case';
 export * from './installation';

@@ -81,6 +81,14 @@ export const JOB_DEFINITIONS = {
     defaultVisibility: z.enum(['team', 'private']).optional(),
     requestId: z.string().max(200).optional(),
   }),
+  /** Process the events of an imported transcript, with progress in the `jobs` row `jobId`. */
+  'sessions.import': z.object({
+    tenantId: uuid,
+    userId: uuid,
+    sessionId: uuid,
+    jobId: uuid,
+    requestId: z.string().max(200).optional(),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOB_DEFINITIONS;

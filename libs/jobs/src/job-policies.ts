@@ -48,6 +48,8 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'sessions.process': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
   // Idempotent (unextracted events only; exact duplicates are refused by the memories' hash).
   'sessions.extract': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  // Resumable (each step takes what is still unprocessed); its `jobs` row keeps the outcome.
+  'sessions.import': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
 };
 
 export type JobPolicyResolver = (name: JobName) => JobPolicy;

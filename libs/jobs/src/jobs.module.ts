@@ -23,6 +23,7 @@ import { OutboxRelay } from './outbox/outbox-relay';
 import { OutboxWriter } from './outbox-writer';
 import { AdminJobRepository } from './admin-jobs/admin-job.repository';
 import { GetAdminJobUseCase } from './admin-jobs/get-admin-job.use-case';
+import { GetJobUseCase } from './admin-jobs/get-job.use-case';
 import { JobHandlerDiscovery } from './job-handler.discovery';
 import { SlotScheduler } from './slot-scheduler';
 import { AnalyzeStatisticsJob } from './maintenance/analyze-statistics.job';
@@ -146,8 +147,8 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
  */
 @Module({
   // AnalyzeStatisticsJob declares the `maintenance.analyze` job; every composition imports this module.
-  providers: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, AnalyzeStatisticsJob],
-  exports: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase],
+  providers: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, GetJobUseCase, AnalyzeStatisticsJob],
+  exports: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, GetJobUseCase],
 })
 export class JobsModule {}
 

@@ -16,3 +16,7 @@ export * from './application/extract-session-memories.use-case';
 export * from './domain/memory-candidate';
 export * from './domain/extract-candidates';
 export * from './ports/session-extractor.port';
+export * from './application/import-claude-code-transcript.use-case';
+export * from './application/process-imported-session.use-case';
+export * from './contracts/session-import.schemas';
+export * from './session-import.factory';

@@ -7,12 +7,15 @@ import { SecretsModule } from '@app/secrets';
 import { LlmSessionExtractor } from './adapters/llm-session-extractor';
 import { RuleSessionExtractor } from './adapters/rule-session-extractor';
 import { SessionEventRepository } from './adapters/session-event.repository';
+import { SessionImportRepository } from './adapters/session-import.repository';
 import { SessionRepository } from './adapters/session.repository';
 import { StartupContextRepository } from './adapters/startup-context.repository';
 import { ExtractSessionMemoriesUseCase } from './application/extract-session-memories.use-case';
 import { GetSessionTimelineUseCase } from './application/get-session-timeline.use-case';
 import { GetSessionUseCase } from './application/get-session.use-case';
+import { ImportClaudeCodeTranscriptUseCase } from './application/import-claude-code-transcript.use-case';
 import { ListSessionsUseCase } from './application/list-sessions.use-case';
+import { ProcessImportedSessionUseCase } from './application/process-imported-session.use-case';
 import { ProcessSessionEventsUseCase } from './application/process-session-events.use-case';
 import { RecordSessionEventsUseCase } from './application/record-session-events.use-case';
 import { SessionScreen } from './application/session-screen';
@@ -32,6 +35,8 @@ const SESSION_USE_CASES = [
   GetSessionTimelineUseCase,
   ProcessSessionEventsUseCase,
   ExtractSessionMemoriesUseCase,
+  ImportClaudeCodeTranscriptUseCase,
+  ProcessImportedSessionUseCase,
 ];
 
 /** SESSION_EXTRACTOR=llm asks the configured endpoint and falls back to the rules; rules otherwise. */
@@ -48,8 +53,9 @@ function sessionExtractor(config: AppConfig): SessionExtractor {
 /**
  * Agent sessions: start, end, list and read them, capture their events (the `sessions.process`
  * job, declared with @HandlesJob, follows each batch), turn an ended session's events into
- * memories (`sessions.extract`, through recall's `check`), the timeline around a memory, and the
- * startup context a session begins with.
+ * memories (`sessions.extract`, through recall's `check`), import Claude Code transcripts (followed
+ * by the `sessions.import` job), the timeline around a memory, and the startup context a session
+ * begins with.
  */
 @Module({
   imports: [MemoriesModule, RecallModule, JobsModule, SecretsModule],
@@ -59,6 +65,7 @@ function sessionExtractor(config: AppConfig): SessionExtractor {
     ...USE_CASES,
     SessionRepository,
     SessionEventRepository,
+    SessionImportRepository,
     SessionScreen,
     ...SESSION_USE_CASES,
   ],

@@ -8,3 +8,4 @@ export { SessionEventRepository } from './adapters/session-event.repository';
 export { SessionScreen } from './application/session-screen';
 export { RuleSessionExtractor } from './adapters/rule-session-extractor';
 export { LlmSessionExtractor } from './adapters/llm-session-extractor';
+export { SessionImportRepository } from './adapters/session-import.repository';

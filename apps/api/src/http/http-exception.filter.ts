@@ -16,6 +16,9 @@ export class HttpExceptionFilter implements ExceptionFilter {
       this.logger.error({ err: exception, reqId: request.id }, 'request failed');
     }
     if (mapped.headers) void reply.headers(mapped.headers);
+    // A streamed body its handler stopped reading (an error mid-upload): close the connection after
+    // the answer rather than read the rest of an upload nobody wants.
+    if (!request.raw.complete) void reply.header('connection', 'close');
     void reply.status(mapped.status).send(mapped.body);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { findInvalidText, registerInputGuards } from './input-guards';
+import { findInvalidText, registerInputGuards, STREAMED_BODY } from './input-guards';
 
 describe('findInvalidText', () => {
   it('finds NUL bytes and lone surrogates anywhere in a JSON value, including keys', () => {
@@ -17,8 +17,8 @@ describe('findInvalidText', () => {
 });
 
 describe('application/x-ndjson bodies', () => {
-  const parse = async (body: string) => {
-    const fastify = Fastify();
+  const parse = async (body: string, type = 'application/x-ndjson') => {
+    const fastify = Fastify({ bodyLimit: 64 });
     registerInputGuards(fastify);
     fastify.post('/echo', async (request) => ({ body: request.body as unknown }));
     try {
@@ -26,7 +26,7 @@ describe('application/x-ndjson bodies', () => {
         method: 'POST',
         url: '/echo',
         payload: body,
-        headers: { 'content-type': 'application/x-ndjson' },
+        headers: { 'content-type': type },
       });
       return { status: res.statusCode, body: res.json<{ body?: unknown }>().body };
     } finally {
@@ -40,6 +40,32 @@ describe('application/x-ndjson bodies', () => {
       body: [{ content: 'a' }, { content: 'b' }],
     });
     expect(await parse('')).toEqual({ status: 200, body: [] });
+    expect(await parse('{"a":1}\n', 'application/jsonl')).toEqual({ status: 200, body: [{ a: 1 }] });
+  });
+
+  it('answers 413 for a body over the route limit', async () => {
+    expect(await parse(`{"content":"${'x'.repeat(100)}"}`)).toMatchObject({ status: 413 });
+  });
+
+  it('hands a STREAMED_BODY route the unread stream, whatever its size', async () => {
+    const fastify = Fastify({ bodyLimit: 64 });
+    registerInputGuards(fastify);
+    fastify.post('/stream', { config: STREAMED_BODY }, async (request) => {
+      let bytes = 0;
+      for await (const chunk of request.body as AsyncIterable<Buffer>) bytes += chunk.length;
+      return { bytes };
+    });
+    try {
+      const res = await fastify.inject({
+        method: 'POST',
+        url: '/stream',
+        payload: 'x'.repeat(1000),
+        headers: { 'content-type': 'application/x-ndjson' },
+      });
+      expect(res.json()).toEqual({ bytes: 1000 });
+    } finally {
+      await fastify.close();
+    }
   });
 
   it('refuses a line that is not JSON, or text Postgres cannot store', async () => {

@@ -1,5 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { RequestValidationError } from './request-validation.error';
+
+/** Media types read as JSON Lines. */
+export const JSON_LINES_TYPES = ['application/x-ndjson', 'application/jsonl'] as const;
+
+/**
+ * Route config (`@RouteConfig(STREAMED_BODY)`) of a handler that reads a JSON Lines body itself, as
+ * it arrives: the parser hands it the unread request stream, and the handler enforces its own size
+ * limit (BODY_LIMIT_BYTES does not apply).
+ */
+export const STREAMED_BODY = { streamedBody: true } as const;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -52,27 +63,89 @@ export function registerInputGuards(fastify: FastifyInstance): void {
       done(problem ? new RequestValidationError(problem, 400, 'invalid_characters') : null, parsed);
     });
   });
-  // JSON Lines (a memory export with format=jsonl): read as the array of its lines' values.
-  fastify.addContentTypeParser('application/x-ndjson', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    const values: unknown[] = [];
-    for (const [index, line] of text.split('\n').entries()) {
-      if (line.trim() === '') continue;
-      let failure: Error | null = null;
-      defaultParser(request, line, (error: Error | null, parsed?: unknown) => {
-        failure = error;
-        values.push(parsed);
-      });
-      if (failure) {
-        done(new RequestValidationError(`line ${index + 1}: not valid JSON`, 400, 'invalid_json'), undefined);
+  // JSON Lines: read as the array of its lines' values (a memory export with format=jsonl), or
+  // handed over unread to a route that streams its body (STREAMED_BODY).
+  fastify.addContentTypeParser([...JSON_LINES_TYPES], (request, payload, done) => {
+    if ((request.routeOptions.config as { streamedBody?: boolean }).streamedBody === true) {
+      done(null, payload);
+      return;
+    }
+    readLimited(request, payload, (error, text) => {
+      if (error || text === undefined) {
+        done(error ?? null, undefined);
         return;
       }
-    }
-    const problem = findInvalidText(values);
-    done(problem ? new RequestValidationError(problem, 400, 'invalid_characters') : null, values);
+      const values: unknown[] = [];
+      for (const [index, line] of text.split('\n').entries()) {
+        if (line.trim() === '') continue;
+        let failure: Error | null = null;
+        defaultParser(request, line, (parseError: Error | null, parsed?: unknown) => {
+          failure = parseError;
+          values.push(parsed);
+        });
+        if (failure) {
+          done(
+            new RequestValidationError(`line ${index + 1}: not valid JSON`, 400, 'invalid_json'),
+            undefined,
+          );
+          return;
+        }
+      }
+      const problem = findInvalidText(values);
+      done(problem ? new RequestValidationError(problem, 400, 'invalid_characters') : null, values);
+    });
   });
   fastify.addHook('preHandler', async (request: FastifyRequest) => {
     const problem = findInvalidText(request.query, 'query') ?? findInvalidText(request.params, 'path');
     if (problem) throw new RequestValidationError(problem, 400, 'invalid_characters');
   });
+}
+
+/**
+ * The body as text within the route's body limit, as Fastify reads the bodies of its own parsers:
+ * a declared or received length over the limit answers 413, a short body 400.
+ */
+function readLimited(
+  request: FastifyRequest,
+  payload: IncomingMessage,
+  done: (error: Error | null, text?: string) => void,
+): void {
+  const limit = request.routeOptions.bodyLimit;
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) {
+    done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let received = 0;
+  const stop = () => {
+    payload.removeListener('data', onData);
+    payload.removeListener('end', onEnd);
+    payload.removeListener('error', onEnd);
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > limit) {
+      stop();
+      done(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
+      return;
+    }
+    chunks.push(chunk);
+  };
+  function onEnd(error?: Error) {
+    stop();
+    if (error) {
+      done(Object.assign(error, { statusCode: 400 }));
+      return;
+    }
+    if (!Number.isNaN(declared) && received !== declared) {
+      done(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
+      return;
+    }
+    done(null, Buffer.concat(chunks).toString('utf8'));
+  }
+  payload.on('data', onData);
+  payload.on('end', onEnd);
+  payload.on('error', onEnd);
+  payload.resume();
 }

@@ -1,11 +1,14 @@
 import type { z } from 'zod';
 import { identityFieldIn } from '@app/tenancy';
 
-/** A request that failed its contract. 422 for a well-formed but invalid body, 400 for malformed input. */
+/**
+ * A request that failed its contract. 422 for a well-formed but invalid body, 400 for malformed
+ * input, 413 and 415 for a streamed body over its limit or of the wrong media type.
+ */
 export class RequestValidationError extends Error {
   constructor(
     message: string,
-    readonly status: 400 | 422,
+    readonly status: 400 | 413 | 415 | 422,
     readonly code = 'validation_failed',
   ) {
     super(message);

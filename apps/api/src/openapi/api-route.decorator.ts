@@ -7,7 +7,9 @@ export const API_TAGS = {
   sharing: 'Share a memory, or every memory with a tag, with a teammate (read or write)',
   recall: 'Find memories: hybrid recall, the write guard, near-duplicates',
   sync: 'Incremental sync for offline copies (see docs/sync.md)',
-  sessions: 'Agent sessions: start and end them, capture their events, read their timeline',
+  sessions:
+    'Agent sessions: start and end them, capture their events, read their timeline, import transcripts',
+  jobs: 'Progress of the long-running jobs you started (transcript imports)',
   secrets: 'Sensitive memories: the audited reveal and moving secrets into the secret store',
   embeddings: 'Switch the embedding model (admin scope; re-embeds every tenant)',
   admin: "Users, API keys and admin job progress in the caller's tenant (admin scope)",
@@ -17,7 +19,7 @@ export const API_TAGS = {
 export type ApiTagName = keyof typeof API_TAGS;
 
 /** Answers a route may add, or describe more sharply than the shared wording. */
-export type ApiErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 503;
+export type ApiErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 422 | 429 | 503;
 
 type RequestPart = ZodObject | ZodPipe;
 
@@ -29,6 +31,8 @@ export interface ApiRouteOptions {
   readonly description?: string;
   /** JSON body, as the handler parses it. */
   readonly body?: ZodType;
+  /** The body's media types when it is not JSON (a streamed JSON Lines upload); `body` describes it. */
+  readonly bodyMediaTypes?: readonly string[];
   readonly query?: RequestPart;
   readonly params?: RequestPart;
   readonly headers?: RequestPart;

@@ -14,6 +14,8 @@ import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
 import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
+import { JobsController } from '../jobs/jobs.controller';
+import { SessionImportController } from '../sessions/session-import.controller';
 import { SessionsController } from '../sessions/sessions.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
@@ -34,6 +36,8 @@ const API_CONTROLLERS: Type[] = [
   SecretsAdminController,
   AuthCheckController,
   SessionsController,
+  SessionImportController,
+  JobsController,
 ];
 const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
 const doc = buildOpenApiDocument(API_CONTROLLERS, mount);
@@ -64,7 +68,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(40);
+    expect(operations()).toHaveLength(42);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {
@@ -117,6 +121,18 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
     expect(Object.keys(schemaOf(doc.paths['/api/admin/jobs/{id}'].get, '200').properties as object)).toEqual(
       expect.arrayContaining(['id', 'kind', 'status', 'progress', 'error', 'created_at', 'finished_at']),
     );
+    const transcript = doc.paths['/api/import/claude-code'].post;
+    expect(Object.keys(transcript?.responses ?? {})).toEqual(
+      expect.arrayContaining(['202', '400', '401', '403', '409', '413', '415', '422']),
+    );
+    expect(Object.keys((transcript?.requestBody as { content: object }).content)).toEqual([
+      'application/x-ndjson',
+      'application/jsonl',
+    ]);
+    // Any key reads its own jobs: no scope note, no 403.
+    const job = doc.paths['/api/jobs/{id}'].get;
+    expect(Object.keys(job?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '404']));
+    expect(Object.keys(job?.responses ?? {})).not.toContain('403');
     const body = doc.paths['/api/memories'].post?.requestBody as {
       content: { 'application/json': { schema: { properties: object; required?: string[] } } };
     };

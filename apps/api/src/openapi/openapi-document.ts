@@ -66,7 +66,11 @@ function descriptionOf(route: DocumentedRoute): string | undefined {
 }
 
 function toRouteConfig(route: DocumentedRoute): RouteConfig {
-  const { operationId, tag, summary, body, query, params, headers } = route.options;
+  const { operationId, tag, summary, body, bodyMediaTypes, query, params, headers } = route.options;
+  const content = (schema: NonNullable<typeof body>) =>
+    bodyMediaTypes === undefined
+      ? json(schema)
+      : { content: Object.fromEntries(bodyMediaTypes.map((type) => [type, { schema }])) };
   return {
     method: route.method,
     path: route.path,
@@ -75,7 +79,7 @@ function toRouteConfig(route: DocumentedRoute): RouteConfig {
     summary,
     description: descriptionOf(route),
     security: route.isPublic ? [] : [{ bearer: [] }],
-    request: { body: body && json(body), query, params, headers },
+    request: { body: body && content(body), query, params, headers },
     responses: responsesOf(route),
   };
 }

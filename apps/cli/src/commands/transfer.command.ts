@@ -17,6 +17,8 @@ import { secretStoreFromConfig, VaultSecretStore } from '@app/secrets';
 import { describeIssues, parseInput, TenancyError, TenancyErrorCode } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
+import { startProgress } from '../progress';
+import { importTranscript } from './transcript-import';
 
 interface Globals {
   json?: boolean;
@@ -25,7 +27,8 @@ interface Globals {
 
 /**
  * `export` / `import`: a user's own memories out to a file and back, through the same use cases as
- * GET /api/memories/export and POST /api/memories/import (times kept, secrets screened again).
+ * GET /api/memories/export and POST /api/memories/import (times kept, secrets screened again);
+ * `import claude-code` stores a transcript as POST /api/import/claude-code does.
  */
 export function registerTransferCommands(program: Command, context: CliContext): void {
   program
@@ -60,32 +63,77 @@ export function registerTransferCommands(program: Command, context: CliContext):
 
   program
     .command('import')
-    .description("store memories from a json or jsonl file (an export) as a user's own, keeping their times")
+    .description(
+      "store a file as a user's own: memories from a json or jsonl file (an export), keeping their times, " +
+        'or a Claude Code transcript as an ended session',
+    )
+    .argument(
+      '[source]',
+      'memories (an export; the default) or claude-code (a session transcript .jsonl)',
+      'memories',
+    )
     .requiredOption('--user <username>', 'who will own them')
-    .requiredOption('--file <path>', 'a JSON array or JSON Lines file')
+    .requiredOption('--file <path>', 'memories: a JSON array or JSON Lines file; claude-code: a transcript')
+    .option('--project <name>', 'claude-code: the project of the session')
+    .option('--git-remote <url>', 'claude-code: the repository remote the project is derived from')
     .option('--tenant <slug>', 'tenant slug (default: DEFAULT_TENANT)')
-    .action(async (options: { user: string; file: string }, command: Command) => {
+    .action(async (source: string, options: ImportOptions, command: Command) => {
       const globals = command.optsWithGlobals<Globals>();
-      const principal = await context.userPrincipal(globals.tenant, options.user);
-      const batchSize = context.config.limits.maxImportBatch;
-      // Every item is checked before the first is stored: an invalid one leaves nothing behind.
-      let total = 0;
-      for await (const batch of readBatches(options.file, batchSize)) total += validate(batch, total).length;
-      let imported = 0;
-      await withTransferUseCases(context, async (cases) => {
-        for await (const batch of readBatches(options.file, batchSize)) {
-          const items = validate(batch, imported);
-          await cases.import.execute(principal, items.map(toImportedMemory));
-          imported += items.length;
-          if (!globals.json) context.io.err(`imported ${imported}/${total}\n`);
-        }
-      });
-      context.io.out(
-        globals.json
-          ? json({ imported, user: principal.username })
-          : `Imported ${imported} memories for "${principal.username}".\n`,
-      );
+      if (source === 'claude-code') {
+        await importTranscript(context, { ...options, json: globals.json === true, tenant: globals.tenant });
+        return;
+      }
+      if (source !== 'memories') {
+        throw new TenancyError(
+          TenancyErrorCode.InvalidInput,
+          `unknown source "${source}": memories or claude-code`,
+        );
+      }
+      if (options.project !== undefined || options.gitRemote !== undefined) {
+        throw new TenancyError(
+          TenancyErrorCode.InvalidInput,
+          '--project and --git-remote apply to claude-code imports (memories carry their own project)',
+        );
+      }
+      await importMemories(context, { ...options, json: globals.json === true, tenant: globals.tenant });
     });
+}
+
+interface ImportOptions {
+  user: string;
+  file: string;
+  project?: string;
+  gitRemote?: string;
+}
+
+/** Memories: every item checked first (an invalid one leaves nothing behind), then stored batch by batch. */
+async function importMemories(
+  context: CliContext,
+  options: ImportOptions & { json: boolean; tenant?: string },
+): Promise<void> {
+  const principal = await context.userPrincipal(options.tenant, options.user);
+  const batchSize = context.config.limits.maxImportBatch;
+  let total = 0;
+  for await (const batch of readBatches(options.file, batchSize)) total += validate(batch, total).length;
+  let imported = 0;
+  const progress = startProgress(context.io, { label: 'imported', total, unit: '', json: options.json });
+  try {
+    await withTransferUseCases(context, async (cases) => {
+      for await (const batch of readBatches(options.file, batchSize)) {
+        const items = validate(batch, imported);
+        await cases.import.execute(principal, items.map(toImportedMemory));
+        imported += items.length;
+        progress.update(imported);
+      }
+    });
+  } finally {
+    progress.stop();
+  }
+  context.io.out(
+    options.json
+      ? json({ imported, user: principal.username })
+      : `Imported ${imported} memories for "${principal.username}".\n`,
+  );
 }
 
 interface ExportOptions {

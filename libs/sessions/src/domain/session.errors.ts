@@ -8,6 +8,8 @@ export enum SessionErrorCode {
   EventTooLarge = 'event_too_large',
   BatchTooLarge = 'event_batch_too_large',
   NoFieldsToUpdate = 'no_fields_to_update',
+  /** An imported body holds no transcript entry naming its session. */
+  NotATranscript = 'not_a_transcript',
 }
 
 const KIND: Record<SessionErrorCode, ErrorKind> = {
@@ -16,6 +18,7 @@ const KIND: Record<SessionErrorCode, ErrorKind> = {
   [SessionErrorCode.EventTooLarge]: 'invalid',
   [SessionErrorCode.BatchTooLarge]: 'invalid',
   [SessionErrorCode.NoFieldsToUpdate]: 'bad_request',
+  [SessionErrorCode.NotATranscript]: 'invalid',
 };
 
 export class SessionError extends DomainError<SessionErrorCode> {
@@ -44,5 +47,9 @@ export class SessionError extends DomainError<SessionErrorCode> {
 
   static batchTooLarge(detail: string): SessionError {
     return new SessionError(SessionErrorCode.BatchTooLarge, detail);
+  }
+
+  static notATranscript(detail: string): SessionError {
+    return new SessionError(SessionErrorCode.NotATranscript, detail);
   }
 }
