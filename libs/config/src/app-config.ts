@@ -67,7 +67,16 @@ export interface AppConfig {
     /** Lower-case Host values (host or host:port); empty → not checked. */
     readonly allowedHosts: readonly string[];
     readonly maxOutputChars: number;
+    /** The startup_context tool's budget when the call names none (at most `sessions.startupContext.maxChars`). */
     readonly startupContextChars: number;
+  };
+  readonly sessions: {
+    /** The session startup block: default budget over REST, and the largest any request may ask for. */
+    readonly startupContext: { readonly defaultChars: number; readonly maxChars: number };
+  };
+  readonly recall: {
+    /** Factor on the fused score of memories of the boosted project (`project_boost`). */
+    readonly projectBoost: number;
   };
   readonly worker: {
     readonly concurrency: number;
@@ -182,8 +191,15 @@ function toAppConfig(env: Env): AppConfig {
       allowedOrigins: env.MCP_ALLOWED_ORIGINS,
       allowedHosts: mcpAllowedHosts(env.MCP_ALLOWED_HOSTS),
       maxOutputChars: env.MCP_MAX_OUTPUT_CHARS,
-      startupContextChars: env.MCP_STARTUP_CONTEXT_CHARS,
+      startupContextChars: Math.min(env.MCP_STARTUP_CONTEXT_CHARS, env.STARTUP_CONTEXT_MAX_CHARS),
     },
+    sessions: {
+      startupContext: {
+        defaultChars: Math.min(env.STARTUP_CONTEXT_CHARS, env.STARTUP_CONTEXT_MAX_CHARS),
+        maxChars: env.STARTUP_CONTEXT_MAX_CHARS,
+      },
+    },
+    recall: { projectBoost: env.RECALL_PROJECT_BOOST },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       healthPort: env.WORKER_HEALTH_PORT,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
 import { MemoriesModule } from '@app/memories';
 import { SecretsModule } from '@app/secrets';
@@ -12,7 +13,7 @@ import { ProcessSessionEventsUseCase } from './application/process-session-event
 import { RecordSessionEventsUseCase } from './application/record-session-events.use-case';
 import { SessionScreen } from './application/session-screen';
 import { StartSessionUseCase } from './application/start-session.use-case';
-import { StartupContextUseCase } from './application/startup-context.use-case';
+import { STARTUP_CONTEXT_LIMITS, StartupContextUseCase } from './application/startup-context.use-case';
 import { UpdateSessionUseCase } from './application/update-session.use-case';
 
 const USE_CASES = [StartupContextUseCase];
@@ -35,6 +36,11 @@ const SESSION_USE_CASES = [
 @Module({
   imports: [MemoriesModule, JobsModule, SecretsModule],
   providers: [
+    {
+      provide: STARTUP_CONTEXT_LIMITS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.sessions.startupContext,
+    },
     StartupContextRepository,
     ...USE_CASES,
     SessionRepository,

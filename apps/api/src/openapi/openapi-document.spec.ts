@@ -15,6 +15,7 @@ import { MemorySecretsController } from '../memories/memory-secrets.controller';
 import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
 import { SessionsController } from '../sessions/sessions.controller';
+import { StartupContextController } from '../sessions/startup-context.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
 import { buildOpenApiDocument } from './openapi-document';
@@ -34,6 +35,7 @@ const API_CONTROLLERS: Type[] = [
   SecretsAdminController,
   AuthCheckController,
   SessionsController,
+  StartupContextController,
 ];
 const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
 const doc = buildOpenApiDocument(API_CONTROLLERS, mount);
@@ -64,7 +66,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(40);
+    expect(operations()).toHaveLength(43);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {

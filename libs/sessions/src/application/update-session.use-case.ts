@@ -6,7 +6,10 @@ import type { Session, SessionPatch } from '../domain/session';
 import { SessionError, SessionErrorCode } from '../domain/session.errors';
 import { SessionScreen } from './session-screen';
 
-/** Ends a session, changes its status or records its summary (the caller's own sessions only). */
+/**
+ * Ends a session, changes its status or records its summary (the caller's own sessions only; a
+ * teammate's session that the caller may read answers 403, any other 404).
+ */
 @Injectable()
 export class UpdateSessionUseCase {
   constructor(
@@ -28,10 +31,12 @@ export class UpdateSessionUseCase {
       summary: patch.summary === undefined ? null : this.screen.text(patch.summary),
       endedAt: patch.endedAt ?? null,
     };
-    const updated = await this.tx.inTenant(principal, (tx) =>
-      this.sessions.update(principal, tx, id, change),
-    );
-    if (!updated) throw SessionError.notFound(id);
-    return updated;
+    return this.tx.inTenant(principal, async (tx) => {
+      const updated = await this.sessions.update(principal, tx, id, change);
+      if (updated) return updated;
+      throw (await this.sessions.findReadable(principal, tx, id))
+        ? SessionError.notWritable(id)
+        : SessionError.notFound(id);
+    });
   }
 }
