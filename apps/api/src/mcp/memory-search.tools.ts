@@ -63,7 +63,10 @@ export class MemorySearchTools {
         expanded_query: recall.expanded_query.describe('Extra terms: synonyms, related names, abbreviations'),
         category: recall.category.describe('Only this category'),
         tags: recall.tags.describe('Only memories having any of these tags'),
-        project: recall.project.describe('Only this project'),
+        project: recall.project.describe('Only this project (a project name or its git remote URL)'),
+        project_boost: recall.project_boost.describe(
+          'The project you are working in (name or git remote URL): its memories rank first, the rest (project-less, other projects) still follow',
+        ),
         sort_by: recall.sort_by.describe('relevance (default), importance or recency'),
         limit: recall.limit.describe('Most results to return (default 10, at most 100)'),
         include_superseded: recall.include_superseded.describe(
