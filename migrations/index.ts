@@ -11,6 +11,7 @@ import { RecallTextIndex1763700000009 } from './1763700000009-recall-text-index'
 import { MemoryLinkRules1763700000010 } from './1763700000010-memory-link-rules';
 import { Sessions1763700000011 } from './1763700000011-sessions';
 import { SharingStatistics1763700000012 } from './1763700000012-sharing-statistics';
+import { TeamSessionVisibility1763700000013 } from './1763700000013-team-session-visibility';
 import { SessionEventClientIds1763700000014 } from './1763700000014-session-event-client-ids';
 import { SessionExtraction1763700000015 } from './1763700000015-session-extraction';
 
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   MemoryLinkRules1763700000010,
   Sessions1763700000011,
   SharingStatistics1763700000012,
+  TeamSessionVisibility1763700000013,
   SessionEventClientIds1763700000014,
   SessionExtraction1763700000015,
 ];

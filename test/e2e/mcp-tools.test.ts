@@ -170,26 +170,48 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     expect((unrelated.structuredContent as { action: string }).action).toBe('ADD');
   });
 
-  it('gives a startup context of important and recent memories within its budget', async () => {
-    await store(alice, {
+  it('gives the startup block: important memories, decisions and corrections, within a budget', async () => {
+    const rule = await store(alice, {
       content: 'Always run the linter before pushing',
       importance: 1,
       category: 'preferences',
     });
-    await store(alice, { content: 'Atlas uses pnpm workspaces', project: 'atlas' });
-    await store(alice, { content: 'Zephyr uses yarn', project: 'zephyr' });
-    const result = await callTool(alice, 'startup_context', { project: 'atlas' });
+    const pnpm = await store(alice, {
+      content: 'Atlas uses pnpm workspaces',
+      project: 'github.com/acme/atlas',
+      category: 'decisions',
+    });
+    await store(alice, { content: 'Zephyr uses yarn', project: 'zephyr', importance: 1 });
+    const result = await callTool(alice, 'startup_context', { project: 'git@github.com:acme/atlas.git' });
+    expect(result.isError, result.text).toBeFalsy();
     const data = result.structuredContent as {
-      important: Structured[];
-      recent: Structured[];
       project: string;
+      budget: number;
+      text: string;
+      sections: { important: Structured[]; decisions: Structured[]; sessions: Structured[] };
     };
-    const contents = [...data.important, ...data.recent].map((m) => m.content);
-    expect(data.project).toBe('atlas');
-    expect(contents).toContain('Always run the linter before pushing');
-    expect(contents).not.toContain('Zephyr uses yarn');
-    expect(data.important[0]).toMatchObject({ importance: 1 });
-    expect(result.text).toContain('## Most important');
+    expect(data).toMatchObject({ project: 'github.com/acme/atlas', budget: 8000 });
+    expect(data.sections.important.map((m) => m.id)).toContain(rule);
+    expect(data.sections.decisions.map((m) => m.id)).toEqual([pnpm]);
+    expect(result.text).toBe(data.text);
+    expect(result.text).toContain('## Important');
+    expect(result.text).toContain(`#${pnpm} [decisions`);
+    expect(result.text).not.toContain('Zephyr uses yarn');
+
+    const small = await callTool(alice, 'startup_context', { budget: 500 });
+    expect(small.text.length).toBeLessThanOrEqual(500);
+    const tooSmall = await callTool(alice, 'startup_context', { budget: 10 });
+    expect(tooSmall).toMatchObject({ isError: true });
+    expect(tooSmall.text).toContain('budget must be between 500 and 32000 characters');
+
+    // Recall ranks the boosted project's memories first and keeps the others.
+    const boosted = await callTool(alice, 'memory_recall', {
+      context: 'uses yarn pnpm workspaces',
+      project_boost: 'https://github.com/acme/atlas',
+    });
+    const recalled = (boosted.structuredContent as Listed).memories.map((m) => m.id);
+    expect(recalled[0]).toBe(pnpm);
+    expect(recalled.length).toBeGreaterThan(1);
   });
 
   it('caps recall and list output at MCP_MAX_OUTPUT_CHARS and says so', async () => {
@@ -248,10 +270,9 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     const listed = (await callTool(bob, 'memory_list', { limit: 1000 })).structuredContent as Listed;
     expect(listed.memories.map((m) => m.id)).not.toContain(id);
     const startup = (await callTool(bob, 'startup_context')).structuredContent as {
-      important: Structured[];
-      recent: Structured[];
+      sections: { important: Structured[]; decisions: Structured[] };
     };
-    expect([...startup.important, ...startup.recent].map((m) => m.id)).not.toContain(id);
+    expect([...startup.sections.important, ...startup.sections.decisions].map((m) => m.id)).not.toContain(id);
     expect((await callTool(bob, 'memory_count')).structuredContent).toEqual({ total: 0 });
     expect((await callTool(alice, 'memory_get', { id })).isError).toBeFalsy();
   });

@@ -7,6 +7,7 @@ import { registerEmbeddingsCommands } from './commands/embeddings.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerSecretsCommands } from './commands/secrets.command';
+import { registerTenantsCommands } from './commands/tenants.command';
 import { registerTransferCommands } from './commands/transfer.command';
 import { registerUsersCommands } from './commands/users.command';
 
@@ -29,7 +30,9 @@ const STD_IO: CliIo = {
 
 export function buildProgram(context: CliContext): Command {
   const program = new Command('memory-cli')
-    .description('Operate the memory service database: migrations, users, API keys and embedding models.')
+    .description(
+      'Operate the memory service database: migrations, users, API keys, tenant settings and embedding models.',
+    )
     .option('--json', 'print machine-readable JSON')
     .exitOverride()
     .showHelpAfterError('(run with --help for usage)')
@@ -37,6 +40,7 @@ export function buildProgram(context: CliContext): Command {
   registerMigrateCommand(program, context);
   registerUsersCommands(program, context);
   registerKeysCommands(program, context);
+  registerTenantsCommands(program, context);
   registerEmbeddingsCommands(program, context);
   registerSecretsCommands(program, context);
   registerTransferCommands(program, context);

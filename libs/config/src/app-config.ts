@@ -69,7 +69,25 @@ export interface AppConfig {
     /** Lower-case Host values (host or host:port); empty → not checked. */
     readonly allowedHosts: readonly string[];
     readonly maxOutputChars: number;
+    /** The startup_context tool's budget when the call names none (at most `sessions.startupContext.maxChars`). */
     readonly startupContextChars: number;
+  };
+  readonly sessions: {
+    /** The session startup block: default budget over REST, and the largest any request may ask for. */
+    readonly startupContext: { readonly defaultChars: number; readonly maxChars: number };
+    /** Session capture: how an ended session's events become candidate memories. */
+    readonly extractor: Env['SESSION_EXTRACTOR'];
+    /** The `llm` extractor's OpenAI-compatible endpoint (set when extractor is `llm`). */
+    readonly llm: {
+      readonly url: string | undefined;
+      readonly model: string | undefined;
+      readonly apiKey: string | undefined;
+      readonly timeoutMs: number;
+    };
+  };
+  readonly recall: {
+    /** Factor on the fused score of memories of the boosted project (`project_boost`). */
+    readonly projectBoost: number;
   };
   readonly worker: {
     readonly concurrency: number;
@@ -102,17 +120,6 @@ export interface AppConfig {
     /** 64 hex chars (raw key) or a passphrase stretched with scrypt. */
     readonly encryptionKey: string | undefined;
     readonly migrationBatchSize: number;
-  };
-  /** Session capture: how an ended session's events become candidate memories. */
-  readonly sessions: {
-    readonly extractor: Env['SESSION_EXTRACTOR'];
-    /** The `llm` extractor's OpenAI-compatible endpoint (set when extractor is `llm`). */
-    readonly llm: {
-      readonly url: string | undefined;
-      readonly model: string | undefined;
-      readonly apiKey: string | undefined;
-      readonly timeoutMs: number;
-    };
   };
 }
 
@@ -209,8 +216,22 @@ function toAppConfig(env: Env): AppConfig {
       allowedOrigins: env.MCP_ALLOWED_ORIGINS,
       allowedHosts: mcpAllowedHosts(env.MCP_ALLOWED_HOSTS),
       maxOutputChars: env.MCP_MAX_OUTPUT_CHARS,
-      startupContextChars: env.MCP_STARTUP_CONTEXT_CHARS,
+      startupContextChars: Math.min(env.MCP_STARTUP_CONTEXT_CHARS, env.STARTUP_CONTEXT_MAX_CHARS),
     },
+    sessions: {
+      startupContext: {
+        defaultChars: Math.min(env.STARTUP_CONTEXT_CHARS, env.STARTUP_CONTEXT_MAX_CHARS),
+        maxChars: env.STARTUP_CONTEXT_MAX_CHARS,
+      },
+      extractor: env.SESSION_EXTRACTOR,
+      llm: {
+        url: env.EXTRACTOR_LLM_URL,
+        model: env.EXTRACTOR_LLM_MODEL,
+        apiKey: env.EXTRACTOR_LLM_API_KEY,
+        timeoutMs: env.EXTRACTOR_LLM_TIMEOUT_MS,
+      },
+    },
+    recall: { projectBoost: env.RECALL_PROJECT_BOOST },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       healthPort: env.WORKER_HEALTH_PORT,
@@ -238,15 +259,6 @@ function toAppConfig(env: Env): AppConfig {
       },
       encryptionKey: env.MEMORY_ENCRYPTION_KEY,
       migrationBatchSize: env.SECRET_MIGRATION_BATCH_SIZE,
-    },
-    sessions: {
-      extractor: env.SESSION_EXTRACTOR,
-      llm: {
-        url: env.EXTRACTOR_LLM_URL,
-        model: env.EXTRACTOR_LLM_MODEL,
-        apiKey: env.EXTRACTOR_LLM_API_KEY,
-        timeoutMs: env.EXTRACTOR_LLM_TIMEOUT_MS,
-      },
     },
   };
 }

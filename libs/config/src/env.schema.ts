@@ -212,6 +212,12 @@ export const envSchema = z.object({
   MCP_MAX_OUTPUT_CHARS: int(20_000, 500, 1_000_000),
   /** Output budget of the startup_context tool, in characters. */
   MCP_STARTUP_CONTEXT_CHARS: int(8_000, 500, 1_000_000),
+  /** Budget of `GET /api/context/startup` when the request names none, in characters. */
+  STARTUP_CONTEXT_CHARS: int(4_000, 500, 1_000_000),
+  /** Largest budget a startup context request (REST or MCP) may ask for. */
+  STARTUP_CONTEXT_MAX_CHARS: int(32_000, 500, 1_000_000),
+  /** Recall: factor on the fused score of memories of the project named in `project_boost` (1 = no boost). */
+  RECALL_PROJECT_BOOST: z.coerce.number().min(1).max(10).default(1.5),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */

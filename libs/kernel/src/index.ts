@@ -1,1 +1,3 @@
 export * from './domain-error';
+export * from './project-identity';
+export * from './text-budget';

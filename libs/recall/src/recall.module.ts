@@ -8,7 +8,7 @@ import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
 import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
 import { RecallLinks } from './application/recall-links';
-import { RecallMemoriesUseCase } from './application/recall-memories.use-case';
+import { RECALL_OPTIONS, RecallMemoriesUseCase } from './application/recall-memories.use-case';
 import { VECTOR_RECALL } from './ports/vector-recall.port';
 
 const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseCase];
@@ -28,6 +28,11 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
       useFactory: (config: AppConfig) => ({ exactScanMaxRows: config.embeddings.exactScanMaxRows }),
     },
     MemoryVectorRepository,
+    {
+      provide: RECALL_OPTIONS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({ projectBoost: config.recall.projectBoost }),
+    },
     VectorRecallAdapter,
     { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },
     RecallLinks,

@@ -2,7 +2,8 @@ export * from './application/startup-context.use-case';
 export * from './sessions.module';
 export * from './domain/session';
 export * from './domain/session.errors';
-export * from './domain/project-identity';
+// Project identity lives in the kernel (recall normalises projects too); re-exported for session users.
+export { normaliseGitRemote, projectIdentity, remoteWithoutCredentials } from '@app/kernel';
 export * from './contracts/session.schemas';
 export * from './contracts/session.mapping';
 export * from './application/start-session.use-case';
@@ -20,3 +21,6 @@ export * from './application/import-claude-code-transcript.use-case';
 export * from './application/process-imported-session.use-case';
 export * from './contracts/session-import.schemas';
 export * from './session-import.factory';
+export * from './domain/startup-context';
+export * from './contracts/startup-context.schemas';
+export * from './contracts/startup-context.mapping';

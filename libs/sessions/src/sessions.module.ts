@@ -20,7 +20,7 @@ import { ProcessSessionEventsUseCase } from './application/process-session-event
 import { RecordSessionEventsUseCase } from './application/record-session-events.use-case';
 import { SessionScreen } from './application/session-screen';
 import { StartSessionUseCase } from './application/start-session.use-case';
-import { StartupContextUseCase } from './application/startup-context.use-case';
+import { STARTUP_CONTEXT_LIMITS, StartupContextUseCase } from './application/startup-context.use-case';
 import { UpdateSessionUseCase } from './application/update-session.use-case';
 import { SESSION_EXTRACTOR, type SessionExtractor } from './ports/session-extractor.port';
 
@@ -61,6 +61,11 @@ function sessionExtractor(config: AppConfig): SessionExtractor {
   imports: [MemoriesModule, RecallModule, JobsModule, SecretsModule],
   providers: [
     { provide: SESSION_EXTRACTOR, inject: [APP_CONFIG], useFactory: sessionExtractor },
+    {
+      provide: STARTUP_CONTEXT_LIMITS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.sessions.startupContext,
+    },
     StartupContextRepository,
     ...USE_CASES,
     SessionRepository,

@@ -45,7 +45,13 @@ describe('session events with client ids (exactly once)', () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
     const screen = new SessionScreen(new SecretDetector());
     start = new StartSessionUseCase(db.tx, new SessionRepository(), screen);
-    record = new RecordSessionEventsUseCase(db.tx, new SessionEventRepository(), new OutboxWriter(), screen);
+    record = new RecordSessionEventsUseCase(
+      db.tx,
+      new SessionEventRepository(),
+      new SessionRepository(),
+      new OutboxWriter(),
+      screen,
+    );
     const tenant = await createTestTenant(db);
     alice = await memberPrincipal(tenant, 'alice');
     bob = await memberPrincipal(tenant, 'bob');

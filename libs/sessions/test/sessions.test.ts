@@ -64,7 +64,7 @@ describe('sessions', () => {
     update = new UpdateSessionUseCase(db.tx, sessions, screen, new OutboxWriter());
     list = new ListSessionsUseCase(db.tx, sessions);
     get = new GetSessionUseCase(db.tx, sessions, events);
-    record = new RecordSessionEventsUseCase(db.tx, events, new OutboxWriter(), screen);
+    record = new RecordSessionEventsUseCase(db.tx, events, sessions, new OutboxWriter(), screen);
     timeline = new GetSessionTimelineUseCase(db.tx, sessions, events, memories);
     processEvents = new ProcessSessionEventsUseCase(db.tx, events);
     createMemory = new CreateMemoryUseCase(
@@ -218,6 +218,62 @@ describe('sessions', () => {
       // Nobody moves a session to another user through the application role.
       await expect(
         asApp(alice, `UPDATE sessions SET user_id = $2 WHERE id = $1`, [id, bob.userId]),
+      ).rejects.toThrow(/permission denied/);
+    });
+  });
+
+  describe('team session visibility (a tenant setting, off by default)', () => {
+    let id: string;
+    const setTeamSessions = (on: boolean) =>
+      asApp(admin, `UPDATE tenants SET team_session_visibility = $1 WHERE id = $2 RETURNING id`, [
+        on,
+        admin.tenantId,
+      ]);
+
+    beforeAll(async () => {
+      id = (await start.execute(alice, { agent: 'claude-code', project: 'team-read' })).id;
+      await record.execute(alice, id, [{ kind: 'note', payload: { text: 'shared with the team?' } }]);
+    });
+    afterAll(async () => setTeamSessions(false));
+
+    it('lets teammates read sessions and events once on, never change them; never another tenant', async () => {
+      expect(await codeOf(get.execute(bob, id))).toBe('session_not_found');
+      expect(await setTeamSessions(true)).toHaveLength(1);
+
+      expect((await get.execute(bob, id)).eventCounts.total).toBe(1);
+      expect((await timeline.execute(bob, id)).events).toHaveLength(1);
+      expect((await list.execute(bob, { project: 'team-read', team: true })).map((s) => s.id)).toEqual([id]);
+      expect(await list.execute(bob, { project: 'team-read' })).toEqual([]);
+      expect(await codeOf(update.execute(bob, id, { summary: 'mine now' }))).toBe('session_not_writable');
+      expect(await codeOf(record.execute(bob, id, [{ kind: 'note', payload: {} }]))).toBe(
+        'session_not_writable',
+      );
+      // The same in the database, as the application role.
+      expect(await asApp(bob, `SELECT id FROM sessions WHERE id = $1`, [id])).toHaveLength(1);
+      expect(await asApp(bob, `SELECT id FROM session_events WHERE session_id = $1`, [id])).toHaveLength(1);
+      expect(await asApp(bob, `UPDATE sessions SET summary = 'x' WHERE id = $1 RETURNING id`, [id])).toEqual(
+        [],
+      );
+      await expect(
+        asApp(
+          bob,
+          `INSERT INTO session_events (tenant_id, session_id, user_id, kind, payload) VALUES ($1, $2, $3, 'note', '{}')`,
+          [bob.tenantId, id, bob.userId],
+        ),
+      ).rejects.toThrow(/row-level security/);
+
+      expect(await codeOf(get.execute(stranger, id))).toBe('session_not_found');
+      expect(await codeOf(update.execute(stranger, id, { summary: 'x' }))).toBe('session_not_found');
+      expect(await asApp(stranger, `SELECT id FROM sessions WHERE id = $1`, [id])).toEqual([]);
+      expect((await get.execute(alice, id)).summary).toBeNull();
+    });
+
+    it('is changed only by an admin of the tenant, only for that tenant', async () => {
+      const flag = `UPDATE tenants SET team_session_visibility = true WHERE id = $1 RETURNING id`;
+      expect(await asApp(bob, flag, [bob.tenantId])).toEqual([]);
+      expect(await asApp(admin, flag, [stranger.tenantId])).toEqual([]);
+      await expect(
+        asApp(admin, `UPDATE tenants SET slug = 'taken' WHERE id = $1`, [admin.tenantId]),
       ).rejects.toThrow(/permission denied/);
     });
   });

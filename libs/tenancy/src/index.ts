@@ -18,6 +18,8 @@ export * from './application/create-api-key.use-case';
 export * from './application/list-api-keys.use-case';
 export * from './application/revoke-api-key.use-case';
 export * from './application/resolve-system-actor.use-case';
+export * from './application/get-tenant-settings.use-case';
+export * from './application/update-tenant-settings.use-case';
 export * from './contracts/admin.schemas';
 export * from './contracts/admin.responses';
 export * from './contracts/parse-input';

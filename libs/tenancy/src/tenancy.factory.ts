@@ -10,10 +10,12 @@ import { BootstrapFromEnvUseCase } from './application/bootstrap-from-env.use-ca
 import { CreateApiKeyUseCase } from './application/create-api-key.use-case';
 import { CreateUserUseCase } from './application/create-user.use-case';
 import { FindUserUseCase } from './application/find-user.use-case';
+import { GetTenantSettingsUseCase } from './application/get-tenant-settings.use-case';
 import { ListApiKeysUseCase } from './application/list-api-keys.use-case';
 import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
 import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
+import { UpdateTenantSettingsUseCase } from './application/update-tenant-settings.use-case';
 
 export interface TenancyUseCases {
   readonly authenticateApiKey: AuthenticateApiKeyUseCase;
@@ -25,6 +27,8 @@ export interface TenancyUseCases {
   readonly listApiKeys: ListApiKeysUseCase;
   readonly revokeApiKey: RevokeApiKeyUseCase;
   readonly resolveSystemActor: ResolveSystemActorUseCase;
+  readonly getTenantSettings: GetTenantSettingsUseCase;
+  readonly updateTenantSettings: UpdateTenantSettingsUseCase;
   readonly cache: ApiKeyCache;
 }
 
@@ -51,6 +55,8 @@ export function createTenancyUseCases(
     listApiKeys: new ListApiKeysUseCase(tx, users, keys, audit),
     revokeApiKey: new RevokeApiKeyUseCase(tx, keys, audit, cache),
     resolveSystemActor: new ResolveSystemActorUseCase(tx, tenants),
+    getTenantSettings: new GetTenantSettingsUseCase(tx, tenants),
+    updateTenantSettings: new UpdateTenantSettingsUseCase(tx, tenants, audit),
     cache,
   };
 }

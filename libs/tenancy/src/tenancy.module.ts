@@ -11,9 +11,11 @@ import { CreateApiKeyUseCase } from './application/create-api-key.use-case';
 import { CreateUserUseCase } from './application/create-user.use-case';
 import { ListApiKeysUseCase } from './application/list-api-keys.use-case';
 import { FindUserUseCase } from './application/find-user.use-case';
+import { GetTenantSettingsUseCase } from './application/get-tenant-settings.use-case';
 import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
 import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
+import { UpdateTenantSettingsUseCase } from './application/update-tenant-settings.use-case';
 
 const USE_CASES = [
   AuthenticateApiKeyUseCase,
@@ -25,6 +27,8 @@ const USE_CASES = [
   ListApiKeysUseCase,
   RevokeApiKeyUseCase,
   ResolveSystemActorUseCase,
+  GetTenantSettingsUseCase,
+  UpdateTenantSettingsUseCase,
 ];
 
 /**

@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+} from '@nestjs/common';
 import {
   apiKeyResponseSchema,
   createApiKeyBody,
@@ -12,15 +24,22 @@ import {
   listApiKeysQuerySchema,
   ListApiKeysUseCase,
   ListUsersUseCase,
+  GetTenantSettingsUseCase,
   parseInput,
   RevokeApiKeyUseCase,
+  tenantSettingsResponseSchema,
   toApiKeyResponse,
   toCreatedApiKeyResponse,
+  toTenantSettingsResponse,
   toUserResponse,
+  updateTenantSettingsBody,
+  updateTenantSettingsBodySchema,
+  UpdateTenantSettingsUseCase,
   userResponseSchema,
   type ApiKeyResponse,
   type CreatedApiKeyResponse,
   type Principal,
+  type TenantSettingsResponse,
   type UserResponse,
 } from '@app/tenancy';
 import { EraseUserDataUseCase, erasureReceiptResponse, presentErasureReceipt } from '@app/memories';
@@ -28,7 +47,10 @@ import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { ApiRoute } from '../openapi/api-route.decorator';
 import { keyIdParams, keysResponse, userRefParams, usersResponse } from '../openapi/route-schemas';
 
-/** User and key management inside the caller's own tenant. Validate, call one use case, shape the answer. */
+/**
+ * User, key and settings management inside the caller's own tenant. Validate, call one use case,
+ * shape the answer.
+ */
 @Controller('admin')
 @RequireScopes('admin')
 export class AdminController {
@@ -39,7 +61,37 @@ export class AdminController {
     @Inject(ListApiKeysUseCase) private readonly listApiKeys: ListApiKeysUseCase,
     @Inject(RevokeApiKeyUseCase) private readonly revokeApiKey: RevokeApiKeyUseCase,
     @Inject(EraseUserDataUseCase) private readonly eraseUserData: EraseUserDataUseCase,
+    @Inject(GetTenantSettingsUseCase) private readonly getSettings: GetTenantSettingsUseCase,
+    @Inject(UpdateTenantSettingsUseCase) private readonly updateSettings: UpdateTenantSettingsUseCase,
   ) {}
+
+  @Get('settings')
+  @ApiRoute({
+    operationId: 'getTenantSettings',
+    tag: 'admin',
+    summary: 'The tenant’s settings',
+    response: tenantSettingsResponseSchema,
+  })
+  async settings(@CurrentPrincipal() principal: Principal): Promise<TenantSettingsResponse> {
+    return toTenantSettingsResponse(await this.getSettings.execute(principal));
+  }
+
+  @Patch('settings')
+  @ApiRoute({
+    operationId: 'updateTenantSettings',
+    tag: 'admin',
+    summary: 'Change the tenant’s settings (audited)',
+    body: updateTenantSettingsBody,
+    response: tenantSettingsResponseSchema,
+    errors: { 422: 'No setting given, or a value of the wrong type' },
+  })
+  async changeSettings(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+  ): Promise<TenantSettingsResponse> {
+    const patch = parseInput(updateTenantSettingsBodySchema, body ?? {});
+    return toTenantSettingsResponse(await this.updateSettings.execute(principal, patch));
+  }
 
   @Post('users')
   @HttpCode(201)

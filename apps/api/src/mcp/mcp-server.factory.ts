@@ -13,8 +13,8 @@ export const MCP_SERVER_INFO = { name: 'memory-service', version: '0.1.0' } as c
 /** Shown to the agent once at initialisation: how the tools fit together. */
 const INSTRUCTIONS = [
   'Shared team memory for coding agents.',
-  'At the start of a session call startup_context (with the project you work in).',
-  'Before answering questions about the codebase, its decisions or conventions, call memory_recall.',
+  'At the start of a session call startup_context (with the project you work in: its name or git remote URL).',
+  'Before answering questions about the codebase, its decisions or conventions, call memory_recall (with project_boost set to that project).',
   'When you learn something worth keeping, call memory_check, then memory_store (ADD) or memory_update (UPDATE); skip NOOP.',
   'When the user says a stored memory is no longer true, call memory_correct with its id and the new fact.',
   'Never put credentials in memory text on purpose; if one is needed later, secret_get reveals stored secrets.',

@@ -12,10 +12,13 @@ import {
   toRecallInput,
   type CheckResult,
 } from '@app/recall';
-import { memoryListItemResponse, presentListItem } from '@app/memories';
-import { StartupContextUseCase } from '@app/sessions';
-import { budgetFields, fitToBudget, truncationNote, type Budgeted } from './mcp-output-budget';
-import { filterFields } from './mcp-schemas';
+import {
+  presentStartupContext,
+  StartupContextUseCase,
+  startupContextArgs,
+  startupContextResponse,
+} from '@app/sessions';
+import { budgetFields, fitToBudget, truncationNote } from './mcp-output-budget';
 import { countText, memoryText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
 
@@ -28,19 +31,6 @@ function checkText(result: CheckResult): string {
   return result.action === 'NOOP'
     ? `NOOP: already known as ${similar}\nDo not store it again.`
     : `UPDATE: close to ${similar}\nPrefer memory_update with id ${match.id} over storing a near-copy.`;
-}
-
-function startupText(project: string | undefined, fitted: Budgeted<unknown>, split: number): string {
-  const scope = project ? `project ${project}` : 'all projects';
-  if (fitted.items.length === 0) return `No memories yet (${scope}). Store what you learn with memory_store.`;
-  const section = (title: string, texts: string[]) =>
-    texts.length === 0 ? '' : `## ${title}\n\n${texts.join('')}`;
-  const header = `Startup context for ${scope}: ${countText(fitted.items.length, 'memory', 'memories')}.\n\n`;
-  return (
-    header +
-    section('Most important', fitted.texts.slice(0, split)) +
-    section('Recently changed', fitted.texts.slice(split))
-  ).trimEnd();
 }
 
 /** Finding memories: recall by meaning, the write guard, and the session-start digest. */
@@ -73,7 +63,10 @@ export class MemorySearchTools {
         expanded_query: recall.expanded_query.describe('Extra terms: synonyms, related names, abbreviations'),
         category: recall.category.describe('Only this category'),
         tags: recall.tags.describe('Only memories having any of these tags'),
-        project: recall.project.describe('Only this project'),
+        project: recall.project.describe('Only this project (a project name or its git remote URL)'),
+        project_boost: recall.project_boost.describe(
+          'The project you are working in (name or git remote URL): its memories rank first, the rest (project-less, other projects) still follow',
+        ),
         sort_by: recall.sort_by.describe('relevance (default), importance or recency'),
         limit: recall.limit.describe('Most results to return (default 10, at most 100)'),
         include_superseded: recall.include_superseded.describe(
@@ -122,45 +115,27 @@ export class MemorySearchTools {
   }
 
   private startup() {
-    const budget = this.config.mcp.startupContextChars;
+    const defaultBudget = this.config.mcp.startupContextChars;
     return defineTool({
       name: 'startup_context',
       title: 'Startup context',
       description:
-        'Call once at the start of a session: the most important and the most recently changed memories (of `project` plus those without a project), within a fixed output budget. Use memory_recall afterwards for anything specific. Returns {important, recent} plus truncated/omitted.',
+        'Call once at the start of a session: one compact block of what you and your team know about `project` (a project name or the git remote URL) — the important memories, the newest decisions and corrections, and the summaries of the last sessions — within a character budget (`budget`, default MCP_STARTUP_CONTEXT_CHARS). Each memory is listed once with its id; use memory_get or memory_recall afterwards for specifics. Returns the block as text and {project, budget, text, sections: {important, decisions, sessions}, truncated, omitted}.',
       scope: 'memories:read',
       annotations: READ_ONLY,
       input: z.strictObject({
-        project: filterFields.project.describe('The project (repository) you are working in'),
+        project: startupContextArgs.project.describe(
+          'The project (repository) you are working in: its name or git remote URL',
+        ),
+        budget: startupContextArgs.budget,
       }),
-      output: z.object({
-        project: z.string().nullable(),
-        important: z.array(memoryListItemResponse),
-        recent: z.array(memoryListItemResponse),
-        ...budgetFields,
-      }),
+      output: startupContextResponse,
       run: async (principal, args) => {
-        const context = await this.startupContext.execute(principal, { project: args.project });
-        const important = context.important.map(presentListItem);
-        const fitted = fitToBudget(
-          [...important, ...context.recent.map(presentListItem)],
-          memoryText,
-          budget,
-        );
-        // Budgeting keeps order, so the first `split` kept items are the important ones.
-        const split = Math.min(important.length, fitted.items.length);
-        return {
-          text:
-            startupText(args.project, fitted, split) +
-            truncationNote(fitted, budget, 'use memory_recall for specifics'),
-          data: {
-            project: args.project ?? null,
-            important: fitted.items.slice(0, split),
-            recent: fitted.items.slice(split),
-            truncated: fitted.truncated,
-            omitted: fitted.omitted,
-          },
-        };
+        const context = await this.startupContext.execute(principal, {
+          project: args.project,
+          budget: args.budget ?? defaultBudget,
+        });
+        return { text: context.text, data: presentStartupContext(context) };
       },
     });
   }

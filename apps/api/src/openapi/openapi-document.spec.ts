@@ -17,6 +17,7 @@ import { MemorySyncController } from '../memories/memory-sync.controller';
 import { JobsController } from '../jobs/jobs.controller';
 import { SessionImportController } from '../sessions/session-import.controller';
 import { SessionsController } from '../sessions/sessions.controller';
+import { StartupContextController } from '../sessions/startup-context.controller';
 import { ApiRoute, API_ROUTE_METADATA } from './api-route.decorator';
 import { authCheckResponse } from './route-schemas';
 import { buildOpenApiDocument } from './openapi-document';
@@ -38,6 +39,7 @@ const API_CONTROLLERS: Type[] = [
   SessionsController,
   SessionImportController,
   JobsController,
+  StartupContextController,
 ];
 const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
 const doc = buildOpenApiDocument(API_CONTROLLERS, mount);
@@ -68,7 +70,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(42);
+    expect(operations()).toHaveLength(45);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {

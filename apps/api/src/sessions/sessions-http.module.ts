@@ -2,9 +2,10 @@ import { Module } from '@nestjs/common';
 import { SessionsModule } from '@app/sessions';
 import { SessionImportController } from './session-import.controller';
 import { SessionsController } from './sessions.controller';
+import { StartupContextController } from './startup-context.controller';
 
 @Module({
   imports: [SessionsModule],
-  controllers: [SessionsController, SessionImportController],
+  controllers: [SessionsController, SessionImportController, StartupContextController],
 })
 export class SessionsHttpModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryTextSearchRepository } from '../adapters/memory-text-search.repository';
@@ -19,7 +19,17 @@ export interface RecallInput extends RecallFilter {
   readonly legs?: { readonly text: boolean; readonly vector: boolean };
   /** Serve superseded hits as they are instead of the newest version (history). */
   readonly includeSuperseded?: boolean;
+  /** A project whose memories rank first (their score × `RecallOptions.projectBoost`); others stay. */
+  readonly projectBoost?: string;
 }
+
+/** Ranking knobs from configuration. */
+export interface RecallOptions {
+  /** Factor on the score of memories of the boosted project (RECALL_PROJECT_BOOST). */
+  readonly projectBoost: number;
+}
+export const RECALL_OPTIONS = Symbol('RECALL_OPTIONS');
+export const DEFAULT_RECALL_OPTIONS: RecallOptions = { projectBoost: 1.5 };
 
 export interface RecallExplanation {
   readonly textRank: number | null;
@@ -27,6 +37,8 @@ export interface RecallExplanation {
   readonly fusedScore: number;
   readonly importanceFactor: number;
   readonly recencyFactor: number;
+  /** `RecallOptions.projectBoost` for a memory of the boosted project, else 1. */
+  readonly projectFactor: number;
   readonly filters: string[];
   readonly model: string | null;
 }
@@ -43,8 +55,9 @@ const DAY_MS = 86_400_000;
 
 /**
  * Hybrid recall: full-text and vector legs over the caller's visible memories, fused with RRF,
- * nudged by importance and recency. Memories not embedded yet are still found by the text leg.
- * A superseded hit is served as the newest version of it (see RecallLinks).
+ * nudged by importance and recency, and lifted for the boosted project. Memories not embedded yet
+ * are still found by the text leg. A superseded hit is served as the newest version of it (see
+ * RecallLinks).
  */
 @Injectable()
 export class RecallMemoriesUseCase {
@@ -54,6 +67,7 @@ export class RecallMemoriesUseCase {
     private readonly textSearch: MemoryTextSearchRepository,
     @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
     private readonly links: RecallLinks,
+    @Optional() @Inject(RECALL_OPTIONS) private readonly options: RecallOptions = DEFAULT_RECALL_OPTIONS,
   ) {}
 
   async execute(principal: Principal, input: RecallInput, now = new Date()): Promise<RecalledMemory[]> {
@@ -85,7 +99,14 @@ export class RecallMemoriesUseCase {
       const rows = new Map(found.map((m) => [m.id, m]));
       const scored = candidates
         .filter((c) => rows.has(c.memoryId))
-        .map((c) => this.score(c, rows.get(c.memoryId) as Memory, now, filters, query?.modelId ?? null));
+        .map((c) =>
+          this.score(c, rows.get(c.memoryId) as Memory, {
+            now,
+            filters,
+            model: query?.modelId ?? null,
+            boosted: input.projectBoost,
+          }),
+        );
       return this.links.serve(principal, tx, sortRecalled(scored, input.sortBy), input);
     });
   }
@@ -93,21 +114,25 @@ export class RecallMemoriesUseCase {
   private score(
     candidate: FusedCandidate,
     memory: Memory,
-    now: Date,
-    filters: string[],
-    model: string | null,
+    context: { now: Date; filters: string[]; model: string | null; boosted: string | undefined },
   ): RankedMemory {
-    const ageDays = (now.getTime() - Date.parse(memory.createdAt)) / DAY_MS;
+    const ageDays = (context.now.getTime() - Date.parse(memory.createdAt)) / DAY_MS;
+    const boosted = context.boosted !== undefined && memory.project === context.boosted;
     const explanation: RecallExplanation = {
       textRank: candidate.textRank,
       vectorRank: candidate.vectorRank,
       fusedScore: candidate.fusedScore,
       importanceFactor: importanceFactor(memory.importance),
       recencyFactor: recencyFactor(ageDays),
-      filters,
-      model,
+      projectFactor: boosted ? this.options.projectBoost : 1,
+      filters: context.filters,
+      model: context.model,
     };
-    const rank = candidate.fusedScore * explanation.importanceFactor * explanation.recencyFactor;
+    const rank =
+      candidate.fusedScore *
+      explanation.importanceFactor *
+      explanation.recencyFactor *
+      explanation.projectFactor;
     return { memory, rank, explanation };
   }
 }

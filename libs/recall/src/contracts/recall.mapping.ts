@@ -1,10 +1,19 @@
+import { projectIdentity } from '@app/kernel';
 import { presentLinkOf, presentListItem } from '@app/memories';
 import type { RecalledMemory, RecallInput } from '../application/recall-memories.use-case';
 import type { RecallBody } from './recall.schemas';
 
 /** A recall request as REST and MCP parse it (the MCP tool offers fewer filters). */
 export type RecallRequest = Pick<RecallBody, 'context' | 'expanded_query' | 'sort_by' | 'limit'> &
-  Partial<Pick<RecallBody, 'category' | 'tags' | 'project' | 'since' | 'before' | 'include_superseded'>>;
+  Partial<
+    Pick<
+      RecallBody,
+      'category' | 'tags' | 'project' | 'project_boost' | 'since' | 'before' | 'include_superseded'
+    >
+  >;
+
+/** A project as recall compares it: a git remote URL becomes its identity, as sessions store it. */
+const projectOf = (value: string | undefined) => projectIdentity({ project: value }) ?? undefined;
 
 /** The one mapping between the recall contract and the use case, used by REST and MCP alike. */
 export function toRecallInput(body: RecallRequest): RecallInput {
@@ -13,7 +22,8 @@ export function toRecallInput(body: RecallRequest): RecallInput {
     expandedQuery: body.expanded_query,
     category: body.category,
     tags: body.tags,
-    project: body.project,
+    project: projectOf(body.project),
+    projectBoost: projectOf(body.project_boost),
     since: body.since,
     before: body.before,
     sortBy: body.sort_by,
@@ -41,6 +51,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
             fused_score: explanation.fusedScore,
             importance_factor: explanation.importanceFactor,
             recency_factor: explanation.recencyFactor,
+            project_factor: explanation.projectFactor,
             filters: explanation.filters,
             model: explanation.model,
           },

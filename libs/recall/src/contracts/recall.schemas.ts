@@ -13,7 +13,22 @@ export const recallSchema = z.object({
   expanded_query: z.string().max(4096).default(''),
   category: categorySchema.optional(),
   tags: tagsSchema.optional(),
-  project: z.string().trim().min(1).max(200).optional(),
+  project: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe('Only this project: a project identity or a git remote URL (normalised)'),
+  project_boost: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe(
+      "Rank this project's memories first without leaving out the others: a project identity or a git remote URL (normalised); their score is multiplied by RECALL_PROJECT_BOOST",
+    ),
   since: isoInstant.optional(),
   before: isoInstant.optional(),
   sort_by: z.enum(['relevance', 'importance', 'recency']).default('relevance'),
@@ -66,6 +81,7 @@ export const recallItemResponse = memoryListItemResponse.extend({
       fused_score: z.number(),
       importance_factor: z.number(),
       recency_factor: z.number(),
+      project_factor: z.number().describe('RECALL_PROJECT_BOOST for a memory of the boosted project, else 1'),
       filters: z.array(z.string()),
       model: z.string().nullable(),
     })

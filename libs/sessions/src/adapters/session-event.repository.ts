@@ -7,7 +7,7 @@ import {
   type SessionEvent,
   type SessionEventCounts,
 } from '../domain/session';
-import { isAdmin } from './session.repository';
+import { isAdmin, readableSessionSql } from './session.repository';
 
 interface EventRow {
   id: string;
@@ -27,7 +27,10 @@ const toEvent = (row: EventRow): SessionEvent => ({
   createdAt: row.created_at,
 });
 
-/** SQL of `session_events`. Events are read through their session's visibility (own, or admin). */
+/**
+ * SQL of `session_events`. Events are read with their session's visibility (`readableSessionSql`:
+ * own, admin, or a teammate's when the tenant allows it) and written only into one's own session.
+ */
 @Injectable()
 export class SessionEventRepository {
   /**
@@ -73,7 +76,7 @@ export class SessionEventRepository {
     const { rows } = await tx.query<{ kind: EventKind; n: number; processed: number }>(
       `SELECT e.kind, count(*)::int AS n, count(e.processed_at)::int AS processed
          FROM session_events e
-        WHERE e.session_id = $3 AND e.tenant_id = $1 AND (e.user_id = $2 OR $4::boolean)
+        WHERE e.session_id = $3 AND e.tenant_id = $1 AND ${readableSessionSql('e', '$2', '$4')}
         GROUP BY e.kind`,
       [scope.tenantId, scope.userId, sessionId, isAdmin(scope)],
     );
@@ -97,7 +100,7 @@ export class SessionEventRepository {
     tx: Tx,
     query: { sessionId: string; around: string | null; window: number },
   ): Promise<SessionEvent[]> {
-    const visible = `e.session_id = $3 AND e.tenant_id = $1 AND (e.user_id = $2 OR $4::boolean)`;
+    const visible = `e.session_id = $3 AND e.tenant_id = $1 AND ${readableSessionSql('e', '$2', '$4')}`;
     const params = [scope.tenantId, scope.userId, query.sessionId, isAdmin(scope), query.window];
     const sql =
       query.around === null

@@ -15,12 +15,23 @@ interface SessionRow {
   ended_at: string | null;
   created_at: string;
   updated_at: string;
+  owner: string;
 }
 
 const COLUMNS = `s.id, s.agent, s.project, s.cwd, s.git_remote, s.git_branch, s.status, s.summary,
   ${isoTimestamp('s.started_at')} AS started_at,
   CASE WHEN s.ended_at IS NULL THEN NULL ELSE ${isoTimestamp('s.ended_at')} END AS ended_at,
-  ${isoTimestamp('s.created_at')} AS created_at, ${isoTimestamp('s.updated_at')} AS updated_at`;
+  ${isoTimestamp('s.created_at')} AS created_at, ${isoTimestamp('s.updated_at')} AS updated_at,
+  (SELECT u.username FROM users u WHERE u.id = s.user_id) AS owner`;
+
+/**
+ * The user reads session `s`: their own, any of the tenant's for an admin (`admin`: a boolean
+ * parameter), and a teammate's when the tenant turned team session visibility on. The same rule as
+ * the sessions read policies (migrations 1763700000011 and 1763700000013).
+ */
+export function readableSessionSql(s: string, user: string, admin: string): string {
+  return `(${s}.user_id = ${user} OR ${admin}::boolean OR app_team_sessions_visible())`;
+}
 
 const toSession = (row: SessionRow): Session => ({
   id: row.id,
@@ -35,6 +46,7 @@ const toSession = (row: SessionRow): Session => ({
   endedAt: row.ended_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  owner: row.owner,
 });
 
 /** A session as stored: text already screened, project already derived. */
@@ -55,8 +67,9 @@ export interface SessionUpdate {
 }
 
 /**
- * SQL of the `sessions` table. Reads see the caller's own sessions, and every session of the
- * tenant for an admin (as the row-level security policies do); writes touch only the caller's own.
+ * SQL of the `sessions` table. Reads see the caller's own sessions, every session of the tenant for
+ * an admin, and teammates' sessions when the tenant allows it (`readableSessionSql`, as the
+ * row-level security policies do); writes touch only the caller's own.
  */
 @Injectable()
 export class SessionRepository {
@@ -93,11 +106,11 @@ export class SessionRepository {
     return rows[0] ? toSession(rows[0]) : null;
   }
 
-  /** The caller's own session, or any of the tenant's for an admin. */
+  /** A session the caller may read (`readableSessionSql`). */
   async findReadable(scope: TenantScope, tx: Tx, id: string): Promise<Session | null> {
     const { rows } = await tx.query<SessionRow>(
       `SELECT ${COLUMNS} FROM sessions s
-        WHERE s.id = $3 AND s.tenant_id = $1 AND (s.user_id = $2 OR $4::boolean)`,
+        WHERE s.id = $3 AND s.tenant_id = $1 AND ${readableSessionSql('s', '$2', '$4')}`,
       [scope.tenantId, scope.userId, id, isAdmin(scope)],
     );
     return rows[0] ? toSession(rows[0]) : null;
@@ -123,20 +136,42 @@ export class SessionRepository {
     return rows[0] ? toSession(rows[0]) : null;
   }
 
-  /** The caller's own sessions, newest first. */
-  async listOwn(
+  /** The caller's own sessions, or (`team`) every session they may read, newest first. */
+  async list(
     scope: TenantScope,
     tx: Tx,
-    query: { project: string | null; since: string | null; limit: number },
+    query: { project: string | null; since: string | null; limit: number; team: boolean },
   ): Promise<Session[]> {
     const { rows } = await tx.query<SessionRow>(
       `SELECT ${COLUMNS} FROM sessions s
-        WHERE s.tenant_id = $1 AND s.user_id = $2
+        WHERE s.tenant_id = $1
+          AND (CASE WHEN $6::boolean THEN ${readableSessionSql('s', '$2', '$7')} ELSE s.user_id = $2 END)
           AND ($3::text IS NULL OR s.project = $3)
           AND ($4::timestamptz IS NULL OR s.started_at >= $4)
         ORDER BY s.started_at DESC, s.id
         LIMIT $5`,
-      [scope.tenantId, scope.userId, query.project, query.since, query.limit],
+      [scope.tenantId, scope.userId, query.project, query.since, query.limit, query.team, isAdmin(scope)],
+    );
+    return rows.map(toSession);
+  }
+
+  /**
+   * Ended sessions with a summary that the caller may read, of one project (every project when
+   * null), most recently ended first.
+   */
+  async listSummarised(
+    scope: TenantScope,
+    tx: Tx,
+    query: { project: string | null; limit: number },
+  ): Promise<Session[]> {
+    const { rows } = await tx.query<SessionRow>(
+      `SELECT ${COLUMNS} FROM sessions s
+        WHERE s.tenant_id = $1 AND ${readableSessionSql('s', '$2', '$3')}
+          AND s.ended_at IS NOT NULL AND btrim(coalesce(s.summary, '')) <> ''
+          AND ($4::text IS NULL OR s.project = $4)
+        ORDER BY s.ended_at DESC, s.id DESC
+        LIMIT $5`,
+      [scope.tenantId, scope.userId, isAdmin(scope), query.project, query.limit],
     );
     return rows.map(toSession);
   }

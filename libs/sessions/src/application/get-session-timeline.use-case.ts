@@ -22,7 +22,10 @@ export interface SessionTimeline {
   readonly events: SessionEvent[];
 }
 
-/** What happened in a session around the time a memory was made (or most recently). */
+/**
+ * What happened in a session around the time a memory was made (or most recently), for any session
+ * the caller may read (own, admin, or a teammate's when the tenant allows it).
+ */
 @Injectable()
 export class GetSessionTimelineUseCase {
   constructor(

@@ -6,7 +6,10 @@ import { SessionRepository } from '../adapters/session.repository';
 import type { SessionDetail } from '../domain/session';
 import { SessionError } from '../domain/session.errors';
 
-/** One session with its event counts: the caller's own, or any of the tenant's for an admin. */
+/**
+ * One session with its event counts: the caller's own, any of the tenant's for an admin, or a
+ * teammate's when the tenant turned team session visibility on.
+ */
 @Injectable()
 export class GetSessionUseCase {
   constructor(

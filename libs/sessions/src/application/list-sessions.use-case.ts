@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
-import { projectIdentity } from '../domain/project-identity';
+import { projectIdentity } from '@app/kernel';
 import { DEFAULT_SESSION_LIST_LIMIT, MAX_SESSION_LIST_LIMIT, type Session } from '../domain/session';
 
 export interface ListSessionsInput {
@@ -10,9 +10,11 @@ export interface ListSessionsInput {
   readonly project?: string;
   readonly since?: string;
   readonly limit?: number;
+  /** Every session the caller may read (teammates' when the tenant allows it), not only their own. */
+  readonly team?: boolean;
 }
 
-/** The caller's own sessions, newest first. */
+/** The caller's own sessions, or every session they may read (`team`), newest first. */
 @Injectable()
 export class ListSessionsUseCase {
   constructor(
@@ -25,7 +27,8 @@ export class ListSessionsUseCase {
       project: projectIdentity({ project: input.project }),
       since: input.since ?? null,
       limit: Math.min(input.limit ?? DEFAULT_SESSION_LIST_LIMIT, MAX_SESSION_LIST_LIMIT),
+      team: input.team ?? false,
     };
-    return this.tx.inTenant(principal, (tx) => this.sessions.listOwn(principal, tx, query));
+    return this.tx.inTenant(principal, (tx) => this.sessions.list(principal, tx, query));
   }
 }

@@ -3,6 +3,7 @@ import { OutboxWriter } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { SessionEventRepository } from '../adapters/session-event.repository';
+import { SessionRepository } from '../adapters/session.repository';
 import { assertEventBatchSize } from '../domain/event-size';
 import type { NewSessionEvent, RecordedEvents } from '../domain/session';
 import { SessionError } from '../domain/session.errors';
@@ -20,6 +21,7 @@ export class RecordSessionEventsUseCase {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly events: SessionEventRepository,
+    private readonly sessions: SessionRepository,
     private readonly outbox: OutboxWriter,
     private readonly screen: SessionScreen,
   ) {}
@@ -33,7 +35,12 @@ export class RecordSessionEventsUseCase {
     const screened = batch.map((event) => ({ ...event, payload: this.screen.payload(event.payload) }));
     return this.tx.inTenant(principal, async (tx) => {
       const { found, inserted } = await this.events.insertBatch(principal, tx, sessionId, screened);
-      if (!found) throw SessionError.notFound(sessionId);
+      if (!found) {
+        // Not the caller's: a teammate's session they may read is 403, anything else 404.
+        throw (await this.sessions.findReadable(principal, tx, sessionId))
+          ? SessionError.notWritable(sessionId)
+          : SessionError.notFound(sessionId);
+      }
       const recorded = { accepted: inserted, duplicates: batch.length - inserted };
       if (inserted === 0) return recorded;
       await this.outbox.enqueue(principal, tx, {

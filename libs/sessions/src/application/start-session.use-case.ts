@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
-import { projectIdentity, remoteWithoutCredentials } from '../domain/project-identity';
+import { projectIdentity, remoteWithoutCredentials } from '@app/kernel';
 import type { NewSession, Session } from '../domain/session';
 import { SessionError } from '../domain/session.errors';
 import { SessionScreen } from './session-screen';

@@ -8,7 +8,8 @@ import { SessionError, SessionErrorCode } from '../domain/session.errors';
 import { SessionScreen } from './session-screen';
 
 /**
- * Ends a session, changes its status or records its summary (the caller's own sessions only).
+ * Ends a session, changes its status or records its summary (the caller's own sessions only; a
+ * teammate's session that the caller may read answers 403, any other 404).
  * Ending it (status `ended` or `abandoned`, or an end time) records a `sessions.extract` job in the
  * same transaction, which turns its events into memories, when the key may write memories. Ending
  * it again extracts only the events that arrived since.
@@ -37,7 +38,11 @@ export class UpdateSessionUseCase {
     };
     return this.tx.inTenant(principal, async (tx) => {
       const updated = await this.sessions.update(principal, tx, id, change);
-      if (!updated) throw SessionError.notFound(id);
+      if (!updated) {
+        throw (await this.sessions.findReadable(principal, tx, id))
+          ? SessionError.notWritable(id)
+          : SessionError.notFound(id);
+      }
       if (change.status !== null && change.status !== 'active' && hasScope(principal, 'memories:write')) {
         await this.outbox.enqueue(principal, tx, {
           name: 'sessions.extract',

@@ -55,6 +55,7 @@ export function presentSession(session: Session) {
     ended_at: session.endedAt,
     created_at: session.createdAt,
     updated_at: session.updatedAt,
+    owner: session.owner,
   };
 }
 

@@ -91,6 +91,13 @@ export const listSessionsQuerySchema = z.object({
   project: shortText(2048).optional().describe('A project identity or a git remote URL'),
   since: isoDateTime.optional().describe('Only sessions started at or after this time'),
   limit: intString('limit', MAX_SESSION_LIST_LIMIT).optional(),
+  team: z
+    .enum(['true', 'false'], { error: 'team must be true or false' })
+    .transform((value) => value === 'true')
+    .optional()
+    .describe(
+      "true: every session you may read (teammates' when the tenant turned team session visibility on, all for an admin); default: your own",
+    ),
 });
 export type ListSessionsQuery = z.output<typeof listSessionsQuerySchema>;
 
@@ -119,6 +126,7 @@ export const sessionResponse = z.object({
   ended_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  owner: z.string().describe("the session's user (username)"),
 });
 export const startedSessionResponse = sessionResponse.extend({
   created: z.boolean().describe('false when a session with this id already existed (a repeated start)'),

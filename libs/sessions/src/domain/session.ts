@@ -19,6 +19,8 @@ export interface Session {
   readonly summary: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** The username of the session's user. */
+  readonly owner: string;
 }
 
 export interface NewSession {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeyStatus, type ApiKeySummary, type CreatedApiKey } from '../domain/api-key';
 import { SCOPES } from '../domain/principal';
+import type { TenantSettings } from '../domain/tenant';
 import type { User } from '../domain/user';
 
 /** Response shapes of the admin routes (snake_case JSON), also used by the CLI's --json output. */
@@ -74,4 +75,15 @@ export function toCreatedApiKeyResponse(
 
 function iso(value: Date | null): string | null {
   return value === null ? null : value.toISOString();
+}
+
+export const tenantSettingsResponseSchema = z.object({
+  team_session_visibility: z
+    .boolean()
+    .describe("teammates read each other's sessions and session events (never change them)"),
+});
+export type TenantSettingsResponse = z.infer<typeof tenantSettingsResponseSchema>;
+
+export function toTenantSettingsResponse(settings: TenantSettings): TenantSettingsResponse {
+  return { team_session_visibility: settings.teamSessionVisibility };
 }

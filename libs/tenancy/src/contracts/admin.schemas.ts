@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SCOPES } from '../domain/principal';
+import type { TenantSettingsPatch } from '../domain/tenant';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../domain/user';
 
 const required = (what: string) => ({
@@ -75,4 +76,20 @@ export const listApiKeysQuery = z.object({
 
 export const listApiKeysQuerySchema = listApiKeysQuery.transform((query): ListApiKeysInput =>
   query.user === undefined ? {} : { user: query.user },
+);
+
+/** `PATCH /api/admin/settings` and `cli tenants settings`: at least one setting. */
+export const updateTenantSettingsBody = z
+  .object({
+    team_session_visibility: z
+      .boolean('must be true or false')
+      .optional()
+      .describe("true: teammates read each other's sessions and session events (never change them)"),
+  })
+  .refine((body) => body.team_session_visibility !== undefined, {
+    message: 'pass at least one setting: team_session_visibility',
+  });
+
+export const updateTenantSettingsBodySchema = updateTenantSettingsBody.transform(
+  (body): TenantSettingsPatch => ({ teamSessionVisibility: body.team_session_visibility }),
 );

@@ -2,3 +2,11 @@
 export const TENANT_SLUG_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 export const TENANT_SLUG_RULE =
   'must be 1-63 lower-case letters, digits, "_" or "-", starting with a letter or digit';
+
+/** Per-tenant switches an admin sets (`PATCH /api/admin/settings`, `cli tenants settings`). */
+export interface TenantSettings {
+  /** Teammates read each other's sessions and session events (never change them). Off by default. */
+  readonly teamSessionVisibility: boolean;
+}
+
+export type TenantSettingsPatch = Partial<TenantSettings>;
