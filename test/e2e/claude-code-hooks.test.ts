@@ -50,6 +50,8 @@ describe('Claude Code hooks (child processes with the input Claude Code passes)'
       const stored = await world.alice().post('/api/memories', {
         content: `The ${world.repo} build uses pnpm workspaces, never npm install`,
         category: 'gotcha',
+        // The startup block lists important memories (0.8 and up), decisions and session summaries.
+        importance: 0.9,
         project: `github.com/acme/${world.repo}`,
       });
       expect(stored.status, JSON.stringify(stored.body)).toBe(200);

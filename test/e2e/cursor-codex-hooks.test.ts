@@ -31,6 +31,8 @@ describe('Cursor and Codex hooks (the commands of clients/*/hooks.json)', () => 
     const stored = await world.alice().post('/api/memories', {
       content: memory(),
       category: 'runbook',
+      // The startup block lists important memories (0.8 and up), decisions and session summaries.
+      importance: 0.9,
       project: `github.com/acme/${world.repo}`,
     });
     expect(stored.status).toBe(200);

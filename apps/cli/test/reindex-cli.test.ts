@@ -83,7 +83,8 @@ describe('cli embeddings reindex (real glove-sif-100d model, in-process worker)'
 
   it('refuses a model it cannot load, naming where it looked', async () => {
     const run = await cli(['embeddings', 'reindex', '--model', 'no-such-model', '--tenant', h.tenant.slug]);
-    expect(run.code).toBe(1);
+    // An argument the service refuses as invalid, like any invalid input (exit 1 is for failures).
+    expect(run.code).toBe(2);
     expect(run.err).toContain('no-such-model');
     expect(run.err).toContain(modelsDir);
   });

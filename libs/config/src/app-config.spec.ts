@@ -50,7 +50,7 @@ describe('loadConfig', () => {
   });
 
   it('extracts session memories with the rules by default; the llm extractor needs its endpoint and model', () => {
-    expect(loadConfig({}).sessions).toEqual({
+    expect(loadConfig({}).sessions).toMatchObject({
       extractor: 'rules',
       llm: { url: undefined, model: undefined, apiKey: undefined, timeoutMs: 30_000 },
     });
