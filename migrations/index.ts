@@ -14,6 +14,7 @@ import { SharingStatistics1763700000012 } from './1763700000012-sharing-statisti
 import { TeamSessionVisibility1763700000013 } from './1763700000013-team-session-visibility';
 import { SessionEventClientIds1763700000014 } from './1763700000014-session-event-client-ids';
 import { SessionExtraction1763700000015 } from './1763700000015-session-extraction';
+import { SessionProcessingQueued1763700000016 } from './1763700000016-session-processing-queued';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   TeamSessionVisibility1763700000013,
   SessionEventClientIds1763700000014,
   SessionExtraction1763700000015,
+  SessionProcessingQueued1763700000016,
 ];

@@ -61,7 +61,7 @@ export const JOB_DEFINITIONS = {
     tenantId: uuid.optional(),
     slot: z.string().max(64),
   }),
-  /** Process a session's newly captured events (one job per accepted batch), as the session's user. */
+  /** Process a session's newly captured events (one queued job per session at a time), as the session's user. */
   'sessions.process': z.object({
     tenantId: uuid,
     userId: uuid,

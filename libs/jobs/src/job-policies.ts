@@ -9,6 +9,11 @@ export interface JobPolicy {
   /** Completed jobs stay this long, so a relay re-adding the same outbox row is a no-op. */
   readonly keepCompletedSeconds: number;
   readonly keepFailedSeconds: number;
+  /**
+   * Runs the job this long after it is queued (Redis queue only; the in-process queue runs it at
+   * once): for jobs that gather work, so that a burst of writes costs one run, not one per write.
+   */
+  readonly delayMs?: number;
 }
 
 const DAY = 24 * 60 * 60;
@@ -44,8 +49,9 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   // Resumable from its checkpoint; Vault may be sealed for a while, so retry patiently.
   'secrets.migrate': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
   'secrets.cleanup': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
-  // Idempotent (it handles whatever is still unprocessed); one job per event batch, kept briefly.
-  'sessions.process': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  // Idempotent (it handles whatever is still unprocessed); one queued per session at a time, kept briefly.
+  // A second's delay lets a busy session's batches gather under the one queued job.
+  'sessions.process': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60, delayMs: 1_000 },
   // Idempotent (unextracted events only; exact duplicates are refused by the memories' hash).
   'sessions.extract': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
   // Resumable (each step takes what is still unprocessed); its `jobs` row keeps the outcome.

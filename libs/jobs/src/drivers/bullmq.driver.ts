@@ -51,6 +51,7 @@ export class BullMqJobQueue implements JobQueue {
             jobId: job.jobId,
             attempts: policy.attempts,
             backoff: { type: 'exponential', delay: policy.backoffMs },
+            ...(policy.delayMs ? { delay: policy.delayMs } : {}),
             removeOnComplete: { age: policy.keepCompletedSeconds },
             removeOnFail: { age: policy.keepFailedSeconds },
           },

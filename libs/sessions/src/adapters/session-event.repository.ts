@@ -36,18 +36,22 @@ export class SessionEventRepository {
   /**
    * One multi-row INSERT for the whole batch, into the caller's own session only. An event whose
    * client id the session already has is skipped (ON CONFLICT DO NOTHING), so a resent batch stores
-   * nothing twice, also when two resends race. Answers whether the session is the caller's and how
-   * many rows went in.
+   * nothing twice, also when two resends race. Answers whether the session is the caller's, how
+   * many rows went in, and whether this batch must queue the session's processing job: the session
+   * row is locked and its `processing_queued` flag set in the same statement, so only the first
+   * batch after a finished job queues one (see `finishProcessing`).
    */
   async insertBatch(
     scope: TenantScope,
     tx: Tx,
     sessionId: string,
     events: readonly NewSessionEvent[],
-  ): Promise<{ found: boolean; inserted: number }> {
-    const { rows } = await tx.query<{ found: boolean; inserted: number }>(
+  ): Promise<{ found: boolean; inserted: number; queueJob: boolean }> {
+    const { rows } = await tx.query<{ found: boolean; inserted: number; queue_job: boolean }>(
       `WITH own AS (
-         SELECT 1 FROM sessions s WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2),
+         SELECT s.id, s.processing_queued AS queued FROM sessions s
+          WHERE s.id = $3 AND s.tenant_id = $1 AND s.user_id = $2
+            FOR NO KEY UPDATE),
        ins AS (
          INSERT INTO session_events (tenant_id, session_id, user_id, kind, payload, created_at, client_id)
          SELECT $1, $3, $2, e.kind, e.payload, coalesce(e.at, now()), e.client_id
@@ -56,8 +60,13 @@ export class SessionEventRepository {
           WHERE EXISTS (SELECT 1 FROM own)
           ORDER BY e.n
          ON CONFLICT (session_id, client_id) DO NOTHING
+         RETURNING 1),
+       flag AS (
+         UPDATE sessions s SET processing_queued = true FROM own
+          WHERE s.id = own.id AND NOT own.queued AND EXISTS (SELECT 1 FROM ins)
          RETURNING 1)
-       SELECT EXISTS (SELECT 1 FROM own) AS found, (SELECT count(*)::int FROM ins) AS inserted`,
+       SELECT EXISTS (SELECT 1 FROM own) AS found, (SELECT count(*)::int FROM ins) AS inserted,
+              EXISTS (SELECT 1 FROM flag) AS queue_job`,
       [
         scope.tenantId,
         scope.userId,
@@ -68,7 +77,11 @@ export class SessionEventRepository {
         events.map((e) => e.clientId ?? null),
       ],
     );
-    return { found: rows[0]?.found ?? false, inserted: rows[0]?.inserted ?? 0 };
+    return {
+      found: rows[0]?.found ?? false,
+      inserted: rows[0]?.inserted ?? 0,
+      queueJob: rows[0]?.queue_job ?? false,
+    };
   }
 
   /** Events per kind of a session the caller can read. */
@@ -117,6 +130,18 @@ export class SessionEventRepository {
       query.around === null ? params : [...params, query.around],
     );
     return rows.map(toEvent);
+  }
+
+  /**
+   * The processing job's first statement: takes the session's row lock (waiting for batches still
+   * being written) and clears `processing_queued`, so that the events it then marks include every
+   * batch that found the flag set, and the next batch queues a new job.
+   */
+  async finishProcessing(scope: TenantScope, tx: Tx, sessionId: string): Promise<void> {
+    await tx.query(
+      `UPDATE sessions SET processing_queued = false WHERE id = $3 AND tenant_id = $1 AND user_id = $2`,
+      [scope.tenantId, scope.userId, sessionId],
+    );
   }
 
   /** Marks the caller's unprocessed events of a session as processed; answers how many. */

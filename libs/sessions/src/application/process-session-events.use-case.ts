@@ -4,10 +4,12 @@ import { TransactionRunner, type TenantScope } from '@app/persistence';
 import { SessionEventRepository } from '../adapters/session-event.repository';
 
 /**
- * `sessions.process`: the background half of event capture, run as the session's user. For now it
- * marks the session's new events processed (the counts `GET /api/sessions/{id}` shows); turning
- * them into candidate memories comes here later. Idempotent: it handles whatever is still
- * unprocessed, so a repeated or merged delivery does nothing twice.
+ * `sessions.process`: the background half of event capture, run as the session's user. It marks
+ * the session's new events processed (the counts `GET /api/sessions/{id}` shows); candidate
+ * memories come from `sessions.extract` when the session ends. One job per session at a time: the
+ * batch that queued it set `processing_queued`, later batches leave it to this job, which clears
+ * the flag under the session's row lock before marking, so it sees every such batch. Idempotent:
+ * it handles whatever is still unprocessed, so a repeated delivery does nothing twice.
  */
 @Injectable()
 export class ProcessSessionEventsUseCase {
@@ -23,6 +25,9 @@ export class ProcessSessionEventsUseCase {
 
   /** Answers how many events it processed. */
   async execute(scope: TenantScope, sessionId: string): Promise<number> {
-    return this.tx.inTenant(scope, (tx) => this.events.markProcessed(scope, tx, sessionId));
+    return this.tx.inTenant(scope, async (tx) => {
+      await this.events.finishProcessing(scope, tx, sessionId);
+      return this.events.markProcessed(scope, tx, sessionId);
+    });
   }
 }

@@ -34,7 +34,7 @@ export class RecordSessionEventsUseCase {
     assertEventBatchSize(batch);
     const screened = batch.map((event) => ({ ...event, payload: this.screen.payload(event.payload) }));
     return this.tx.inTenant(principal, async (tx) => {
-      const { found, inserted } = await this.events.insertBatch(principal, tx, sessionId, screened);
+      const { found, inserted, queueJob } = await this.events.insertBatch(principal, tx, sessionId, screened);
       if (!found) {
         // Not the caller's: a teammate's session they may read is 403, anything else 404.
         throw (await this.sessions.findReadable(principal, tx, sessionId))
@@ -42,7 +42,8 @@ export class RecordSessionEventsUseCase {
           : SessionError.notFound(sessionId);
       }
       const recorded = { accepted: inserted, duplicates: batch.length - inserted };
-      if (inserted === 0) return recorded;
+      // A job already queued for the session handles this batch too (it clears the flag under lock).
+      if (!queueJob) return recorded;
       await this.outbox.enqueue(principal, tx, {
         name: 'sessions.process',
         payload: {
