@@ -46,9 +46,6 @@ export class StartupContextRepository {
     query: { section: StartupSectionQuery; project: string | null; limit: number },
   ): Promise<StartupCandidate[]> {
     const section = SECTION_SQL[query.section];
-    // On a large team the estimated cost passes jit_above_cost, and compiling the plan took ~500 ms
-    // where running it takes 50–100 ms (measured on 100k team memories). Ends with the transaction.
-    await tx.query(`SET LOCAL jit = off`);
     const { rows } = await tx.query<{ id: string; supersedes: string[] }>(
       `SELECT m.id,
               array(SELECT d.id FROM memory_links l JOIN memories d ON d.id = l.dst_id
