@@ -32,8 +32,19 @@ export const entropyFallbackLayer: DetectionLayer = (text) => {
   return found;
 };
 
-/** `src/app/main.ts`, `com.example.Service`, `some-long-kebab-name`: words joined by separators. */
+const WORD = /^(?:[A-Za-z][a-z]*\d{0,2}|[A-Z][A-Z]*\d{0,2}|\d{1,4})$/;
+/** A path's one odd segment, such as a temporary directory's random suffix (`tmp-gnRnq1`). */
+const SHORT_SEGMENT = /^[A-Za-z0-9]{1,8}$/;
+
+/**
+ * `src/app/main.ts`, `com.example.Service`, `some-long-kebab-name`, `/tmp/run-gnRnq1/CHANGELOG.md`:
+ * words joined by separators. A path of four or more parts may hold one short odd segment; a
+ * secret split at its `/` characters leaves mostly odd parts.
+ */
 function looksLikePathOrName(token: string): boolean {
   const parts = token.split(/[/._-]/).filter(Boolean);
-  return parts.length >= 3 && parts.every((p) => /^[A-Za-z][a-z]*\d{0,2}$/.test(p) || /^\d{1,4}$/.test(p));
+  if (parts.length < 3) return false;
+  const odd = parts.filter((p) => !WORD.test(p));
+  if (odd.length === 0) return true;
+  return token.includes('/') && parts.length >= 4 && odd.length === 1 && SHORT_SEGMENT.test(odd[0]);
 }

@@ -116,6 +116,14 @@ describe('entropy fallback layer', () => {
     expect(entropyFallbackLayer('internationalization-and-localization')).toEqual([]);
   });
 
+  it('leaves file paths alone, also with one random segment, but not a secret split at slashes', () => {
+    expect(entropyFallbackLayer('edited /tmp/memory-hooks-gnRnq1/repo/CHANGELOG.md')).toEqual([]);
+    expect(entropyFallbackLayer('see /home/ci/build-Xy9Kq2/src/README.md')).toEqual([]);
+    expect(entropyFallbackLayer('key aB3dE5/gH7jK9mN1pQ3/rS5tU7vW9xY1zA3bC5').map((f) => f.kind)).toEqual([
+      'high-entropy-string',
+    ]);
+  });
+
   it('uses Shannon entropy in bits per character', () => {
     expect(shannonEntropy('aaaa')).toBe(0);
     expect(shannonEntropy('abcd')).toBe(2);
