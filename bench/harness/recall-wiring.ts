@@ -6,7 +6,7 @@ import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type VectorRecall } from '@app/recall';
 import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
-import { MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
+import { MemoryNeighbourRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { embedderProviderFactory } from '@app/embeddings/testing';
@@ -59,6 +59,7 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
       memories,
       new MemoryTextSearchRepository(),
       NO_VECTOR_LEG,
+      new MemoryNeighbourRepository(),
       new RecallLinks(memories, new MemoryLinkRepository()),
     );
   }

@@ -88,6 +88,15 @@ export interface AppConfig {
   readonly recall: {
     /** Factor on the fused score of memories of the boosted project (`project_boost`). */
     readonly projectBoost: number;
+    /** How the two legs are fused (see `FusionSettings` in libs/recall). */
+    readonly fusion: {
+      readonly method: 'linear' | 'rrf';
+      readonly textWeight: number;
+      readonly vectorWeight: number;
+      readonly vectorFloor: number;
+      readonly rrfK: number;
+      readonly contextWeight: number;
+    };
   };
   readonly worker: {
     readonly concurrency: number;
@@ -231,7 +240,17 @@ function toAppConfig(env: Env): AppConfig {
         timeoutMs: env.EXTRACTOR_LLM_TIMEOUT_MS,
       },
     },
-    recall: { projectBoost: env.RECALL_PROJECT_BOOST },
+    recall: {
+      projectBoost: env.RECALL_PROJECT_BOOST,
+      fusion: {
+        method: env.RECALL_FUSION,
+        textWeight: env.RECALL_TEXT_WEIGHT,
+        vectorWeight: env.RECALL_VECTOR_WEIGHT,
+        vectorFloor: env.RECALL_VECTOR_FLOOR,
+        rrfK: env.RECALL_RRF_K,
+        contextWeight: env.RECALL_CONTEXT_WEIGHT,
+      },
+    },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       healthPort: env.WORKER_HEALTH_PORT,

@@ -218,6 +218,18 @@ export const envSchema = z.object({
   STARTUP_CONTEXT_MAX_CHARS: int(32_000, 500, 1_000_000),
   /** Recall: factor on the fused score of memories of the project named in `project_boost` (1 = no boost). */
   RECALL_PROJECT_BOOST: z.coerce.number().min(1).max(10).default(1.5),
+  /** Recall: how the text and vector legs are fused — scores scaled per leg (`linear`) or ranks (`rrf`). */
+  RECALL_FUSION: z.enum(['linear', 'rrf']).default('linear'),
+  /** Recall: weight of the text (BM25) leg in fusion. */
+  RECALL_TEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.6),
+  /** Recall: weight of the vector leg in fusion. */
+  RECALL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.4),
+  /** Recall (`linear`): cosine similarity at or below which a vector hit counts as no match. */
+  RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
+  /** Recall (`rrf`): the RRF constant k. */
+  RECALL_RRF_K: int(60, 1, 1_000),
+  /** Recall: share of a thread neighbour's score a memory borrows (`thread:`/`session:` tags; 0 = off). */
+  RECALL_CONTEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.3),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */

@@ -11,7 +11,7 @@ import { RecallMemoriesUseCase, type RecalledMemory } from '@app/recall';
 import { type EmbedderProvider } from '@app/embeddings';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { MemoryEmbeddingRepository } from '@app/embeddings/testing';
-import { MemoryTextSearchRepository } from '@app/recall/testing';
+import { MemoryNeighbourRepository, MemoryTextSearchRepository } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
 import { RecallLinks, VectorRecallAdapter } from '@app/recall/testing';
@@ -60,6 +60,7 @@ describe('reindex to another embedding model', () => {
         ),
         new MemoryVectorRepository({ exactScanMaxRows: 20_000 }),
       ),
+      new MemoryNeighbourRepository(),
       new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
     );
   /** Vector-only recall of one of alice's notes by its own text: the note itself must come first. */

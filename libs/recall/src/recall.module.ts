@@ -2,13 +2,18 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
+import { MemoryNeighbourRepository } from './adapters/memory-neighbour.repository';
 import { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
 import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory-vector.repository';
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
 import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
 import { RecallLinks } from './application/recall-links';
-import { RECALL_OPTIONS, RecallMemoriesUseCase } from './application/recall-memories.use-case';
+import {
+  RECALL_OPTIONS,
+  RecallMemoriesUseCase,
+  type RecallOptions,
+} from './application/recall-memories.use-case';
 import { VECTOR_RECALL } from './ports/vector-recall.port';
 
 const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseCase];
@@ -22,6 +27,7 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
   imports: [MemoriesModule, EmbeddingsModule],
   providers: [
     MemoryTextSearchRepository,
+    MemoryNeighbourRepository,
     {
       provide: MEMORY_VECTOR_OPTIONS,
       inject: [APP_CONFIG],
@@ -31,7 +37,10 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
     {
       provide: RECALL_OPTIONS,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({ projectBoost: config.recall.projectBoost }),
+      useFactory: (config: AppConfig): RecallOptions => ({
+        projectBoost: config.recall.projectBoost,
+        fusion: config.recall.fusion,
+      }),
     },
     VectorRecallAdapter,
     { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },

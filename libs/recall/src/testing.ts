@@ -4,6 +4,7 @@
  * index (lint enforces both).
  */
 export { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
+export { MemoryNeighbourRepository } from './adapters/memory-neighbour.repository';
 export * from './adapters/memory-vector.repository';
 export * from './adapters/memory-vector.sql';
 export { VectorRecallAdapter } from './adapters/vector-recall.adapter';

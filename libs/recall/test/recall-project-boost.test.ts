@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
 import { IdempotencyRepository, MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
 import {
+  DEFAULT_RECALL_OPTIONS,
   presentRecalled,
   RecallMemoriesUseCase,
   recallSchema,
   toRecallInput,
   type VectorRecall,
 } from '@app/recall';
-import { MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
+import { MemoryNeighbourRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -58,8 +59,9 @@ describe('recall with a project boost', () => {
       memories,
       new MemoryTextSearchRepository(),
       NO_VECTORS,
+      new MemoryNeighbourRepository(),
       new RecallLinks(memories, new MemoryLinkRepository()),
-      { projectBoost: 1.5 },
+      { ...DEFAULT_RECALL_OPTIONS, projectBoost: 1.5 },
     );
     const tenant = await createTestTenant(db, 'boost');
     alice = await memberPrincipal(tenant, 'alice');

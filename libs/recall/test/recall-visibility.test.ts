@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { RecallMemoriesUseCase, type VectorRecall } from '@app/recall';
-import { MemoryTextSearchRepository, MemoryVectorRepository, RecallLinks } from '@app/recall/testing';
+import {
+  MemoryNeighbourRepository,
+  MemoryTextSearchRepository,
+  MemoryVectorRepository,
+  RecallLinks,
+} from '@app/recall/testing';
 import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
 import { type TenantScope } from '@app/persistence';
 import { ALL_SCOPES, MEMBER_SCOPES, type Principal } from '@app/tenancy';
@@ -183,6 +188,7 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
       new MemoryRepository(),
       text,
       vectors,
+      new MemoryNeighbourRepository(),
       new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
     );
     for (const [who, scope] of Object.entries(callers())) {

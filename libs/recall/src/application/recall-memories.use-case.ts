@@ -1,11 +1,20 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
+import { MemoryNeighbourRepository } from '../adapters/memory-neighbour.repository';
 import { MemoryTextSearchRepository } from '../adapters/memory-text-search.repository';
+import { adjacency } from '../domain/thread-context';
 import { MemoryLookup, type Memory } from '@app/memories';
 import { RecallLinks, type LinkedItem } from './recall-links';
 import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
-import { fuseRankings, importanceFactor, recencyFactor, type FusedCandidate } from '../domain/rank-fusion';
+import {
+  DEFAULT_FUSION,
+  fuseLegs,
+  importanceFactor,
+  recencyFactor,
+  type FusedCandidate,
+  type FusionSettings,
+} from '../domain/rank-fusion';
 import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
 
 export type RecallSort = 'relevance' | 'importance' | 'recency';
@@ -21,19 +30,29 @@ export interface RecallInput extends RecallFilter {
   readonly includeSuperseded?: boolean;
   /** A project whose memories rank first (their score × `RecallOptions.projectBoost`); others stay. */
   readonly projectBoost?: string;
+  /** Evaluation only (never from a request): fusion settings other than the configured ones. */
+  readonly fusion?: FusionSettings;
 }
 
 /** Ranking knobs from configuration. */
 export interface RecallOptions {
   /** Factor on the score of memories of the boosted project (RECALL_PROJECT_BOOST). */
   readonly projectBoost: number;
+  /** How the text and vector legs are fused (RECALL_FUSION, RECALL_*_WEIGHT, …). */
+  readonly fusion: FusionSettings;
 }
 export const RECALL_OPTIONS = Symbol('RECALL_OPTIONS');
-export const DEFAULT_RECALL_OPTIONS: RecallOptions = { projectBoost: 1.5 };
+export const DEFAULT_RECALL_OPTIONS: RecallOptions = { projectBoost: 1.5, fusion: DEFAULT_FUSION };
 
 export interface RecallExplanation {
   readonly textRank: number | null;
   readonly vectorRank: number | null;
+  /** The text leg's BM25 score and the vector leg's cosine similarity (null: not returned by it). */
+  readonly textScore: number | null;
+  readonly vectorScore: number | null;
+  /** The thread neighbour whose relevance this memory borrowed, and how much (in fusedScore). */
+  readonly contextFrom: number | null;
+  readonly contextScore: number;
   readonly fusedScore: number;
   readonly importanceFactor: number;
   readonly recencyFactor: number;
@@ -54,9 +73,9 @@ export type RecalledMemory = RankedMemory & LinkedItem;
 const DAY_MS = 86_400_000;
 
 /**
- * Hybrid recall: full-text and vector legs over the caller's visible memories, fused with RRF,
- * nudged by importance and recency, and lifted for the boosted project. Memories not embedded yet
- * are still found by the text leg. A superseded hit is served as the newest version of it (see
+ * Hybrid recall: text and vector legs over the caller's visible memories, fused by score (see
+ * `fuseLegs`), nudged by importance and recency, and lifted for the boosted project. Memories not
+ * embedded yet are still found by the text leg. A superseded hit is served as the newest version of it (see
  * RecallLinks).
  */
 @Injectable()
@@ -66,6 +85,7 @@ export class RecallMemoriesUseCase {
     private readonly memories: MemoryLookup,
     private readonly textSearch: MemoryTextSearchRepository,
     @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
+    private readonly neighbours: MemoryNeighbourRepository,
     private readonly links: RecallLinks,
     @Optional() @Inject(RECALL_OPTIONS) private readonly options: RecallOptions = DEFAULT_RECALL_OPTIONS,
   ) {}
@@ -87,10 +107,17 @@ export class RecallMemoriesUseCase {
     return this.tx.inTenant(principal, async (tx) => {
       const textHits = legs.text ? await this.textSearch.search(principal, tx, { text, k, filter }) : [];
       const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
-      const candidates = fuseRankings({
-        text: textHits.map((h) => h.memoryId),
-        vector: vectorHits.map((h) => h.memoryId),
-      });
+      const fusion = input.fusion ?? this.options.fusion;
+      const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
+      const threads = fusion.contextWeight > 0 ? await this.neighbours.around(principal, tx, hitIds) : [];
+      const candidates = fuseLegs(
+        {
+          text: textHits,
+          vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
+        },
+        fusion,
+        adjacency(threads),
+      );
       const found = await this.memories.findVisible(
         principal,
         tx,
@@ -121,6 +148,10 @@ export class RecallMemoriesUseCase {
     const explanation: RecallExplanation = {
       textRank: candidate.textRank,
       vectorRank: candidate.vectorRank,
+      textScore: candidate.textScore,
+      vectorScore: candidate.vectorScore,
+      contextFrom: candidate.contextFrom,
+      contextScore: candidate.contextScore,
       fusedScore: candidate.fusedScore,
       importanceFactor: importanceFactor(memory.importance),
       recencyFactor: recencyFactor(ageDays),

@@ -48,6 +48,10 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
           explain: {
             text_rank: explanation.textRank,
             vector_rank: explanation.vectorRank,
+            text_score: explanation.textScore,
+            vector_score: explanation.vectorScore,
+            context_from: explanation.contextFrom,
+            context_score: explanation.contextScore,
             fused_score: explanation.fusedScore,
             importance_factor: explanation.importanceFactor,
             recency_factor: explanation.recencyFactor,

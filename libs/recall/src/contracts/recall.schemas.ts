@@ -78,7 +78,22 @@ export const recallItemResponse = memoryListItemResponse.extend({
     .object({
       text_rank: z.number().int().nullable(),
       vector_rank: z.number().int().nullable(),
-      fused_score: z.number(),
+      text_score: z.number().nullable().describe("the text leg's BM25 score (null: not a text hit)"),
+      vector_score: z
+        .number()
+        .nullable()
+        .describe("the vector leg's cosine similarity to the query (null: not a vector hit)"),
+      context_from: z
+        .number()
+        .int()
+        .nullable()
+        .describe(
+          'the memory next to this one in its thread (`thread:`/`session:` tag) whose relevance it borrowed',
+        ),
+      context_score: z
+        .number()
+        .describe('what it borrowed: RECALL_CONTEXT_WEIGHT × that neighbour’s own score'),
+      fused_score: z.number().describe('the two legs fused (RECALL_FUSION), before the factors below'),
       importance_factor: z.number(),
       recency_factor: z.number(),
       project_factor: z.number().describe('RECALL_PROJECT_BOOST for a memory of the boosted project, else 1'),

@@ -1,45 +1,148 @@
 /** Reciprocal Rank Fusion constant (Cormack et al. 2009): damps the influence of any single leg's top ranks. */
 export const RRF_K = 60;
 
+/** One leg's hit: higher score is better (text: BM25; vector: cosine similarity, 1 − distance). */
+export interface LegHit {
+  readonly memoryId: number;
+  readonly score: number;
+}
+
+/**
+ * How the two legs become one ranking (RECALL_FUSION and friends; chosen on the evaluation's dev
+ * split, see docs/performance.md).
+ * - `linear`: fused = textWeight × text/max(text) + vectorWeight × (sim − floor)/(max(sim) − floor).
+ *   Each leg's scores are scaled to its own best hit; a vector hit below `vectorFloor` counts as no
+ *   match, so a leg without a real match (every similarity low) adds nothing and cannot push the
+ *   other leg's confident hits out.
+ * - `rrf`: fused = textWeight / (rrfK + text rank) + vectorWeight / (rrfK + vector rank).
+ */
+export interface FusionSettings {
+  readonly method: 'linear' | 'rrf';
+  readonly textWeight: number;
+  readonly vectorWeight: number;
+  /** Cosine similarity at or below which a vector hit is no evidence (linear only). */
+  readonly vectorFloor: number;
+  readonly rrfK: number;
+  /** Share of a thread neighbour's fused score a memory borrows (RECALL_CONTEXT_WEIGHT; 0 = none). */
+  readonly contextWeight: number;
+}
+
+export const DEFAULT_FUSION: FusionSettings = {
+  method: 'linear',
+  textWeight: 0.6,
+  vectorWeight: 0.4,
+  vectorFloor: 0.3,
+  rrfK: RRF_K,
+  contextWeight: 0.3,
+};
+
 export interface FusedCandidate {
   readonly memoryId: number;
   /** 1-based rank in each leg, or null when the leg did not return the memory. */
   readonly textRank: number | null;
   readonly vectorRank: number | null;
+  /** Each leg's own score (BM25, cosine similarity), or null when it did not return the memory. */
+  readonly textScore: number | null;
+  readonly vectorScore: number | null;
+  /** The thread neighbour whose relevance this memory borrowed (see thread-context.ts), if any. */
+  readonly contextFrom: number | null;
+  /** What it borrowed: contextWeight × that neighbour's own fused score (included in fusedScore). */
+  readonly contextScore: number;
   readonly fusedScore: number;
 }
 
-/** Fuses ranked id lists: score = Σ 1 / (k + rank). Ties keep the text leg's order, then id. */
-export function fuseRankings(
-  legs: { text: readonly number[]; vector: readonly number[] },
-  k = RRF_K,
+/** Each memory's thread neighbours, both directions (see thread-context.ts). */
+export type ThreadAdjacency = ReadonlyMap<number, readonly number[]>;
+
+interface LegEntry {
+  textRank: number | null;
+  vectorRank: number | null;
+  textScore: number | null;
+  vectorScore: number | null;
+}
+
+/**
+ * Fuses two ranked hit lists (each best first) into one, best first. Every memory either leg
+ * returned is kept (one not embedded yet is still found by text). Each memory adds
+ * `contextWeight` × the best own score among its thread neighbours, and a neighbour of a hit that
+ * neither leg returned becomes a candidate on that alone. Ties keep the text leg's order, then
+ * the vector leg's, then the lower id.
+ */
+export function fuseLegs(
+  legs: { readonly text: readonly LegHit[]; readonly vector: readonly LegHit[] },
+  settings: FusionSettings = DEFAULT_FUSION,
+  adjacent: ThreadAdjacency = new Map(),
 ): FusedCandidate[] {
-  const byId = new Map<number, { textRank: number | null; vectorRank: number | null }>();
-  legs.text.forEach((id, i) => byId.set(id, { textRank: i + 1, vectorRank: null }));
-  legs.vector.forEach((id, i) => {
-    const entry = byId.get(id);
-    if (entry) entry.vectorRank = i + 1;
-    else byId.set(id, { textRank: null, vectorRank: i + 1 });
-  });
+  const byId = new Map<number, LegEntry>();
+  const entry = (id: number) => {
+    let e = byId.get(id);
+    if (!e) byId.set(id, (e = { textRank: null, vectorRank: null, textScore: null, vectorScore: null }));
+    return e;
+  };
+  legs.text.forEach((h, i) => Object.assign(entry(h.memoryId), { textRank: i + 1, textScore: h.score }));
+  legs.vector.forEach((h, i) =>
+    Object.assign(entry(h.memoryId), { vectorRank: i + 1, vectorScore: h.score }),
+  );
+  const context = { adjacent, weight: settings.contextWeight };
+  if (context.weight > 0) for (const id of [...byId.keys()]) for (const n of adjacent.get(id) ?? []) entry(n);
+  const score = settings.method === 'rrf' ? rrfScorer(settings) : linearScorer(legs, settings);
+  const own = new Map([...byId.entries()].map(([id, e]) => [id, score(e)]));
   return [...byId.entries()]
-    .map(([memoryId, r]) => ({
-      memoryId,
-      ...r,
-      fusedScore: (r.textRank ? 1 / (k + r.textRank) : 0) + (r.vectorRank ? 1 / (k + r.vectorRank) : 0),
-    }))
+    .map(([memoryId, e]) => {
+      const lent = borrowed(memoryId, own, context);
+      return { memoryId, ...e, ...lent, fusedScore: (own.get(memoryId) ?? 0) + lent.contextScore };
+    })
     .sort(
       (a, b) =>
         b.fusedScore - a.fusedScore ||
         (a.textRank ?? Infinity) - (b.textRank ?? Infinity) ||
+        (a.vectorRank ?? Infinity) - (b.vectorRank ?? Infinity) ||
         a.memoryId - b.memoryId,
     );
+}
+
+function borrowed(
+  memoryId: number,
+  own: ReadonlyMap<number, number>,
+  context: { adjacent: ThreadAdjacency; weight: number },
+): { contextFrom: number | null; contextScore: number } {
+  let best: { contextFrom: number | null; contextScore: number } = { contextFrom: null, contextScore: 0 };
+  if (context.weight <= 0) return best;
+  for (const n of context.adjacent.get(memoryId) ?? []) {
+    const lent = context.weight * (own.get(n) ?? 0);
+    if (
+      lent > best.contextScore ||
+      (lent === best.contextScore && lent > 0 && n < (best.contextFrom ?? Infinity))
+    )
+      best = { contextFrom: n, contextScore: lent };
+  }
+  return best;
+}
+
+function rrfScorer(s: FusionSettings): (e: LegEntry) => number {
+  return (e) =>
+    (e.textRank ? s.textWeight / (s.rrfK + e.textRank) : 0) +
+    (e.vectorRank ? s.vectorWeight / (s.rrfK + e.vectorRank) : 0);
+}
+
+function linearScorer(
+  legs: { readonly text: readonly LegHit[]; readonly vector: readonly LegHit[] },
+  s: FusionSettings,
+): (e: LegEntry) => number {
+  const textTop = Math.max(0, ...legs.text.map((h) => h.score));
+  const vectorTop = Math.max(s.vectorFloor, ...legs.vector.map((h) => h.score));
+  const text = (x: number | null) => (x === null || textTop <= 0 ? 0 : Math.max(0, x) / textTop);
+  const vector = (x: number | null) =>
+    x === null || vectorTop <= s.vectorFloor
+      ? 0
+      : Math.max(0, x - s.vectorFloor) / (vectorTop - s.vectorFloor);
+  return (e) => s.textWeight * text(e.textScore) + s.vectorWeight * vector(e.vectorScore);
 }
 
 /**
  * Importance and recency nudge relevance without overriding it:
  *   importance factor = 1 + 0.3 × (importance − 0.5)        → 0.85 … 1.15
  *   recency factor    = 1 + 0.1 × 2^(−age_days / 30)         → 1.10 for new, 1.05 at 30 days, → 1.00
- * Two memories one RRF rank apart (≈1.6% at the top) can swap when one is much more important.
  */
 export function importanceFactor(importance: number): number {
   return 1 + 0.3 * (Math.min(1, Math.max(0, importance)) - 0.5);

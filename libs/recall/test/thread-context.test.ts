@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
+import { IdempotencyRepository, MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import {
+  DEFAULT_FUSION,
+  DEFAULT_RECALL_OPTIONS,
+  presentRecalled,
+  RecallMemoriesUseCase,
+  recallSchema,
+  toRecallInput,
+  type VectorRecall,
+} from '@app/recall';
+import { MemoryNeighbourRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
+import { type Principal } from '@app/tenancy';
+import {
+  createTestTenant,
+  memberPrincipal,
+  newMemory,
+  openTestDatabase,
+  type TestDatabase,
+} from '@app/testing';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
+
+const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
+const NO_VECTORS: VectorRecall = {
+  prepare: () => Promise.reject(new Error('the text leg alone runs here')),
+  search: () => Promise.resolve([]),
+};
+
+/**
+ * Context around a memory: turns of one thread (`thread:`/`session:` tag) lend each other part of
+ * their relevance, so a reply that repeats none of the question's words is found next to it.
+ */
+describe('recall with thread context', () => {
+  let db: TestDatabase;
+  let alice: Principal;
+  let bob: Principal;
+  const ids: Record<string, number> = {};
+
+  const store = async (who: Principal, content: string, fields: Partial<NewMemory> = {}) => {
+    const writer = memoryWriterFor(db.tx, limits, undefined, new MemoryRepository(), {
+      defaultVisibility: 'team',
+    });
+    const create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
+    return (await create.execute(who, newMemory(content, fields))).id;
+  };
+  const recall = (contextWeight: number) => {
+    const memories = new MemoryRepository();
+    return new RecallMemoriesUseCase(
+      db.tx,
+      memories,
+      new MemoryTextSearchRepository(),
+      NO_VECTORS,
+      new MemoryNeighbourRepository(),
+      new RecallLinks(memories, new MemoryLinkRepository()),
+      { ...DEFAULT_RECALL_OPTIONS, fusion: { ...DEFAULT_FUSION, contextWeight } },
+    );
+  };
+  const ask = async (who: Principal, context: string, contextWeight = 0.5) => {
+    const input = toRecallInput(recallSchema.parse({ context, limit: 10 }));
+    const results = await recall(contextWeight).execute(who, {
+      ...input,
+      legs: { text: true, vector: false },
+    });
+    return results.map((r) => presentRecalled(r, true));
+  };
+  const at = (minute: number) => new Date(Date.UTC(2026, 2, 3, 9, minute)).toISOString();
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('databaseUrl'), 4);
+    const tenant = await createTestTenant(db, 'thread');
+    alice = await memberPrincipal(tenant, 'alice');
+    bob = await memberPrincipal(tenant, 'bob');
+    const thread = { tags: ['thread:standup-0303'] };
+    ids.question = await store(alice, 'Priya: did the invoicing cutover to Postgres happen?', {
+      ...thread,
+      createdAt: at(0),
+    });
+    ids.reply = await store(alice, 'Sam: yes, last Tuesday, together with Omar', {
+      ...thread,
+      createdAt: at(1),
+    });
+    ids.after = await store(alice, 'Priya: great, thanks', { ...thread, createdAt: at(2) });
+    ids.elsewhere = await store(alice, 'Sam: yes, Omar is on call this week', { createdAt: at(3) });
+    // Bob's private note carries the same tag: it is not alice's thread and she cannot read it.
+    ids.bobs = await store(bob, 'Bob: the invoicing cutover checklist', {
+      ...thread,
+      visibility: 'private',
+      createdAt: at(0),
+    });
+  });
+  afterAll(async () => db.close());
+
+  it('finds the reply to the matching turn and says where its score came from', async () => {
+    const found = await ask(alice, 'When was invoicing moved over to Postgres?');
+    const order = found.map((m) => m.id);
+    expect(order[0]).toBe(ids.question);
+    expect(order).toContain(ids.reply);
+    expect(order).not.toContain(ids.elsewhere);
+    const reply = found.find((m) => m.id === ids.reply);
+    expect(reply?.explain).toMatchObject({ text_rank: null, context_from: ids.question });
+    expect(reply?.explain?.context_score).toBeGreaterThan(0);
+  });
+
+  it('finds only the matching turn with context off', async () => {
+    const found = await ask(alice, 'When was invoicing moved over to Postgres?', 0);
+    expect(found.map((m) => m.id)).toEqual([ids.question]);
+  });
+
+  it('skips a deleted turn and reaches the next live one', async () => {
+    await db.tx.asSystem((tx) =>
+      tx.query(`UPDATE memories SET deleted_at = now() WHERE id = $1`, [ids.reply]),
+    );
+    try {
+      const found = await ask(alice, 'When was invoicing moved over to Postgres?');
+      expect(found.map((m) => m.id)).not.toContain(ids.reply);
+      expect(found.find((m) => m.id === ids.after)?.explain?.context_from).toBe(ids.question);
+    } finally {
+      await db.tx.asSystem((tx) =>
+        tx.query(`UPDATE memories SET deleted_at = NULL WHERE id = $1`, [ids.reply]),
+      );
+    }
+  });
+
+  it("never lends another owner's memory as context, nor shows it", async () => {
+    const found = await ask(alice, 'invoicing cutover checklist');
+    expect(found.map((m) => m.id)).not.toContain(ids.bobs);
+    const bobs = await ask(bob, 'invoicing cutover checklist');
+    expect(bobs.map((m) => m.id)).toContain(ids.bobs);
+    // Alice's team-visible thread is readable by bob, but it is not bob's own thread.
+    expect(bobs.find((m) => m.explain?.context_from === ids.bobs)).toBeUndefined();
+  });
+});
