@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   mean,
+  meanScores,
+  meanScoresBy,
   ndcgAtK,
   overlapAtK,
   percentile,
   recallAtK,
+  reciprocalRank,
   summariseLatencies,
   tieAwareRecallAtK,
 } from './metrics';
@@ -56,6 +59,60 @@ describe('ndcgAtK', () => {
 
   it('scores 0 without relevant documents', () => {
     expect(ndcgAtK(['a'], judged({}), 10)).toBe(0);
+  });
+});
+
+describe('reciprocalRank', () => {
+  it('is one over the rank of the first relevant document', () => {
+    const qrels = judged({ a: 1, b: 2, z: 0 });
+    expect(reciprocalRank(['a', 'b'], qrels)).toBe(1);
+    expect(reciprocalRank(['z', 'x', 'b', 'a'], qrels)).toBeCloseTo(1 / 3);
+  });
+
+  it('scores 0 when the first relevant document lies beyond k or is missing', () => {
+    const qrels = judged({ a: 1 });
+    expect(reciprocalRank(['x', 'y', 'a'], qrels, 2)).toBe(0);
+    expect(reciprocalRank(['x'], qrels)).toBe(0);
+    expect(reciprocalRank(['z'], judged({ z: 0 }))).toBe(0);
+  });
+});
+
+describe('meanScores and meanScoresBy', () => {
+  const row = (type: string | undefined, recallAt10: number, reciprocalRank: number) => ({
+    type,
+    recallAt5: recallAt10 / 2,
+    recallAt10,
+    ndcgAt10: recallAt10,
+    reciprocalRank,
+  });
+  const rows = [
+    row('temporal', 1, 1),
+    row('multi-hop', 0.5, 0.5),
+    row('temporal', 0, 0),
+    row(undefined, 1, 1),
+  ];
+
+  it('averages every score over all queries: the mean reciprocal rank is MRR', () => {
+    expect(meanScores(rows)).toEqual({
+      queries: 4,
+      recallAt5: 0.3125,
+      recallAt10: 0.625,
+      ndcgAt10: 0.625,
+      reciprocalRank: 0.625,
+    });
+  });
+
+  it('averages per group in first-seen order and leaves unlabelled queries out of every group', () => {
+    const byType = meanScoresBy(rows, (r) => r.type);
+    expect([...byType.keys()]).toEqual(['temporal', 'multi-hop']);
+    expect(byType.get('temporal')).toEqual({
+      queries: 2,
+      recallAt5: 0.25,
+      recallAt10: 0.5,
+      ndcgAt10: 0.5,
+      reciprocalRank: 0.5,
+    });
+    expect(byType.get('multi-hop')?.queries).toBe(1);
   });
 });
 

@@ -45,6 +45,55 @@ export function ndcgAtK(ranked: readonly string[], judgements: Judgements, k: nu
 }
 
 /**
+ * 1 / rank of the first relevant document within the first k (0 when none is there); its mean over
+ * queries is MRR. A query with several relevant documents counts only the first one found.
+ */
+export function reciprocalRank(ranked: readonly string[], judgements: Judgements, k = Infinity): number {
+  const index = ranked.slice(0, k).findIndex((id) => (judgements.get(id) ?? 0) > 0);
+  return index < 0 ? 0 : 1 / (index + 1);
+}
+
+/** One query's retrieval scores. */
+export interface QueryScores {
+  readonly recallAt5: number;
+  readonly recallAt10: number;
+  readonly ndcgAt10: number;
+  readonly reciprocalRank: number;
+}
+
+/** Means of each score over the queries (MRR for reciprocalRank), with how many there were. */
+export interface MeanScores extends QueryScores {
+  readonly queries: number;
+}
+
+export function meanScores(rows: readonly QueryScores[]): MeanScores {
+  return {
+    queries: rows.length,
+    recallAt5: mean(rows.map((r) => r.recallAt5)),
+    recallAt10: mean(rows.map((r) => r.recallAt10)),
+    ndcgAt10: mean(rows.map((r) => r.ndcgAt10)),
+    reciprocalRank: mean(rows.map((r) => r.reciprocalRank)),
+  };
+}
+
+/**
+ * Mean scores per group (e.g. per question type), groups in first-seen order. Rows whose key is
+ * undefined belong to no group.
+ */
+export function meanScoresBy<T extends QueryScores>(
+  rows: readonly T[],
+  key: (row: T) => string | undefined,
+): Map<string, MeanScores> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = key(row);
+    if (group === undefined) continue;
+    groups.set(group, [...(groups.get(group) ?? []), row]);
+  }
+  return new Map([...groups].map(([group, members]) => [group, meanScores(members)]));
+}
+
+/**
  * Overlap of an approximate top-k with the exact top-k, |approx ∩ exact| / |exact| (the usual ANN
  * "recall@k"). When the exact answer has fewer than k rows, the denominator shrinks with it.
  */

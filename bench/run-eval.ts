@@ -1,29 +1,36 @@
 import 'reflect-metadata';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import type { Client } from 'pg';
 import { ImportMemoriesUseCase } from '@app/memories';
-import { readBeirDataset } from './eval/beir-dataset';
+import { beirSplits, readBeirDataset } from './eval/beir-dataset';
 import { importCorpus } from './eval/corpus-import';
 import { renderEvalReport, type EvalResults } from './eval/eval-report';
+import { renderEvalSummary } from './eval/eval-summary';
 import { evaluateRetrieval } from './eval/retrieval-eval';
 import { parseFlags, SERVICE_FLAGS, SERVICE_HELP, serviceOptions, stringFlag } from './harness/bench-options';
 import { connectRaw, createBenchDatabase } from './harness/bench-database';
 import { createBenchTenant } from './harness/bench-tenant';
-import { ensureActiveModel, resolveRecallWiring } from './harness/recall-wiring';
+import { ensureActiveModel, resolveRecallWiring, type RecallWiring } from './harness/recall-wiring';
 import { removeQueueKeys, startServiceStack, type ServiceStack } from './harness/service-stack';
 import { describeMachine } from './report/machine';
 
+const DATASETS_DIR = 'bench/datasets';
+
 const FLAGS = {
   ...SERVICE_FLAGS,
-  dataset: { type: 'string', default: 'bench/datasets/agent-memory' },
+  dataset: { type: 'string', default: 'all' },
   split: { type: 'string', default: 'test' },
   out: { type: 'string', default: 'bench/results' },
 } as const;
 
 const HELP = `npm run eval -- [options]
-  --dataset DIR   a BEIR folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv (default bench/datasets/agent-memory)
-  --split NAME    qrels file to score against (default test)
-  --out DIR       where eval-<dataset>.md and .json go (default bench/results)
+  --dataset DIR[,DIR]  BEIR folders: corpus.jsonl, queries.jsonl, qrels/<split>.tsv; "all" (default) runs
+                       every folder under ${DATASETS_DIR}
+  --split NAME[,NAME]  qrels files to score against: dev, test, or "all" for every split a set has
+                       (default test); a set without the split is skipped
+  --out DIR            where eval-<dataset>-<split>.md/.json and eval-summary.md go (default bench/results)
 ${SERVICE_HELP}`;
 
 /** Large enough for BEIR documents; the service default (16 KiB) is a policy, not under test. */
@@ -31,13 +38,94 @@ const MAX_CONTENT_BYTES = 262_144;
 
 const log = (line: string) => process.stderr.write(`[eval] ${line}\n`);
 
+function datasetFolders(flag: string): string[] {
+  if (flag !== 'all') return flag.split(',').map((f) => resolve(f.trim()));
+  return readdirSync(resolve(DATASETS_DIR))
+    .map((name) => resolve(DATASETS_DIR, name))
+    .filter((dir) => existsSync(join(dir, 'corpus.jsonl')))
+    .sort();
+}
+
+function splitsOf(folder: string, flag: string): string[] {
+  const available = beirSplits(folder);
+  if (flag === 'all') return available;
+  return flag
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => available.includes(s));
+}
+
+/** One set: its corpus imported once as one user's memories, then every requested split scored. */
+async function evaluateFolder(options: {
+  folder: string;
+  splits: readonly string[];
+  stack: ServiceStack;
+  pg: Client;
+  wiring: RecallWiring;
+  model: EvalResults['model'];
+}): Promise<EvalResults[]> {
+  const { stack, pg, wiring } = options;
+  const sets = await Promise.all(options.splits.map((split) => readBeirDataset(options.folder, split)));
+  const documents = sets[0].documents;
+  const [principal] = await createBenchTenant(pg, { slug: `eval-${basename(options.folder)}`, users: 1 });
+  log(`${sets[0].name}: importing ${documents.length} documents and waiting for the worker to embed them`);
+  const corpus = await importCorpus({
+    importer: stack.api.app.get(ImportMemoriesUseCase, { strict: false }),
+    principal,
+    documents,
+    batchSize: stack.config.limits.maxImportBatch,
+    maxContentBytes: MAX_CONTENT_BYTES,
+    pg,
+    modelId: options.model.id,
+    log,
+  });
+  const machine = await describeMachine(pg);
+  const results: EvalResults[] = [];
+  for (const dataset of sets) {
+    log(`${dataset.name} (${dataset.split}): ${dataset.queries.length} queries × 3 modes`);
+    const startedAt = new Date().toISOString();
+    const { scores, outcomes } = await evaluateRetrieval({
+      recall: wiring.recall,
+      principal,
+      dataset,
+      docsByMemory: corpus.docsByMemory,
+      modes: ['text', 'vector', 'hybrid'],
+    });
+    results.push({
+      dataset: dataset.name,
+      split: dataset.split,
+      startedAt,
+      machine,
+      model: options.model,
+      documents: documents.length,
+      memories: corpus.docsByMemory.size,
+      skipped: corpus.skipped,
+      queries: dataset.queries.length,
+      importMs: corpus.importMs,
+      indexMs: corpus.indexMs,
+      vectorLegWired: wiring.vectorLegWired,
+      scores,
+      outcomes,
+    });
+  }
+  return results;
+}
+
 async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), FLAGS);
   if (flags.help) return void process.stdout.write(`${HELP}\n`);
   const services = serviceOptions(flags);
-  const dataset = await readBeirDataset(stringFlag(flags, 'dataset'), stringFlag(flags, 'split'));
-  log(`${dataset.name}: ${dataset.documents.length} documents, ${dataset.queries.length} judged queries`);
-  const startedAt = new Date().toISOString();
+  const plan = datasetFolders(stringFlag(flags, 'dataset')).map((folder) => ({
+    folder,
+    splits: splitsOf(folder, stringFlag(flags, 'split')),
+  }));
+  for (const { folder, splits } of plan)
+    if (splits.length === 0)
+      log(`${basename(folder)}: no qrels for split "${stringFlag(flags, 'split')}", skipped`);
+  const runnable = plan.filter((p) => p.splits.length > 0);
+  if (runnable.length === 0) throw new Error('nothing to evaluate: no dataset has the requested split');
+  const outDir = resolve(stringFlag(flags, 'out'));
+  await mkdir(outDir, { recursive: true });
   const db = await createBenchDatabase(services.adminUrl, 'eval');
   const queuePrefix = `eval-${process.pid}`;
   let stack: ServiceStack | undefined;
@@ -51,50 +139,24 @@ async function main(): Promise<void> {
     });
     const pg = await connectRaw(db.url, 'eval');
     const wiring = resolveRecallWiring(stack.api.app, stack.config);
-    const active = await ensureActiveModel(pg, wiring.embedders);
-    const [principal] = await createBenchTenant(pg, { slug: 'eval', users: 1 });
-    log('importing the corpus through ImportMemoriesUseCase and waiting for the worker to embed it');
-    const corpus = await importCorpus({
-      importer: stack.api.app.get(ImportMemoriesUseCase, { strict: false }),
-      principal,
-      documents: dataset.documents,
-      batchSize: stack.config.limits.maxImportBatch,
-      maxContentBytes: MAX_CONTENT_BYTES,
-      pg,
-      modelId: active.id,
-      log,
-    });
-    log(`running ${dataset.queries.length} queries × 3 modes`);
-    const { scores, outcomes } = await evaluateRetrieval({
-      recall: wiring.recall,
-      principal,
-      dataset,
-      docsByMemory: corpus.docsByMemory,
-      modes: ['text', 'vector', 'hybrid'],
-    });
-    const results: EvalResults = {
-      dataset: dataset.name,
-      startedAt,
-      machine: await describeMachine(pg),
-      model: active,
-      documents: dataset.documents.length,
-      memories: corpus.docsByMemory.size,
-      skipped: corpus.skipped,
-      queries: dataset.queries.length,
-      importMs: corpus.importMs,
-      indexMs: corpus.indexMs,
-      vectorLegWired: wiring.vectorLegWired,
-      scores,
-      outcomes,
-    };
+    const model = await ensureActiveModel(pg, wiring.embedders);
+    const all: EvalResults[] = [];
+    for (const { folder, splits } of runnable) {
+      for (const results of await evaluateFolder({ folder, splits, stack, pg, wiring, model })) {
+        const markdown = renderEvalReport(results);
+        process.stdout.write(`${markdown}\n`);
+        const stem = join(outDir, `eval-${results.dataset}-${results.split}`);
+        await writeFile(`${stem}.md`, markdown);
+        await writeFile(`${stem}.json`, `${JSON.stringify(results, null, 2)}\n`);
+        log(`wrote ${stem}.md and .json`);
+        all.push(results);
+      }
+    }
     await pg.end();
-    const markdown = renderEvalReport(results);
-    process.stdout.write(markdown);
-    const outDir = resolve(stringFlag(flags, 'out'));
-    await mkdir(outDir, { recursive: true });
-    await writeFile(join(outDir, `eval-${dataset.name}.md`), markdown);
-    await writeFile(join(outDir, `eval-${dataset.name}.json`), `${JSON.stringify(results, null, 2)}\n`);
-    log(`wrote ${join(stringFlag(flags, 'out'), `eval-${dataset.name}.md`)} and .json`);
+    const summary = renderEvalSummary(all);
+    await writeFile(join(outDir, 'eval-summary.md'), summary);
+    process.stdout.write(summary);
+    log(`wrote ${join(outDir, 'eval-summary.md')}`);
   } finally {
     await stack?.stop().catch(() => undefined);
     if (!services.keepDatabase) await db.drop().catch(() => undefined);

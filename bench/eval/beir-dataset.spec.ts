@@ -2,7 +2,8 @@ import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readBeirDataset } from './beir-dataset';
+import { beirSplits, readBeirDataset } from './beir-dataset';
+import { documentToMemory } from './corpus-import';
 
 describe('readBeirDataset', () => {
   it('reads a BEIR folder and keeps only queries with a relevant judgement', async () => {
@@ -23,9 +24,85 @@ describe('readBeirDataset', () => {
     expect(dataset.qrels.get('q1')?.get('d1')).toBe(1);
   });
 
+  it('reads turn metadata, query types and the requested split', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'beir-'));
+    await mkdir(join(dir, 'qrels'));
+    const turn = {
+      conversation: 'orion',
+      session: 2,
+      turn: 3,
+      date: '2024-01-10T09:30:00.000Z',
+      speaker: 'Mei',
+    };
+    await writeFile(
+      join(dir, 'corpus.jsonl'),
+      [
+        JSON.stringify({ _id: 't1', title: '', text: 'Mei: yes, with Sam', metadata: turn }),
+        JSON.stringify({ _id: 't2', text: 'no date', metadata: { ...turn, date: 'soon' } }),
+      ].join('\n'),
+    );
+    await writeFile(
+      join(dir, 'queries.jsonl'),
+      [
+        JSON.stringify({ _id: 'q1', text: 'who?', metadata: { type: 'person', split: 'dev' } }),
+        JSON.stringify({ _id: 'q2', text: 'when?', metadata: { type: 'temporal', split: 'test' } }),
+      ].join('\n'),
+    );
+    // q2 is judged in dev.tsv by mistake: its own label (test) keeps it out of the dev split.
+    await writeFile(join(dir, 'qrels', 'dev.tsv'), 'query-id\tcorpus-id\tscore\nq1\tt1\t2\nq2\tt1\t1\n');
+    await writeFile(join(dir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq2\tt1\t2\n');
+
+    expect(beirSplits(dir)).toEqual(['dev', 'test']);
+    const dev = await readBeirDataset(dir, 'dev');
+    expect(dev.split).toBe('dev');
+    expect(dev.documents[0].turn).toEqual(turn);
+    expect(dev.documents[1].turn).toBeUndefined();
+    expect(dev.queries).toEqual([{ id: 'q1', text: 'who?', type: 'person' }]);
+    const test = await readBeirDataset(dir, 'test');
+    expect(test.queries).toEqual([{ id: 'q2', text: 'when?', type: 'temporal' }]);
+  });
+
+  it('stores a turn at its session date with a tag naming its session; other documents as before', () => {
+    const turn = {
+      conversation: 'orion',
+      session: 2,
+      turn: 3,
+      date: '2024-01-10T09:30:00.000Z',
+      speaker: 'Mei',
+    };
+    const memory = documentToMemory({ id: 't1', title: '', text: 'Mei: yes, with Sam', turn });
+    expect(memory).toMatchObject({
+      content: 'Mei: yes, with Sam',
+      tags: ['thread:orion-s2'],
+      createdAt: '2024-01-10T09:32:00.000Z',
+    });
+    const plain = documentToMemory({ id: 'm1', title: 'T', text: 'fact' });
+    expect(plain).toEqual({
+      content: 'T\nfact',
+      category: 'facts',
+      tags: [],
+      expandedKeywords: '',
+      importance: 0.5,
+      project: null,
+    });
+  });
+
   it('names the missing file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'beir-'));
     await expect(readBeirDataset(dir)).rejects.toThrow(/corpus\.jsonl not found/);
+  });
+
+  it('loads the shipped team-conversations set: turns with metadata, typed questions, disjoint splits', async () => {
+    const folder = resolve(__dirname, '../datasets/team-conversations');
+    const [dev, test] = await Promise.all([readBeirDataset(folder, 'dev'), readBeirDataset(folder, 'test')]);
+    expect(dev.documents.length).toBeGreaterThanOrEqual(1000);
+    expect(dev.documents.every((d) => d.turn !== undefined)).toBe(true);
+    expect(dev.queries.length + test.queries.length).toBeGreaterThanOrEqual(300);
+    const devIds = new Set(dev.queries.map((q) => q.id));
+    expect(test.queries.some((q) => devIds.has(q.id))).toBe(false);
+    expect(new Set(test.queries.map((q) => q.type))).toEqual(
+      new Set(['single-hop', 'multi-hop', 'temporal', 'correction', 'person']),
+    );
   });
 
   it('loads the shipped agent-memory set consistently', async () => {

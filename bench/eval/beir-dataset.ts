@@ -1,21 +1,36 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Judgements } from '../metrics';
+
+/** Where a document was said, for sets stored one conversation turn per document. */
+export interface TurnMetadata {
+  readonly conversation: string;
+  readonly session: number;
+  readonly turn: number;
+  /** The session's date (ISO). */
+  readonly date: string;
+  readonly speaker: string;
+}
 
 export interface BeirDocument {
   readonly id: string;
   readonly title: string;
   readonly text: string;
+  /** Present when the corpus row carries a complete `metadata` turn record. */
+  readonly turn?: TurnMetadata;
 }
 
 export interface BeirQuery {
   readonly id: string;
   readonly text: string;
+  /** `metadata.type` of the query (e.g. single-hop, temporal), when the set labels its questions. */
+  readonly type?: string;
 }
 
 export interface BeirDataset {
   readonly name: string;
+  readonly split: string;
   readonly documents: readonly BeirDocument[];
   /** Only queries that have at least one judged-relevant document (BEIR's evaluation convention). */
   readonly queries: readonly BeirQuery[];
@@ -24,7 +39,9 @@ export interface BeirDataset {
 
 /**
  * Reads a BEIR folder: `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`)
- * and `qrels/<split>.tsv` (header `query-id corpus-id score`). Extra fields are ignored.
+ * and `qrels/<split>.tsv` (header `query-id corpus-id score`). Optional `metadata`: on a document
+ * `{conversation, session, turn, date, speaker}`, on a query `{type, split}`; a query labelled with
+ * another split is left out even if the qrels file judges it. Other fields are ignored.
  */
 export async function readBeirDataset(folder: string, split = 'test'): Promise<BeirDataset> {
   const dir = resolve(folder);
@@ -41,10 +58,12 @@ export async function readBeirDataset(folder: string, split = 'test'): Promise<B
   }
   const documents: BeirDocument[] = [];
   for await (const row of jsonLines(files.corpus)) {
+    const turn = turnMetadata(row.metadata);
     documents.push({
       id: field(row, '_id', files.corpus),
       title: optionalField(row, 'title'),
       text: field(row, 'text', files.corpus),
+      ...(turn ? { turn } : {}),
     });
   }
   const qrels = new Map<string, Map<string, number>>();
@@ -65,9 +84,42 @@ export async function readBeirDataset(folder: string, split = 'test'): Promise<B
   for await (const row of jsonLines(files.queries)) {
     const id = field(row, '_id', files.queries);
     const relevant = [...(qrels.get(id)?.values() ?? [])].some((score) => score > 0);
-    if (relevant) queries.push({ id, text: field(row, 'text', files.queries) });
+    const metadata = asRecord(row.metadata);
+    if (typeof metadata?.split === 'string' && metadata.split !== split) continue;
+    const type = typeof metadata?.type === 'string' ? metadata.type : undefined;
+    if (relevant) queries.push({ id, text: field(row, 'text', files.queries), ...(type ? { type } : {}) });
   }
-  return { name: basename(dir), documents, queries, qrels };
+  return { name: basename(dir), split, documents, queries, qrels };
+}
+
+/** The qrels files a BEIR folder has: its splits. */
+export function beirSplits(folder: string): string[] {
+  const dir = join(resolve(folder), 'qrels');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.tsv'))
+    .map((f) => f.slice(0, -'.tsv'.length))
+    .sort();
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+}
+
+function turnMetadata(value: unknown): TurnMetadata | undefined {
+  const m = asRecord(value);
+  if (!m) return undefined;
+  const { conversation, session, turn, date, speaker } = m;
+  if (
+    typeof conversation !== 'string' ||
+    typeof session !== 'number' ||
+    typeof turn !== 'number' ||
+    typeof date !== 'string' ||
+    Number.isNaN(Date.parse(date)) ||
+    typeof speaker !== 'string'
+  )
+    return undefined;
+  return { conversation, session, turn, date, speaker };
 }
 
 async function* lines(path: string): AsyncGenerator<string> {

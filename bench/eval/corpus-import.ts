@@ -2,7 +2,7 @@ import type { Client } from 'pg';
 import { type Principal } from '@app/tenancy';
 import { type ImportMemoriesUseCase, type NewMemory } from '@app/memories';
 import { waitUntilEmbedded } from '../indexing/wait-for-embeddings';
-import type { BeirDocument } from './beir-dataset';
+import type { BeirDocument, TurnMetadata } from './beir-dataset';
 
 export interface ImportedCorpus {
   /** Memory id → the document ids stored as it (identical documents collapse into one memory). */
@@ -12,9 +12,19 @@ export interface ImportedCorpus {
   readonly indexMs: number;
 }
 
-/** A BEIR document as an agent would store it: title and text as content, nothing else. */
+/** The tag naming a turn's conversation session, so its neighbours can be found from it. */
+export function threadTag(turn: TurnMetadata): string {
+  // "s3", not "3": a bare session number would match numbers in questions through the tag index.
+  return `thread:${turn.conversation}-s${turn.session}`;
+}
+
+/**
+ * A BEIR document as an agent would store it: title and text as content. A conversation turn also
+ * keeps when it was said (its session's date, a minute per turn so the order survives) and a tag
+ * naming its session, as an agent that stores a chat turn by turn would.
+ */
 export function documentToMemory(doc: BeirDocument): NewMemory {
-  return {
+  const memory: NewMemory = {
     content: doc.title.trim() === '' ? doc.text : `${doc.title}\n${doc.text}`,
     category: 'facts',
     tags: [],
@@ -22,6 +32,9 @@ export function documentToMemory(doc: BeirDocument): NewMemory {
     importance: 0.5,
     project: null,
   };
+  if (!doc.turn) return memory;
+  const said = new Date(Date.parse(doc.turn.date) + (doc.turn.turn - 1) * 60_000).toISOString();
+  return { ...memory, tags: [threadTag(doc.turn)], createdAt: said };
 }
 
 /**

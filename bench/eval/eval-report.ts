@@ -1,9 +1,12 @@
 import { machineLine, type MachineInfo } from '../report/machine';
 import { count, fixed, markdownTable, ms } from '../report/markdown';
+import type { MeanScores } from '../metrics';
 import type { ModeScores, QueryOutcome, RecallMode } from './retrieval-eval';
 
 export interface EvalResults {
   readonly dataset: string;
+  /** The qrels file scored against (`qrels/<split>.tsv`). */
+  readonly split: string;
   readonly startedAt: string;
   readonly machine: MachineInfo;
   readonly model: { readonly id: string; readonly dimensions: number };
@@ -48,39 +51,95 @@ export function legAgreement(outcomes: readonly QueryOutcome[]): Record<string, 
   return tally;
 }
 
+const METRICS = [
+  ['recallAt5', 'recall@5'],
+  ['recallAt10', 'recall@10'],
+  ['ndcgAt10', 'nDCG@10'],
+  ['reciprocalRank', 'MRR@10'],
+] as const;
+
+export const modeLabel = (mode: RecallMode) => (mode === 'hybrid' ? 'hybrid (RRF)' : `${mode} only`);
+
+/** Hybrid against the better leg on one metric, signed: negative means fusion lost. */
+function hybridMargin(scores: readonly MeanScores[], metric: (typeof METRICS)[number][0]): number {
+  const [text, vector, hybrid] = scores.map((s) => s[metric]);
+  return hybrid - Math.max(text, vector);
+}
+
+const signed = (value: number) =>
+  Number.isFinite(value) ? `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(3)}` : 'n/a';
+
+/** Per question type: each mode's four scores, and hybrid's margin over the better leg. */
+function typeTable(r: EvalResults): string | undefined {
+  const types = [...new Set(r.scores.flatMap((s) => Object.keys(s.byType)))];
+  if (types.length === 0) return undefined;
+  const rows: string[][] = [];
+  for (const type of types) {
+    const perMode = r.scores.map((s) => s.byType[type]);
+    const complete = perMode.every((m) => m !== undefined) && r.scores.length === 3;
+    r.scores.forEach((s, i) => {
+      const m = perMode[i];
+      if (!m) return;
+      const margin =
+        s.mode === 'hybrid' && complete
+          ? `${signed(hybridMargin(perMode, 'recallAt10'))} / ${signed(hybridMargin(perMode, 'reciprocalRank'))}`
+          : '';
+      rows.push([
+        i === 0 ? `${type} (${m.queries})` : '',
+        modeLabel(s.mode),
+        ...METRICS.map(([k]) => fixed(m[k])),
+        margin,
+      ]);
+    });
+  }
+  return markdownTable(
+    [
+      'question type (queries)',
+      'mode',
+      ...METRICS.map(([, label]) => label),
+      'hybrid − best leg (recall@10 / MRR)',
+    ],
+    rows,
+  );
+}
+
 export function renderEvalReport(r: EvalResults): string {
   const byMode = new Map(r.scores.map((s) => [s.mode, s]));
   const rows = r.scores.map((s) => [
-    s.mode === 'hybrid' ? '**hybrid (RRF)**' : `${s.mode} only`,
-    fixed(s.recallAt5),
-    fixed(s.recallAt10),
-    fixed(s.ndcgAt10),
+    s.mode === 'hybrid' ? `**${modeLabel(s.mode)}**` : modeLabel(s.mode),
+    ...METRICS.map(([k]) => fixed(s[k])),
     `${s.answered} / ${r.queries}`,
     ms(s.p50Ms),
+    ms(s.p95Ms),
   ]);
   const hybrid = byMode.get('hybrid');
   const verdicts: string[] = [];
   if (hybrid) {
-    for (const metric of ['recallAt5', 'recallAt10', 'ndcgAt10'] as const) {
+    for (const [metric, label] of METRICS) {
       const legs = (['text', 'vector'] as const).map((m) => byMode.get(m)?.[metric] ?? Number.NaN);
       const beats = legs.every((v) => hybrid[metric] > v);
       verdicts.push(
-        `${metric.replace('At', '@')}: hybrid ${fixed(hybrid[metric])} vs text ${fixed(legs[0])} / vector ${fixed(legs[1])} → ${beats ? 'beats both' : '**does not beat both**'}`,
+        `${label}: hybrid ${fixed(hybrid[metric])} vs text ${fixed(legs[0])} / vector ${fixed(legs[1])} → ${beats ? 'beats both' : '**does not beat both**'}`,
       );
     }
   }
   const agreement = legAgreement(r.outcomes);
+  const types = typeTable(r);
   const sections = [
-    `# Retrieval evaluation: \`${r.dataset}\``,
+    `# Retrieval evaluation: \`${r.dataset}\`, ${r.split} split`,
     '',
     `Run ${r.startedAt}. Machine: ${machineLine(r.machine)}. Model \`${r.model.id}\` (${r.model.dimensions}-d).`,
-    `${count(r.documents)} documents → ${count(r.memories)} memories of one user (${r.skipped} skipped), ${count(r.queries)} judged queries. ` +
+    `${count(r.documents)} documents → ${count(r.memories)} memories of one user (${r.skipped} skipped), ${count(r.queries)} judged queries (\`qrels/${r.split}.tsv\`). ` +
       `Import ${fixed(r.importMs / 1000, 1)} s, embedded by the worker ${fixed(r.indexMs / 1000, 1)} s later. ` +
-      'Every query runs through `RecallMemoriesUseCase` (limit 10) once per mode.',
+      "Every query runs through `RecallMemoriesUseCase` (limit 10) once per mode; latency is the use case's, per query.",
     '',
-    markdownTable(['mode', 'recall@5', 'recall@10', 'nDCG@10', 'relevant doc in top 10', 'p50 ms'], rows),
+    markdownTable(
+      ['mode', ...METRICS.map(([, label]) => label), 'relevant doc in top 10', 'p50 ms', 'p95 ms'],
+      rows,
+    ),
     '',
     ...verdicts.map((v) => `- ${v}`),
+    ...(types ? ['', 'Per question type:', '', types] : []),
     '',
     'Where the first relevant document is found within the top 10 (per query):',
     '',

@@ -1,6 +1,15 @@
 import { type Principal } from '@app/tenancy';
 import { type RecallInput, type RecallMemoriesUseCase } from '@app/recall';
-import { mean, ndcgAtK, percentile, recallAtK } from '../metrics';
+import {
+  meanScores,
+  meanScoresBy,
+  ndcgAtK,
+  percentile,
+  recallAtK,
+  reciprocalRank,
+  type MeanScores,
+  type QueryScores,
+} from '../metrics';
 import type { BeirDataset } from './beir-dataset';
 
 export type RecallMode = 'text' | 'vector' | 'hybrid';
@@ -11,19 +20,20 @@ export const MODE_LEGS: Readonly<Record<RecallMode, NonNullable<RecallInput['leg
   hybrid: { text: true, vector: true },
 };
 
-export interface ModeScores {
+export interface ModeScores extends MeanScores {
   readonly mode: RecallMode;
-  readonly recallAt5: number;
-  readonly recallAt10: number;
-  readonly ndcgAt10: number;
   /** Queries with at least one relevant document in the top 10. */
   readonly answered: number;
   readonly p50Ms: number;
+  readonly p95Ms: number;
+  /** The same means per question type (`metadata.type`), when the set labels its questions. */
+  readonly byType: Readonly<Record<string, MeanScores>>;
 }
 
 export interface QueryOutcome {
   readonly queryId: string;
   readonly text: string;
+  readonly type?: string;
   /** 1-based rank of the first relevant document per mode (null: not in the top 10). */
   readonly firstRelevantRank: Readonly<Record<RecallMode, number | null>>;
   /** In hybrid mode: that document's rank in each leg's candidate list (k = 30), from `explain`. */
@@ -51,7 +61,10 @@ function traceHybrid(results: Recalled, isRelevant: (memoryId: number) => boolea
   return { legRanks: { text: textRank, vector: vectorRank }, outrankedByBothLegs: both };
 }
 
-/** Runs every query through the real recall use case once per mode and scores the top 10. */
+/**
+ * Runs every query through the real recall use case once per mode and scores the top 10 (MRR is
+ * MRR@10: a first relevant document below rank 10 counts 0).
+ */
 export async function evaluateRetrieval(options: {
   recall: RecallMemoriesUseCase;
   principal: Principal;
@@ -63,9 +76,7 @@ export async function evaluateRetrieval(options: {
   const traces = new Map<string, HybridTrace>();
   const scores: ModeScores[] = [];
   for (const mode of options.modes) {
-    const r5: number[] = [];
-    const r10: number[] = [];
-    const ndcg: number[] = [];
+    const perQuery: (QueryScores & { type?: string })[] = [];
     const times: number[] = [];
     let answered = 0;
     for (const query of options.dataset.queries) {
@@ -81,9 +92,13 @@ export async function evaluateRetrieval(options: {
       times.push(performance.now() - started);
       // A memory may stand for several identical documents; each keeps the memory's rank.
       const ranked = results.flatMap((r) => options.docsByMemory.get(r.memory.id) ?? []);
-      r5.push(recallAtK(ranked, judged, 5));
-      r10.push(recallAtK(ranked, judged, 10));
-      ndcg.push(ndcgAtK(ranked, judged, 10));
+      perQuery.push({
+        type: query.type,
+        recallAt5: recallAtK(ranked, judged, 5),
+        recallAt10: recallAtK(ranked, judged, 10),
+        ndcgAt10: ndcgAtK(ranked, judged, 10),
+        reciprocalRank: reciprocalRank(ranked, judged, 10),
+      });
       const first = ranked.slice(0, 10).findIndex((id) => (judged.get(id) ?? 0) > 0);
       if (mode === 'hybrid') {
         const relevantMemory = (memoryId: number) =>
@@ -97,16 +112,17 @@ export async function evaluateRetrieval(options: {
     }
     scores.push({
       mode,
-      recallAt5: mean(r5),
-      recallAt10: mean(r10),
-      ndcgAt10: mean(ndcg),
+      ...meanScores(perQuery),
       answered,
       p50Ms: percentile(times, 50),
+      p95Ms: percentile(times, 95),
+      byType: Object.fromEntries(meanScoresBy(perQuery, (q) => q.type)),
     });
   }
   const outcomes = options.dataset.queries.map((q) => ({
     queryId: q.id,
     text: q.text,
+    ...(q.type ? { type: q.type } : {}),
     firstRelevantRank: ranks.get(q.id) ?? { text: null, vector: null, hybrid: null },
     hybridLegRanks: traces.get(q.id)?.legRanks ?? null,
     outrankedByBothLegs: traces.get(q.id)?.outrankedByBothLegs ?? null,
