@@ -8,6 +8,7 @@ import { beirSplits, readBeirDataset } from './eval/beir-dataset';
 import { importCorpus } from './eval/corpus-import';
 import { renderEvalReport, type EvalResults } from './eval/eval-report';
 import { renderEvalSummary } from './eval/eval-summary';
+import { describeFusion, fusionGrid, tuneFusion } from './eval/fusion-tuning';
 import { evaluateRetrieval } from './eval/retrieval-eval';
 import { parseFlags, SERVICE_FLAGS, SERVICE_HELP, serviceOptions, stringFlag } from './harness/bench-options';
 import { connectRaw, createBenchDatabase } from './harness/bench-database';
@@ -23,6 +24,7 @@ const FLAGS = {
   dataset: { type: 'string', default: 'all' },
   split: { type: 'string', default: 'test' },
   out: { type: 'string', default: 'bench/results' },
+  tune: { type: 'boolean', default: false },
 } as const;
 
 const HELP = `npm run eval -- [options]
@@ -31,6 +33,8 @@ const HELP = `npm run eval -- [options]
   --split NAME[,NAME]  qrels files to score against: dev, test, or "all" for every split a set has
                        (default test); a set without the split is skipped
   --out DIR            where eval-<dataset>-<split>.md/.json and eval-summary.md go (default bench/results)
+  --tune               also try a grid of fusion settings on each set's dev split (hybrid, recall@10 first)
+                       and write fusion-tuning-<dataset>.md/.json; the defaults are then set by hand
 ${SERVICE_HELP}`;
 
 /** Large enough for BEIR documents; the service default (16 KiB) is a policy, not under test. */
@@ -63,6 +67,7 @@ async function evaluateFolder(options: {
   pg: Client;
   wiring: RecallWiring;
   model: EvalResults['model'];
+  tuneInto?: string;
 }): Promise<EvalResults[]> {
   const { stack, pg, wiring } = options;
   const sets = await Promise.all(options.splits.map((split) => readBeirDataset(options.folder, split)));
@@ -79,6 +84,8 @@ async function evaluateFolder(options: {
     modelId: options.model.id,
     log,
   });
+  if (options.tuneInto !== undefined && beirSplits(options.folder).includes('dev'))
+    await tuneOnDev({ ...options, outDir: options.tuneInto, principal, docsByMemory: corpus.docsByMemory });
   const machine = await describeMachine(pg);
   const results: EvalResults[] = [];
   for (const dataset of sets) {
@@ -109,6 +116,45 @@ async function evaluateFolder(options: {
     });
   }
   return results;
+}
+
+/** Scores every fusion setting of the grid on the set's dev split and writes the ranking. */
+async function tuneOnDev(options: {
+  folder: string;
+  wiring: RecallWiring;
+  principal: Parameters<RecallWiring['recall']['execute']>[0];
+  docsByMemory: ReadonlyMap<number, readonly string[]>;
+  outDir: string;
+}): Promise<void> {
+  const dev = await readBeirDataset(options.folder, 'dev');
+  const grid = fusionGrid(options.wiring.fusion);
+  log(`${dev.name} (dev): tuning fusion, ${grid.length} settings × ${dev.queries.length} queries`);
+  const ranked = await tuneFusion({
+    recall: options.wiring.recall,
+    principal: options.principal,
+    queries: dev.queries,
+    qrels: dev.qrels,
+    docsByMemory: options.docsByMemory,
+    grid,
+    log,
+  });
+  const rows = ranked.map(
+    (r, i) =>
+      `| ${i + 1} | ${describeFusion(r.settings)} | ${r.recallAt5.toFixed(3)} | ${r.recallAt10.toFixed(3)} | ${r.ndcgAt10.toFixed(3)} |`,
+  );
+  const markdown = [
+    `# Fusion tuning: \`${dev.name}\` dev split (${dev.queries.length} queries)`,
+    '',
+    '| # | settings | recall@5 | recall@10 | nDCG@10 |',
+    '| - | -------- | -------- | --------- | ------- |',
+    ...rows,
+    '',
+  ].join('\n');
+  const stem = join(options.outDir, `fusion-tuning-${dev.name}`);
+  await writeFile(`${stem}.md`, markdown);
+  await writeFile(`${stem}.json`, `${JSON.stringify(ranked, null, 2)}\n`);
+  process.stdout.write(`${rows.slice(0, 15).join('\n')}\n`);
+  log(`wrote ${stem}.md and .json`);
 }
 
 async function main(): Promise<void> {
@@ -142,7 +188,8 @@ async function main(): Promise<void> {
     const model = await ensureActiveModel(pg, wiring.embedders);
     const all: EvalResults[] = [];
     for (const { folder, splits } of runnable) {
-      for (const results of await evaluateFolder({ folder, splits, stack, pg, wiring, model })) {
+      const tuneInto = flags.tune === true ? outDir : undefined;
+      for (const results of await evaluateFolder({ folder, splits, stack, pg, wiring, model, tuneInto })) {
         const markdown = renderEvalReport(results);
         process.stdout.write(`${markdown}\n`);
         const stem = join(outDir, `eval-${results.dataset}-${results.split}`);

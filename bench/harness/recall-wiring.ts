@@ -4,7 +4,7 @@ import type { Client } from 'pg';
 import { type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
-import { RecallMemoriesUseCase, VECTOR_RECALL, type VectorRecall } from '@app/recall';
+import { RecallMemoriesUseCase, VECTOR_RECALL, type FusionSettings, type VectorRecall } from '@app/recall';
 import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
 import { MemoryNeighbourRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
@@ -26,6 +26,8 @@ export interface RecallWiring {
   /** The role requests run as (DATABASE_APP_ROLE), for the RLS variant of the floor. */
   readonly appRole: string;
   readonly notes: readonly string[];
+  /** The configured fusion settings (the base the evaluation's tuning grid varies). */
+  readonly fusion: FusionSettings;
 }
 
 const NO_VECTOR_LEG: VectorRecall = {
@@ -73,6 +75,7 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
     embedders = embedderProviderFactory(config);
   }
   return {
+    fusion: config.recall.fusion,
     recall,
     vectorLegWired,
     vectorRecall,
