@@ -88,6 +88,8 @@ export interface AppConfig {
   readonly recall: {
     /** Factor on the fused score of memories of the boosted project (`project_boost`). */
     readonly projectBoost: number;
+    /** Okapi BM25 parameters of the text leg: term-frequency saturation and length normalisation. */
+    readonly bm25: { readonly k1: number; readonly b: number };
   };
   readonly worker: {
     readonly concurrency: number;
@@ -231,7 +233,10 @@ function toAppConfig(env: Env): AppConfig {
         timeoutMs: env.EXTRACTOR_LLM_TIMEOUT_MS,
       },
     },
-    recall: { projectBoost: env.RECALL_PROJECT_BOOST },
+    recall: {
+      projectBoost: env.RECALL_PROJECT_BOOST,
+      bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
+    },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       healthPort: env.WORKER_HEALTH_PORT,

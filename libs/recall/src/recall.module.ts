@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
-import { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
+import { MemoryTextSearchRepository, TEXT_SEARCH_OPTIONS } from './adapters/memory-text-search.repository';
 import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory-vector.repository';
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
@@ -21,6 +21,11 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
 @Module({
   imports: [MemoriesModule, EmbeddingsModule],
   providers: [
+    {
+      provide: TEXT_SEARCH_OPTIONS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.recall.bm25,
+    },
     MemoryTextSearchRepository,
     {
       provide: MEMORY_VECTOR_OPTIONS,
