@@ -15,6 +15,7 @@ import { TeamSessionVisibility1763700000013 } from './1763700000013-team-session
 import { SessionEventClientIds1763700000014 } from './1763700000014-session-event-client-ids';
 import { SessionExtraction1763700000015 } from './1763700000015-session-extraction';
 import { SessionProcessingQueued1763700000016 } from './1763700000016-session-processing-queued';
+import { Bm25TextSearch1763700000017 } from './1763700000017-bm25-text-search';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   SessionEventClientIds1763700000014,
   SessionExtraction1763700000015,
   SessionProcessingQueued1763700000016,
+  Bm25TextSearch1763700000017,
 ];

@@ -29,7 +29,7 @@ export function rawTx(pg: Client): Tx {
 
 /**
  * The least work one hybrid recall can do: one raw model call for the query, the text leg's SQL
- * (strict query, then the loose one when short, exactly as MemoryTextSearchRepository issues it:
+ * (its one BM25 statement, exactly as MemoryTextSearchRepository issues it:
  * `recall_text_search`, which reads the caller from session settings set outside the timing)
  * and the vector leg's nearest-neighbour statement (built by the same builder the repository
  * uses), over a plain `pg` connection as the schema owner. Left out on purpose, because they are

@@ -97,6 +97,8 @@ export interface AppConfig {
       readonly rrfK: number;
       readonly contextWeight: number;
     };
+    /** Okapi BM25 parameters of the text leg: term-frequency saturation and length normalisation. */
+    readonly bm25: { readonly k1: number; readonly b: number };
   };
   readonly worker: {
     readonly concurrency: number;
@@ -250,6 +252,7 @@ function toAppConfig(env: Env): AppConfig {
         rrfK: env.RECALL_RRF_K,
         contextWeight: env.RECALL_CONTEXT_WEIGHT,
       },
+      bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
     },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,

@@ -230,6 +230,10 @@ export const envSchema = z.object({
   RECALL_RRF_K: int(60, 1, 1_000),
   /** Recall: share of a thread neighbour's score a memory borrows (`thread:`/`session:` tags; 0 = off). */
   RECALL_CONTEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.3),
+  /** Recall's text leg (BM25): term-frequency saturation k1 (0 = a term counts once however often it occurs). */
+  RECALL_BM25_K1: z.coerce.number().min(0).max(10).default(1.2),
+  /** Recall's text leg (BM25): length normalisation b (0 = none, 1 = full). */
+  RECALL_BM25_B: z.coerce.number().min(0).max(1).default(0.75),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */

@@ -45,6 +45,13 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
     keepCompletedSeconds: 60 * 60,
   },
   'memories.expire': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
+  // Every ten seconds and idempotent: the next slot is the retry; keep completed ids only briefly.
+  'memories.fold-text-stats': {
+    ...DEFAULT_JOB_POLICY,
+    attempts: 1,
+    keepCompletedSeconds: 10 * 60,
+    keepFailedSeconds: DAY,
+  },
   'sync.purge-tombstones': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
   // Resumable from its checkpoint; Vault may be sealed for a while, so retry patiently.
   'secrets.migrate': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },

@@ -18,6 +18,7 @@ export * from './application/bulk-delete-memories.use-case';
 export * from './application/import-memories.use-case';
 export * from './application/count-memories.use-case';
 export * from './application/expire-memories.use-case';
+export * from './application/fold-text-statistics.use-case';
 export * from './application/erase-user-data.use-case';
 export * from './secret-memories/contracts/secrets.schemas';
 export * from './secret-memories/application/reveal-secret.use-case';

@@ -6,6 +6,7 @@ import { TenancyModule } from '@app/tenancy';
 import { IdempotencyRepository } from './adapters/idempotency.repository';
 import { MemoryIndexRequestRepository } from './adapters/memory-index-request.repository';
 import { MemoryRepository } from './adapters/memory.repository';
+import { TextStatisticsRepository } from './adapters/text-statistics.repository';
 import { UserDataRepository } from './adapters/user-data.repository';
 import { BulkDeleteMemoriesUseCase } from './application/bulk-delete-memories.use-case';
 import { CountMemoriesUseCase } from './application/count-memories.use-case';
@@ -13,6 +14,7 @@ import { CreateMemoryUseCase } from './application/create-memory.use-case';
 import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
 import { EraseUserDataUseCase } from './application/erase-user-data.use-case';
 import { ExpireMemoriesUseCase } from './application/expire-memories.use-case';
+import { FoldTextStatisticsUseCase } from './application/fold-text-statistics.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
 import { ImportMemoriesUseCase } from './application/import-memories.use-case';
 import { ListMemoriesUseCase } from './application/list-memories.use-case';
@@ -62,6 +64,7 @@ const USE_CASES = [
   ImportMemoriesUseCase,
   CountMemoriesUseCase,
   ExpireMemoriesUseCase,
+  FoldTextStatisticsUseCase,
   EraseUserDataUseCase,
   ExportMemoriesUseCase,
 ];
@@ -99,6 +102,7 @@ const SECRET_MEMORY_USE_CASES = [
     MemoryRepository,
     { provide: MemoryLookup, useExisting: MemoryRepository },
     MemoryIndexRequestRepository,
+    TextStatisticsRepository,
     UserDataRepository,
     IdempotencyRepository,
     MemoryWriter,

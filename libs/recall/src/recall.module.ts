@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
 import { MemoryNeighbourRepository } from './adapters/memory-neighbour.repository';
-import { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
+import { MemoryTextSearchRepository, TEXT_SEARCH_OPTIONS } from './adapters/memory-text-search.repository';
 import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory-vector.repository';
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
@@ -26,6 +26,11 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
 @Module({
   imports: [MemoriesModule, EmbeddingsModule],
   providers: [
+    {
+      provide: TEXT_SEARCH_OPTIONS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.recall.bm25,
+    },
     MemoryTextSearchRepository,
     MemoryNeighbourRepository,
     {

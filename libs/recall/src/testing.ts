@@ -3,7 +3,11 @@
  * by hand (the benchmark runs the same SQL raw as its floor). Production code imports only the
  * index (lint enforces both).
  */
-export { MemoryTextSearchRepository } from './adapters/memory-text-search.repository';
+export {
+  MemoryTextSearchRepository,
+  DEFAULT_TEXT_SEARCH_OPTIONS,
+  type TextSearchOptions,
+} from './adapters/memory-text-search.repository';
 export { MemoryNeighbourRepository } from './adapters/memory-neighbour.repository';
 export * from './adapters/memory-vector.repository';
 export * from './adapters/memory-vector.sql';

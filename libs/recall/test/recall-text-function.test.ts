@@ -17,7 +17,10 @@ describe('recall_text_search from the database side', () => {
   let outsider: TenantScope;
   const ids: Record<string, string> = {};
 
-  const call = `SELECT memory_id::text AS id FROM recall_text_search(websearch_to_tsquery('english', $1), 100, NULL, NULL, NULL, NULL, NULL)`;
+  const call = `SELECT memory_id::text AS id FROM recall_text_search(
+    tsvector_to_array(to_tsvector('english', $1)), 100, 1.2, 0.75, NULL, NULL, NULL, NULL, NULL)`;
+  /** The same with lexemes given as they are. */
+  const callLexemes = `SELECT memory_id::text AS id FROM recall_text_search($1::text[], 100, 1.2, 0.75, NULL, NULL, NULL, NULL, NULL)`;
 
   /** One transaction as memory_app with exactly these settings (none when omitted). */
   const asApp = async (settings: Record<string, string>, sql: string, params: unknown[] = []) => {
@@ -86,7 +89,7 @@ describe('recall_text_search from the database side', () => {
       { ...settingsOf(outsider), 'app.user_id': alice.userId, 'app.admin': 'on' },
     ];
     for (const settings of claims) {
-      const found = await asApp(settings, call, ['ptarmigan ledger alice']);
+      const found = await asApp(settings, call, ['alice']);
       expect(found).toEqual([]);
       const own = await asApp(settings, call, ['ptarmigan ledger outsider']);
       expect(own).toEqual([ids['outsider-team']]);
@@ -94,18 +97,22 @@ describe('recall_text_search from the database side', () => {
   });
 
   it("never returns a teammate's private memory, even when the query names only it", async () => {
-    expect(await asApp(settingsOf(bob), call, ['ptarmigan ledger alice private'])).toEqual([]);
+    // 'alice-priv' (of "alice-private") is a lexeme only that memory holds.
+    const only = [['alice-priv']];
+    expect(await asApp(settingsOf(bob), callLexemes, only)).toEqual([]);
     // app.system is the owner's setting: claiming it as memory_app changes nothing here.
-    expect(
-      await asApp(settingsOf(bob, { 'app.system': 'on' }), call, ['ptarmigan ledger alice private']),
-    ).toEqual([]);
-    expect(await asApp(settingsOf(alice), call, ['ptarmigan ledger alice private'])).toEqual([
-      ids['alice-private'],
-    ]);
+    expect(await asApp(settingsOf(bob, { 'app.system': 'on' }), callLexemes, only)).toEqual([]);
+    expect(await asApp(settingsOf(alice), callLexemes, only)).toEqual([ids['alice-private']]);
+    // Any term matches: bob's own and alice's team memory come back, her private one never.
+    const any = await asApp(settingsOf(bob), call, ['ptarmigan ledger alice private']);
+    expect(any.sort()).toEqual([ids['alice-team'], ids['bob-private']].sort());
   });
 
   it('leaves deleted memories out, for their owner too', async () => {
-    expect(await asApp(settingsOf(alice), call, ['ptarmigan ledger alice deleted'])).toEqual([]);
+    expect(await asApp(settingsOf(alice), callLexemes, [['alice-delet']])).toEqual([]);
+    expect(await asApp(settingsOf(alice), call, ['ptarmigan ledger alice deleted'])).not.toContain(
+      ids['alice-deleted'],
+    );
   });
 
   it('is executable by the application role, not by PUBLIC', async () => {

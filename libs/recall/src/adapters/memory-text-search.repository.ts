@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
 
@@ -7,56 +7,62 @@ export interface TextHit {
   readonly score: number;
 }
 
-/** Terms of the loose query: the lexemes Postgres itself extracts, at most this many. */
-const MAX_LOOSE_TERMS = 32;
-
-const STRICT_TSQUERY_SQL = `websearch_to_tsquery('english', $1)`;
-const LOOSE_TSQUERY_SQL = `(SELECT coalesce(string_agg(quote_literal(l), ' | '), '')::tsquery
-          FROM (SELECT l FROM unnest(tsvector_to_array(to_tsvector('english', $1))) AS l LIMIT ${MAX_LOOSE_TERMS}) t)`;
+/** Okapi BM25 parameters (RECALL_BM25_K1, RECALL_BM25_B). */
+export interface TextSearchOptions {
+  /** Term-frequency saturation: 0 counts a term once, higher lets repeats count longer. */
+  readonly k1: number;
+  /** Length normalisation: 0 none, 1 full. */
+  readonly b: number;
+}
+export const TEXT_SEARCH_OPTIONS = Symbol('TEXT_SEARCH_OPTIONS');
+export const DEFAULT_TEXT_SEARCH_OPTIONS: TextSearchOptions = { k1: 1.2, b: 0.75 };
 
 /**
- * Full-text leg of recall over the generated `search_vector` (A content, B keywords, C tags,
- * D category). First `websearch_to_tsquery` (all terms); when that finds fewer than `k`, an OR of
- * the query's lexemes fills up the list behind the strict hits.
+ * Full-text leg of recall: Okapi BM25 over the generated `search_vector` (A content, B keywords,
+ * C tags, D category, weighted 1 / 0.4 / 0.2 / 0.1), any query term matching (OR).
  *
- * The search runs in `recall_text_search` (migration 1763700000009): under row-level security
- * Postgres cannot use the GIN index for `@@`, so the function applies the caller's tenant and read
- * rule itself (from the transaction's settings, as the memories policy does) and returns only ids
- * and scores of memories the caller may read. `scope` is not sent: the settings are the caller.
+ * The query's terms are what Postgres makes of the text (`to_tsvector('english', …)`: stop words
+ * dropped, Snowball stems, names and numbers kept; the 32 rarest of a longer text). Scoring runs in `recall_text_search` (migration
+ * 1763700000017) over per-tenant term statistics, using the GIN index: under row-level security
+ * Postgres cannot use it for `@@`, so the function applies the caller's tenant and read rule itself
+ * (from the transaction's settings, as the memories policy does) and returns only ids and scores of
+ * memories the caller may read. `scope` is not sent: the settings are the caller.
  */
 @Injectable()
 export class MemoryTextSearchRepository {
+  constructor(
+    @Optional()
+    @Inject(TEXT_SEARCH_OPTIONS)
+    private readonly options: TextSearchOptions = DEFAULT_TEXT_SEARCH_OPTIONS,
+  ) {}
+
   async search(
     scope: TenantScope,
     tx: Tx,
     input: { text: string; k: number; filter: RecallFilter },
   ): Promise<TextHit[]> {
-    const strict = await this.run(tx, buildTextSearchQuery(STRICT_TSQUERY_SQL, input));
-    if (strict.length >= input.k) return strict;
-    const loose = await this.run(tx, buildTextSearchQuery(LOOSE_TSQUERY_SQL, input));
-    const seen = new Set(strict.map((h) => h.memoryId));
-    return [...strict, ...loose.filter((h) => !seen.has(h.memoryId))].slice(0, input.k);
-  }
-
-  private async run(tx: Tx, query: { sql: string; params: unknown[] }): Promise<TextHit[]> {
+    const query = buildTextSearchQuery({ ...input, ...this.options });
     const { rows } = await tx.query<{ id: string; score: number }>(query.sql, query.params);
     return rows.map((r) => ({ memoryId: Number(r.id), score: Number(r.score) }));
   }
 }
 
-/** One text-leg statement: the tsquery built from `$1`, the caller's top `$2` matches by score. */
+/** The text leg's one statement: the caller's top `$2` memories for the text `$1` by BM25. */
 export function buildTextSearchQuery(
-  tsquerySql: string,
-  input: { text: string; k: number; filter: RecallFilter },
+  input: { text: string; k: number; filter: RecallFilter } & TextSearchOptions,
 ): { sql: string; params: unknown[] } {
   const f = input.filter;
   return {
     sql: `SELECT h.memory_id AS id, h.score
-            FROM recall_text_search(${tsquerySql}, $2, $3, $4::text[], $5, $6::timestamptz, $7::timestamptz) h
+            FROM recall_text_search(
+                   tsvector_to_array(to_tsvector('english', $1)), $2, $3, $4,
+                   $5, $6::text[], $7, $8::timestamptz, $9::timestamptz) h
            ORDER BY h.score DESC, h.memory_id DESC`,
     params: [
       input.text,
       input.k,
+      input.k1,
+      input.b,
       f.category ?? null,
       f.tags !== undefined && f.tags.length > 0 ? [...f.tags] : null,
       f.project ?? null,
