@@ -72,7 +72,11 @@ describe('recall with a project boost', () => {
       project: 'github.com/acme/zephyr',
     });
     ids.general = await store(bob, 'Every helm chart lives in the charts repository');
-    ids.atlas = await store(alice, 'Atlas deploy notes', { project: 'github.com/acme/atlas' });
+    ids.atlas = await store(
+      alice,
+      'Atlas deploy pipeline: helm rollback runbook, notes and checklists of the on-call team',
+      { project: 'github.com/acme/atlas' },
+    );
     ids.foreign = await store(stranger, 'Atlas deploy pipeline helm rollback', {
       project: 'github.com/acme/atlas',
     });
