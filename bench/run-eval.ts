@@ -4,6 +4,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Client } from 'pg';
 import { ImportMemoriesUseCase } from '@app/memories';
+import { adjacency } from '@app/recall';
+import { MemoryNeighbourRepository, MemoryTextSearchRepository } from '@app/recall/testing';
+import { type Principal } from '@app/tenancy';
 import { beirSplits, readBeirDataset } from './eval/beir-dataset';
 import { importCorpus } from './eval/corpus-import';
 import { renderEvalReport, type EvalResults } from './eval/eval-report';
@@ -121,22 +124,40 @@ async function evaluateFolder(options: {
 /** Scores every fusion setting of the grid on the set's dev split and writes the ranking. */
 async function tuneOnDev(options: {
   folder: string;
+  stack: ServiceStack;
   wiring: RecallWiring;
-  principal: Parameters<RecallWiring['recall']['execute']>[0];
+  principal: Principal;
   docsByMemory: ReadonlyMap<number, readonly string[]>;
   outDir: string;
 }): Promise<void> {
   const dev = await readBeirDataset(options.folder, 'dev');
   const grid = fusionGrid(options.wiring.fusion);
   log(`${dev.name} (dev): tuning fusion, ${grid.length} settings × ${dev.queries.length} queries`);
+  const app = options.stack.api.app;
+  const text = app.get(MemoryTextSearchRepository, { strict: false });
+  const neighbours = app.get(MemoryNeighbourRepository, { strict: false });
+  const vectors = options.wiring.vectorRecall;
   const ranked = await tuneFusion({
-    recall: options.wiring.recall,
-    principal: options.principal,
+    gather: async (query) => {
+      const prepared = vectors ? await vectors.prepare(query.text) : null;
+      return options.wiring.tx.inTenant(options.principal, async (tx) => {
+        const filter = {};
+        const textHits = await text.search(options.principal, tx, { text: query.text, k: 30, filter });
+        const vectorHits = prepared
+          ? await vectors!.search(options.principal, tx, prepared, { k: 30, filter })
+          : [];
+        const hits = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
+        return {
+          text: textHits,
+          vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
+          adjacent: adjacency(await neighbours.around(options.principal, tx, hits)),
+        };
+      });
+    },
     queries: dev.queries,
     qrels: dev.qrels,
     docsByMemory: options.docsByMemory,
     grid,
-    log,
   });
   const rows = ranked.map(
     (r, i) =>

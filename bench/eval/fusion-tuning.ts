@@ -1,5 +1,4 @@
-import { type Principal } from '@app/tenancy';
-import { type FusionSettings, type RecallMemoriesUseCase } from '@app/recall';
+import { fuseLegs, type FusionSettings, type LegHit, type ThreadAdjacency } from '@app/recall';
 import { mean, ndcgAtK, recallAtK, type Judgements } from '../metrics';
 
 export interface TuningQuery {
@@ -19,8 +18,8 @@ export interface TuningResult {
  * rest), vector floors and thread-context weights, and weighted RRF over the same text weights.
  */
 export function fusionGrid(base: FusionSettings): FusionSettings[] {
-  const textWeights = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8];
-  const contextWeights = [0, 0.2, 0.35, 0.5];
+  const textWeights = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+  const contextWeights = [0, 0.3, 0.5, 0.7];
   const grid: FusionSettings[] = [];
   for (const textWeight of textWeights) {
     for (const contextWeight of contextWeights) {
@@ -39,42 +38,44 @@ export function describeFusion(s: FusionSettings): string {
   return s.method === 'rrf' ? `rrf k=${s.rrfK}, ${weights}` : `linear, ${weights}, floor ${s.vectorFloor}`;
 }
 
+/** What recall's legs return for one query, gathered once and fused under every setting. */
+export interface GatheredLegs {
+  readonly text: readonly LegHit[];
+  readonly vector: readonly LegHit[];
+  readonly adjacent: ThreadAdjacency;
+}
+
 /**
- * Runs every dev query through the real recall use case (hybrid) once per setting and scores the
- * top 10; best first (recall@10, then recall@5, then nDCG@10). Only the dev split may be passed:
- * the chosen values are then reported on the test split.
+ * Runs each dev query's legs once (the same repositories, depth and transaction as recall), then
+ * fuses them under every setting of the grid and scores the top 10; best first (recall@10, then
+ * recall@5, then nDCG@10). Importance, recency and supersession are left out: every memory of the
+ * evaluation sets has the same importance and is years old, so they do not reorder it. Only the dev
+ * split may be passed: the chosen values are then reported on the test split by the real use case.
  */
 export async function tuneFusion(options: {
-  recall: RecallMemoriesUseCase;
-  principal: Principal;
+  gather: (query: TuningQuery) => Promise<GatheredLegs>;
   queries: readonly TuningQuery[];
   qrels: ReadonlyMap<string, Judgements>;
   docsByMemory: ReadonlyMap<number, readonly string[]>;
   grid: readonly FusionSettings[];
-  log: (line: string) => void;
 }): Promise<TuningResult[]> {
-  const results: TuningResult[] = [];
-  for (const [i, settings] of options.grid.entries()) {
+  const gathered = new Map<string, GatheredLegs>();
+  for (const query of options.queries) gathered.set(query.id, await options.gather(query));
+  const results = options.grid.map((settings) => {
     const r5: number[] = [];
     const r10: number[] = [];
     const ndcg: number[] = [];
     for (const query of options.queries) {
       const judged = options.qrels.get(query.id) ?? new Map<string, number>();
-      const found = await options.recall.execute(options.principal, {
-        context: query.text,
-        expandedQuery: '',
-        sortBy: 'relevance',
-        limit: 10,
-        fusion: settings,
-      });
-      const ranked = found.flatMap((r) => options.docsByMemory.get(r.memory.id) ?? []);
+      const legs = gathered.get(query.id) as GatheredLegs;
+      const fused = fuseLegs(legs, settings, legs.adjacent).slice(0, 10);
+      const ranked = fused.flatMap((c) => options.docsByMemory.get(c.memoryId) ?? []);
       r5.push(recallAtK(ranked, judged, 5));
       r10.push(recallAtK(ranked, judged, 10));
       ndcg.push(ndcgAtK(ranked, judged, 10));
     }
-    results.push({ settings, recallAt5: mean(r5), recallAt10: mean(r10), ndcgAt10: mean(ndcg) });
-    if ((i + 1) % 20 === 0) options.log(`fusion tuning: ${i + 1} / ${options.grid.length} settings`);
-  }
+    return { settings, recallAt5: mean(r5), recallAt10: mean(r10), ndcgAt10: mean(ndcg) };
+  });
   return results.sort(
     (a, b) => b.recallAt10 - a.recallAt10 || b.recallAt5 - a.recallAt5 || b.ndcgAt10 - a.ndcgAt10,
   );

@@ -1,5 +1,6 @@
 export * from './domain/recall-filter';
 export * from './domain/rank-fusion';
+export * from './domain/thread-context';
 export * from './ports/vector-recall.port';
 export * from './contracts/recall.schemas';
 export * from './contracts/recall.mapping';
