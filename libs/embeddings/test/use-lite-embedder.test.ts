@@ -1,0 +1,95 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransformersEmbedderProvider, type TransformersEmbedder } from '@app/embeddings/testing';
+import { SentencePieceTokenizer } from '../src/adapters/embedding/use-lite/sentencepiece-tokenizer';
+import { useLiteModelFolder } from '../src/adapters/embedding/use-lite/use-lite-runtime';
+
+// Universal Sentence Encoder lite through the provider, which picks the TF.js (WASM) runtime by
+// model id. The weights come from node_modules; MODELS_DIR is empty on purpose: nothing is built
+// or downloaded for this model.
+
+const MODEL = 'use-lite-512d';
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * b[i], 0);
+
+describe('USE-lite embedder (use-lite-512d)', () => {
+  const modelsDir = mkdtempSync(join(tmpdir(), 'use-lite-models-'));
+  const provider = new TransformersEmbedderProvider({
+    defaultModelId: MODEL,
+    modelsDir,
+    allowRemote: false,
+    quantized: false,
+    batchSize: 32,
+    batchWaitMs: 2,
+  });
+  let embedder: TransformersEmbedder;
+
+  beforeAll(async () => {
+    provider.assertAvailable();
+    embedder = await provider.get(MODEL);
+  }, 120_000);
+
+  afterAll(async () => {
+    await provider.onModuleDestroy();
+    rmSync(modelsDir, { recursive: true, force: true });
+  });
+
+  it('tokenises like the reference SentencePiece implementation the model was published with', () => {
+    const folder = useLiteModelFolder();
+    if (!folder) throw new Error('the USE-lite package is not installed');
+    const vocabulary = JSON.parse(readFileSync(join(folder, 'vocab.json'), 'utf8')) as [string, number][];
+    const tokenizer = new SentencePieceTokenizer(vocabulary);
+    // Ids produced by @tensorflow-models/universal-sentence-encoder 1.3.3's tokenizer.
+    expect(tokenizer.encode('Hello world, the Kubernetes pods crash')).toEqual([
+      341, 4125, 311, 8, 9, 4626, 949, 1557, 112, 610, 29, 7, 3228,
+    ]);
+    expect(tokenizer.encode('')).toEqual([]);
+    expect(tokenizer.encode('a b c d e', 3)).toHaveLength(3);
+  });
+
+  it('returns 512-d unit vectors, one per text, in input order, whatever the batching', async () => {
+    const texts = [
+      'We decided to use PostgreSQL for storage',
+      'Never deploy on Fridays',
+      'The cafeteria serves pasta on Mondays',
+    ];
+    const together = await embedder.embed(texts);
+    const alone = await Promise.all(texts.map(async (text) => (await embedder.embed([text]))[0]));
+    expect(embedder.dimensions).toBe(512);
+    expect(together).toHaveLength(3);
+    together.forEach((vector, i) => {
+      expect(vector).toHaveLength(512);
+      expect(dot(vector, vector)).toBeCloseTo(1, 4);
+      // Same text, batched with others or alone: the same vector (padding-free sparse input).
+      expect(dot(vector, alone[i])).toBeGreaterThan(0.9999);
+    });
+  });
+
+  it('is deterministic', async () => {
+    const [first] = await embedder.embed(['The deploy failed because the migration timed out']);
+    const [second] = await embedder.embed(['The deploy failed because the migration timed out']);
+    expect(Array.from(second)).toEqual(Array.from(first));
+  });
+
+  it('puts paraphrases closer than unrelated sentences', async () => {
+    const [db, dbParaphrase, cat, doctor, doctorParaphrase, revenue] = await embedder.embed([
+      'We decided to use PostgreSQL for storage',
+      'The team chose Postgres as the database',
+      'My cat sleeps on the sofa',
+      'The physician prescribed a new medicine',
+      'A doctor gave me a new medication',
+      'Quarterly revenue grew in Europe',
+    ]);
+    expect(dot(db, dbParaphrase)).toBeGreaterThan(dot(db, cat) + 0.2);
+    expect(dot(doctor, doctorParaphrase)).toBeGreaterThan(dot(doctor, revenue) + 0.2);
+  });
+
+  it('embeds an empty text as the zero vector (similar to nothing)', async () => {
+    const [empty, text, alsoEmpty] = await embedder.embed(['', 'Never deploy on Fridays', '']);
+    const [alone] = await embedder.embed(['Never deploy on Fridays']);
+    expect(Array.from(empty).every((value) => value === 0)).toBe(true);
+    expect(Array.from(alsoEmpty).every((value) => value === 0)).toBe(true);
+    expect(dot(text, alone)).toBeGreaterThan(0.9999);
+  });
+});
