@@ -8,7 +8,7 @@ import { loadModelById } from '@app/embeddings/testing';
  * embedding p50 (one short text per call, as recall does) and throughput in batches of 32
  * memory-sized texts (as the worker does). Texts come from the agent-memory corpus.
  *
- *   npm run bench:embedder -- --model use-lite-512d [--models-dir ./models] [--quantized] [--seconds 10]
+ *   npm run bench:embedder -- --model use-lite-512d --model glove-sif-100d [--models-dir ./models] [--quantized] [--seconds 10]
  */
 const { values } = parseArgs({
   options: {
