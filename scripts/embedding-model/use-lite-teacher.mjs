@@ -32,26 +32,29 @@ export function createUseLiteTokenizer(vocabulary) {
     if (normalised.length === 0) return [];
     const symbols = [...`${SEPARATOR}${normalised.replace(/ /g, SEPARATOR)}`];
     const n = symbols.length;
-    const best = new Float64Array(n + 1).fill(Number.NEGATIVE_INFINITY);
+    // As the reference: a best score of 0 means "not reached yet"; an unknown edge only where no
+    // piece starts.
+    const best = new Float64Array(n + 1);
     const start = new Int32Array(n + 1);
     const ids = new Int32Array(n + 1);
-    best[0] = 0;
     const relax = (from, to, id, score) => {
-      if (best[from] + score >= best[to]) {
+      if (best[to] === 0 || best[from] + score >= best[to]) {
         best[to] = best[from] + score;
         start[to] = from;
         ids[to] = id;
       }
     };
     for (let from = 0; from < n; from += 1) {
-      if (best[from] === Number.NEGATIVE_INFINITY) continue;
       let candidate = '';
+      let matched = false;
       for (let to = from; to < Math.min(n, from + longest); to += 1) {
         candidate += symbols[to];
         const piece = pieces.get(candidate);
-        if (piece) relax(from, to + 1, piece.id, piece.score);
+        if (!piece) continue;
+        matched = true;
+        relax(from, to + 1, piece.id, piece.score);
       }
-      if (!pieces.has(symbols[from])) relax(from, from + 1, 0, 0);
+      if (!matched) relax(from, from + 1, 0, 0);
     }
     const reversed = [];
     for (let end = n; end > 0; end = start[end]) reversed.push(ids[end]);

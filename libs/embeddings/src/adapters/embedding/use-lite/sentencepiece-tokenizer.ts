@@ -1,8 +1,8 @@
 /**
  * The SentencePiece unigram tokenizer Universal Sentence Encoder lite was trained with: NFKC,
  * spaces become "▁" (and one leads the text), then the segmentation with the highest sum of piece
- * log-probabilities (Viterbi). A character no piece covers is unknown (id 0); consecutive unknowns
- * merge into one, as in the reference implementation (@tensorflow-models/universal-sentence-encoder,
+ * log-probabilities (Viterbi). A character where no piece starts is unknown (id 0); consecutive
+ * unknowns merge into one, as in the reference implementation (@tensorflow-models/universal-sentence-encoder,
  * Apache-2.0), whose ids the model's embedding table expects. Case is kept: the model is cased.
  */
 export type Vocabulary = ReadonlyArray<readonly [piece: string, logProbability: number]>;
@@ -32,22 +32,23 @@ export class SentencePieceTokenizer {
     if (normalised.length === 0) return [];
     const symbols = [...`${SEPARATOR}${normalised.replace(/ /g, SEPARATOR)}`];
     const count = symbols.length;
-    const best = new Float64Array(count + 1).fill(Number.NEGATIVE_INFINITY);
+    // Mirrors the reference exactly, quirks included, because its ids are what the model saw in
+    // TF.js: a best score of 0 means "not reached yet", and an unknown edge (score 0) is added
+    // only where no piece starts.
+    const best = new Float64Array(count + 1);
     const start = new Int32Array(count + 1);
     const ids = new Int32Array(count + 1);
-    best[0] = 0;
     for (let from = 0; from < count; from += 1) {
-      if (best[from] === Number.NEGATIVE_INFINITY) continue;
       let candidate = '';
+      let matched = false;
       for (let to = from; to < Math.min(count, from + this.longestPiece); to += 1) {
         candidate += symbols[to];
         const piece = this.pieces.get(candidate);
-        if (piece) this.relax(best, start, ids, { from, to: to + 1, id: piece.id, score: piece.score });
+        if (!piece) continue;
+        matched = true;
+        this.relax(best, start, ids, { from, to: to + 1, id: piece.id, score: piece.score });
       }
-      // An uncovered character is one unknown token scoring 0, like the reference.
-      if (!this.pieces.has(symbols[from])) {
-        this.relax(best, start, ids, { from, to: from + 1, id: UNKNOWN_ID, score: 0 });
-      }
+      if (!matched) this.relax(best, start, ids, { from, to: from + 1, id: UNKNOWN_ID, score: 0 });
     }
     const reversed: number[] = [];
     for (let end = count; end > 0; end = start[end]) reversed.push(ids[end]);
@@ -64,7 +65,7 @@ export class SentencePieceTokenizer {
     edge: { from: number; to: number; id: number; score: number },
   ): void {
     const score = best[edge.from] + edge.score;
-    if (score >= best[edge.to]) {
+    if (best[edge.to] === 0 || score >= best[edge.to]) {
       best[edge.to] = score;
       start[edge.to] = edge.from;
       ids[edge.to] = edge.id;
