@@ -90,6 +90,24 @@ describe('USE-lite embedder (use-lite-512d)', () => {
     expect(dot(doctor, doctorParaphrase)).toBeGreaterThan(dot(doctor, revenue) + 0.2);
   });
 
+  it('keeps the event loop free while it embeds (the model runs on its own thread)', async () => {
+    let ticks = 0;
+    let running = true;
+    const tick = () => {
+      ticks += 1;
+      if (running) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const texts = Array.from(
+      { length: 32 },
+      (_, i) => `memory ${i}: the staging database moved to a new host`,
+    );
+    await embedder.embed(texts);
+    running = false;
+    // 32 texts take tens of milliseconds of model time; a blocked loop would tick a few times.
+    expect(ticks).toBeGreaterThan(100);
+  });
+
   it('embeds an empty text as the zero vector (similar to nothing)', async () => {
     const [empty, text, alsoEmpty] = await embedder.embed(['', 'Never deploy on Fridays', '']);
     const [alone] = await embedder.embed(['Never deploy on Fridays']);
