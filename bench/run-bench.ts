@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CreateMemoryUseCase, ImportMemoriesUseCase } from '@app/memories';
-import { loadTransformersModel } from '@app/embeddings/testing';
+import { loadModelById } from '@app/embeddings/testing';
 import { generateMemories, type GeneratedMemory } from './corpus/memory-generator';
 import {
   intFlag,
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       queuePrefix,
       pg,
       principals: await createBenchTenant(pg, { slug: 'bench', users: USERS }),
-      rawModel: await loadTransformersModel({
+      rawModel: await loadModelById({
         modelId: active.id,
         modelsDir: services.modelsDir,
         allowRemote: false,

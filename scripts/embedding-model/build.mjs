@@ -82,6 +82,23 @@ export async function buildEmbeddingModel({
     sif_a: String(a),
   };
 
+  writeModelFolder({ target, stamp, words, table, rows, dimensions, metadata });
+
+  return summarise({
+    target,
+    stamp,
+    cached: false,
+    seconds: (performance.now() - startedAt) / 1000,
+    extra: { sourceWords: sourceSize, skippedUnreachable: skipped },
+  });
+}
+
+/**
+ * Writes a static-embedding folder (WordLevel tokenizer over `words`, float and int8 Gather
+ * models over `table`) next to `target` and swaps it in; the stamp is written last, so a folder
+ * with a stamp is complete. Shared by every static model the project builds.
+ */
+export function writeModelFolder({ target, stamp, words, table, rows, dimensions, metadata }) {
   const staging = `${target}.tmp-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(join(staging, 'onnx'), { recursive: true });
@@ -101,18 +118,10 @@ export async function buildEmbeddingModel({
   );
   writeJson(STAMP_FILE, stamp); // last: a folder with a stamp is complete
   publish(staging, target, stamp);
-
-  return summarise({
-    target,
-    stamp,
-    cached: false,
-    seconds: (performance.now() - startedAt) / 1000,
-    extra: { sourceWords: sourceSize, skippedUnreachable: skipped },
-  });
 }
 
 /** The first `vocabSize` words (by frequency) that the runtime tokenizer can produce whole. */
-async function selectVocabulary(dataPath, vocabSize) {
+export async function selectVocabulary(dataPath, vocabSize) {
   const normalise = await createWordNormaliser();
   const header = {};
   const seen = new Set();
@@ -153,7 +162,7 @@ function buildStamp({ source, vocabSize, a }) {
 }
 
 /** The package's manifest; found from its entry point because its `exports` hide package.json. */
-function packageManifest(name) {
+export function packageManifest(name) {
   let dir = dirname(createRequire(join(root, 'package.json')).resolve(name));
   while (!existsSync(join(dir, 'package.json')) || !dir.endsWith(join('node_modules', name))) {
     const parent = dirname(dir);
@@ -163,7 +172,7 @@ function packageManifest(name) {
   return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 }
 
-function stampMatches(target, stamp) {
+export function stampMatches(target, stamp) {
   const stampPath = join(target, STAMP_FILE);
   if (!existsSync(stampPath) || !OUTPUT_FILES.every((file) => existsSync(join(target, file)))) return false;
   try {
@@ -183,7 +192,7 @@ function publish(staging, target, stamp) {
   renameSync(staging, target);
 }
 
-function summarise({ target, stamp, cached, seconds, extra = {} }) {
+export function summarise({ target, stamp, cached, seconds, extra = {} }) {
   const config = JSON.parse(readFileSync(join(target, 'config.json'), 'utf8'));
   const files = Object.fromEntries(OUTPUT_FILES.map((file) => [file, statSync(join(target, file)).size]));
   return {

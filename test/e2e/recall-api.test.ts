@@ -83,7 +83,7 @@ describe('recall, check and duplicates (built API + worker, real model, Postgres
     expect(res.body.memories[0].explain).toMatchObject({
       text_rank: null,
       vector_rank: 1,
-      model: 'glove-sif-100d',
+      model: 'use-lite-512d',
     });
   });
 

@@ -153,8 +153,12 @@ export const envSchema = z.object({
   SHUTDOWN_DELAY_MS: int(0, 0, 60_000),
   EMBEDDING_MODEL: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/, 'a model folder name under MODELS_DIR, e.g. glove-sif-100d')
-    .default('glove-sif-100d'),
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/,
+      'a model id: use-lite-512d, glove-sif-100d or a model folder name under MODELS_DIR',
+    )
+    // Universal Sentence Encoder lite, read from its npm package (docs/embeddings.md: why).
+    .default('use-lite-512d'),
   MODELS_DIR: z.string().default('./models'),
   EMBEDDING_ALLOW_REMOTE: bool(false),
   EMBEDDING_QUANTIZED: bool(false),

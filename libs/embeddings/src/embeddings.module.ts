@@ -52,7 +52,7 @@ const USE_CASES = [
 ];
 
 /**
- * Everything about vectors except searching them: the embedder (transformers.js, lazy, one model
+ * Everything about vectors except searching them: the embedder (transformers.js or TF.js, lazy, one model
  * instance per id, micro-batched), the model registry, the one `memory.index` job and the
  * reindex job (both declared with @HandlesJob), and query embedding with its cache for recall.
  * Needs the global PersistenceModule and ConfigModule.

@@ -3,6 +3,7 @@
  * by hand. Production code imports only the index (lint enforces both).
  */
 export { QueryEmbeddingCache } from './adapters/embedding/query-embedding-cache';
+export { loadModelById } from './adapters/embedding/model-runtimes';
 export { loadTransformersModel, type LoadedModel } from './adapters/embedding/transformers-runtime';
 export { EmbeddingModelRepository } from './adapters/embedding-model.repository';
 export { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';

@@ -188,19 +188,19 @@ describe('EmbedderModule', () => {
     }).compile();
 
   it('provides the embedder provider and the query cache without loading a model', async () => {
-    writeModelFiles(modelsDir, 'glove-sif-100d');
+    // The default model (use-lite-512d) comes from node_modules: an empty MODELS_DIR is fine.
     const moduleRef = await compile({ QUERY_EMBEDDING_CACHE_SIZE: '5' });
     await moduleRef.init();
 
     const embedders = moduleRef.get(EMBEDDER_PROVIDER);
     expect(embedders).toBeInstanceOf(TransformersEmbedderProvider);
-    expect(embedders.defaultModelId).toBe('glove-sif-100d');
+    expect(embedders.defaultModelId).toBe('use-lite-512d');
     expect(moduleRef.get(QueryEmbeddingCache).stats()).toEqual({ size: 0, hits: 0, misses: 0 });
     await moduleRef.close();
   });
 
   it('fails the boot when the configured model is missing, naming the path', async () => {
-    const moduleRef = await compile({});
+    const moduleRef = await compile({ EMBEDDING_MODEL: 'glove-sif-100d' });
 
     await expect(moduleRef.init()).rejects.toThrow(join(modelsDir, 'glove-sif-100d'));
   });

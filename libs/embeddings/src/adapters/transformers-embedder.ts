@@ -2,8 +2,9 @@ import { type AppConfig } from '@app/config';
 import { EmbeddingError, EmbeddingErrorCode } from '../domain/embedding.errors';
 import type { Embedder, EmbedderProvider } from '../ports/embedder.port';
 import { MicroBatcher } from './embedding/micro-batcher';
-import { assertModelFilesPresent, type ModelDtype } from './embedding/model-files';
-import { loadTransformersModel, type LoadedModel, type ModelLoader } from './embedding/transformers-runtime';
+import { type ModelDtype } from './embedding/model-files';
+import { assertModelAvailable, loadModelById } from './embedding/model-runtimes';
+import { type LoadedModel, type ModelLoader } from './embedding/transformers-runtime';
 
 /** An Embedder over one loaded model; concurrent `embed` calls share batches. */
 export class TransformersEmbedder implements Embedder {
@@ -39,12 +40,13 @@ export interface TransformersEmbedderProviderOptions {
   readonly quantized: boolean;
   readonly batchSize: number;
   readonly batchWaitMs: number;
-  /** Replaced in unit tests; defaults to transformers.js. */
+  /** Replaced in unit tests; defaults to the runtime the model id needs (model-runtimes.ts). */
   readonly loadModel?: ModelLoader;
 }
 
 /**
- * Loads each model lazily, once: the first `get(id)` starts the load and concurrent callers
+ * Picks the runtime by model id (transformers.js for model folders, TF.js for USE-lite) and loads
+ * each model lazily, once: the first `get(id)` starts the load and concurrent callers
  * await the same promise. A failed load is forgotten so a later call can retry (e.g. after the
  * model was built). During a model switch the worker holds both the old and the new model.
  */
@@ -55,7 +57,7 @@ export class TransformersEmbedderProvider implements EmbedderProvider {
 
   constructor(private readonly options: TransformersEmbedderProviderOptions) {
     this.defaultModelId = options.defaultModelId;
-    this.loadModel = options.loadModel ?? loadTransformersModel;
+    this.loadModel = options.loadModel ?? loadModelById;
   }
 
   get(modelId: string): Promise<TransformersEmbedder> {
@@ -77,7 +79,7 @@ export class TransformersEmbedderProvider implements EmbedderProvider {
    */
   assertAvailable(modelId: string = this.defaultModelId): void {
     if (this.options.allowRemote) return;
-    assertModelFilesPresent({ modelsDir: this.options.modelsDir, modelId, dtype: this.dtype });
+    assertModelAvailable({ modelsDir: this.options.modelsDir, modelId, dtype: this.dtype });
   }
 
   /** Releases every loaded model's ONNX session (Nest calls this on shutdown). */

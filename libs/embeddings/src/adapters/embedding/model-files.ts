@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EmbeddingError, EmbeddingErrorCode } from '../../domain/embedding.errors';
 
-/** The model the project builds itself (scripts/build-embedding-model.mjs). */
+/** The models the project builds itself (scripts/build-embedding-model.mjs --model <id>). */
 export const BUILT_IN_MODEL_ID = 'glove-sif-100d';
+export const DISTILLED_MODEL_ID = 'use-lite-distilled-512d';
 
 export type ModelDtype = 'fp32' | 'q8';
 
@@ -38,8 +39,8 @@ export function assertModelFilesPresent(options: {
 }
 
 function howToGet(modelId: string, modelsDir: string): string {
-  if (modelId === BUILT_IN_MODEL_ID) {
-    return `Build it with \`npm run build:model\` or \`node scripts/build-embedding-model.mjs --models-dir ${modelsDir}\`.`;
+  if (modelId === BUILT_IN_MODEL_ID || modelId === DISTILLED_MODEL_ID) {
+    return `Build it with \`node scripts/build-embedding-model.mjs --model ${modelId} --models-dir ${modelsDir}\`.`;
   }
   return (
     `Download it into MODELS_DIR at image build time (the only place downloads are allowed): ` +
