@@ -58,7 +58,7 @@ const METRICS = [
   ['reciprocalRank', 'MRR@10'],
 ] as const;
 
-export const modeLabel = (mode: RecallMode) => (mode === 'hybrid' ? 'hybrid (RRF)' : `${mode} only`);
+export const modeLabel = (mode: RecallMode) => (mode === 'hybrid' ? 'hybrid' : `${mode} only`);
 
 /** Hybrid against the better leg on one metric, signed: negative means fusion lost. */
 function hybridMargin(scores: readonly MeanScores[], metric: (typeof METRICS)[number][0]): number {

@@ -18,13 +18,13 @@ export interface TuningResult {
  * rest), vector floors and thread-context weights, and weighted RRF over the same text weights.
  */
 export function fusionGrid(base: FusionSettings): FusionSettings[] {
-  const textWeights = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
-  const contextWeights = [0, 0.3, 0.5, 0.7];
+  const textWeights = [0.4, 0.5, 0.6, 0.7, 0.8];
+  const contextWeights = [0, 0.3, 0.5, 0.7, 0.85, 1];
   const grid: FusionSettings[] = [];
   for (const textWeight of textWeights) {
     for (const contextWeight of contextWeights) {
       const weights = { textWeight, vectorWeight: Number((1 - textWeight).toFixed(2)), contextWeight };
-      for (const vectorFloor of [0, 0.2, 0.3, 0.4, 0.5])
+      for (const vectorFloor of [0, 0.2, 0.3, 0.4])
         grid.push({ ...base, ...weights, method: 'linear', vectorFloor });
       grid.push({ ...base, ...weights, method: 'rrf' });
     }

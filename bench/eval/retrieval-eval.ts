@@ -38,7 +38,7 @@ export interface QueryOutcome {
   readonly firstRelevantRank: Readonly<Record<RecallMode, number | null>>;
   /** In hybrid mode: that document's rank in each leg's candidate list (k = 30), from `explain`. */
   readonly hybridLegRanks: { readonly text: number | null; readonly vector: number | null } | null;
-  /** In hybrid mode: results above it that both legs returned (RRF puts any such above any single-leg hit). */
+  /** In hybrid mode: results above it that both legs returned (rank fusion favours them over single-leg hits). */
   readonly outrankedByBothLegs: number | null;
 }
 

@@ -33,7 +33,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   vectorWeight: 0.4,
   vectorFloor: 0.3,
   rrfK: RRF_K,
-  contextWeight: 0.3,
+  contextWeight: 0.5,
 };
 
 export interface FusedCandidate {
