@@ -4,7 +4,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Client } from 'pg';
 import { ImportMemoriesUseCase } from '@app/memories';
-import { adjacency } from '@app/recall';
 import { MemoryNeighbourRepository, MemoryTextSearchRepository } from '@app/recall/testing';
 import { type Principal } from '@app/tenancy';
 import { beirSplits, readBeirDataset } from './eval/beir-dataset';
@@ -152,7 +151,7 @@ async function tuneOnDev(options: {
         return {
           text: textHits,
           vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
-          adjacent: adjacency(await neighbours.around(options.principal, tx, hits)),
+          threads: await neighbours.around(options.principal, tx, hits),
         };
       });
     },

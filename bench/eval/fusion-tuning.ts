@@ -1,4 +1,4 @@
-import { fuseLegs, type FusionSettings, type LegHit, type ThreadAdjacency } from '@app/recall';
+import { adjacency, fuseLegs, type FusionSettings, type LegHit } from '@app/recall';
 import { mean, ndcgAtK, recallAtK, type Judgements } from '../metrics';
 
 export interface TuningQuery {
@@ -24,8 +24,11 @@ export function fusionGrid(base: FusionSettings): FusionSettings[] {
   for (const textWeight of textWeights) {
     for (const contextWeight of contextWeights) {
       const weights = { textWeight, vectorWeight: Number((1 - textWeight).toFixed(2)), contextWeight };
-      for (const vectorFloor of [0, 0.2, 0.3, 0.4])
-        grid.push({ ...base, ...weights, method: 'linear', vectorFloor });
+      for (const contextDirection of contextWeight > 0
+        ? (['both', 'previous'] as const)
+        : (['both'] as const))
+        for (const vectorFloor of [0, 0.2, 0.3, 0.4])
+          grid.push({ ...base, ...weights, method: 'linear', vectorFloor, contextDirection });
       grid.push({ ...base, ...weights, method: 'rrf' });
     }
   }
@@ -34,7 +37,7 @@ export function fusionGrid(base: FusionSettings): FusionSettings[] {
 
 /** A short label for a settings row in the report. */
 export function describeFusion(s: FusionSettings): string {
-  const weights = `text ${s.textWeight}, vector ${s.vectorWeight}, context ${s.contextWeight}`;
+  const weights = `text ${s.textWeight}, vector ${s.vectorWeight}, context ${s.contextWeight} from ${s.contextDirection}`;
   return s.method === 'rrf' ? `rrf k=${s.rrfK}, ${weights}` : `linear, ${weights}, floor ${s.vectorFloor}`;
 }
 
@@ -42,7 +45,7 @@ export function describeFusion(s: FusionSettings): string {
 export interface GatheredLegs {
   readonly text: readonly LegHit[];
   readonly vector: readonly LegHit[];
-  readonly adjacent: ThreadAdjacency;
+  readonly threads: Parameters<typeof adjacency>[0];
 }
 
 /**
@@ -68,7 +71,7 @@ export async function tuneFusion(options: {
     for (const query of options.queries) {
       const judged = options.qrels.get(query.id) ?? new Map<string, number>();
       const legs = gathered.get(query.id) as GatheredLegs;
-      const fused = fuseLegs(legs, settings, legs.adjacent).slice(0, 10);
+      const fused = fuseLegs(legs, settings, adjacency(legs.threads, settings.contextDirection)).slice(0, 10);
       const ranked = fused.flatMap((c) => options.docsByMemory.get(c.memoryId) ?? []);
       r5.push(recallAtK(ranked, judged, 5));
       r10.push(recallAtK(ranked, judged, 10));

@@ -96,6 +96,7 @@ export interface AppConfig {
       readonly vectorFloor: number;
       readonly rrfK: number;
       readonly contextWeight: number;
+      readonly contextDirection: 'both' | 'previous';
     };
     /** Okapi BM25 parameters of the text leg: term-frequency saturation and length normalisation. */
     readonly bm25: { readonly k1: number; readonly b: number };
@@ -251,6 +252,7 @@ function toAppConfig(env: Env): AppConfig {
         vectorFloor: env.RECALL_VECTOR_FLOOR,
         rrfK: env.RECALL_RRF_K,
         contextWeight: env.RECALL_CONTEXT_WEIGHT,
+        contextDirection: env.RECALL_CONTEXT_DIRECTION,
       },
       bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
     },

@@ -234,6 +234,8 @@ export const envSchema = z.object({
   RECALL_RRF_K: int(60, 1, 1_000),
   /** Recall: share of a thread neighbour's score a memory borrows (`thread:`/`session:` tags; 0 = off). */
   RECALL_CONTEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
+  /** Recall: whom a memory borrows from — both thread neighbours, or only the memory before it. */
+  RECALL_CONTEXT_DIRECTION: z.enum(['both', 'previous']).default('both'),
   /** Recall's text leg (BM25): term-frequency saturation k1 (0 = a term counts once however often it occurs). */
   RECALL_BM25_K1: z.coerce.number().min(0).max(10).default(1.2),
   /** Recall's text leg (BM25): length normalisation b (0 = none, 1 = full). */

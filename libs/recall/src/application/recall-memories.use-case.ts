@@ -116,7 +116,7 @@ export class RecallMemoriesUseCase {
           vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
         },
         fusion,
-        adjacency(threads),
+        adjacency(threads, fusion.contextDirection),
       );
       const found = await this.memories.findVisible(
         principal,

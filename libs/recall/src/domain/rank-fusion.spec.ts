@@ -115,6 +115,21 @@ describe('thread context', () => {
     expect(ids(lifted).indexOf(12)).toBeLessThan(ids(lifted).indexOf(30));
   });
 
+  it('lends only forward with direction previous: a reply borrows from its question, not the reverse', () => {
+    const forward = adjacency(
+      [
+        { memoryId: 11, previousId: 10, nextId: 12 },
+        { memoryId: 20, previousId: null, nextId: null },
+      ],
+      'previous',
+    );
+    const settings = { ...withContext, contextDirection: 'previous' as const };
+    const fused = fuseLegs({ text: hits([11, 10], [20, 6]), vector: [] }, settings, forward);
+    expect(ids(fused)).toEqual([11, 20, 12]);
+    expect(fused.find((f) => f.memoryId === 12)).toMatchObject({ contextFrom: 11, contextScore: 0.4 });
+    expect(fused.find((f) => f.memoryId === 11)?.contextFrom).toBeNull();
+  });
+
   it('changes nothing with weight 0', () => {
     const legs = { text: hits([11, 10], [20, 6]), vector: [] };
     const off = fuseLegs(legs, { ...withContext, contextWeight: 0 }, adjacent);

@@ -1,3 +1,5 @@
+import type { ContextDirection } from './thread-context';
+
 /** Reciprocal Rank Fusion constant (Cormack et al. 2009): damps the influence of any single leg's top ranks. */
 export const RRF_K = 60;
 
@@ -25,6 +27,8 @@ export interface FusionSettings {
   readonly rrfK: number;
   /** Share of a thread neighbour's fused score a memory borrows (RECALL_CONTEXT_WEIGHT; 0 = none). */
   readonly contextWeight: number;
+  /** Whom a memory borrows from: both thread neighbours, or only the memory before it. */
+  readonly contextDirection: ContextDirection;
 }
 
 export const DEFAULT_FUSION: FusionSettings = {
@@ -34,6 +38,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   vectorFloor: 0.3,
   rrfK: RRF_K,
   contextWeight: 0.5,
+  contextDirection: 'both',
 };
 
 export interface FusedCandidate {
@@ -51,7 +56,7 @@ export interface FusedCandidate {
   readonly fusedScore: number;
 }
 
-/** Each memory's thread neighbours, both directions (see thread-context.ts). */
+/** For each memory, the thread neighbours it may borrow from (see thread-context.ts). */
 export type ThreadAdjacency = ReadonlyMap<number, readonly number[]>;
 
 interface LegEntry {
@@ -84,7 +89,9 @@ export function fuseLegs(
     Object.assign(entry(h.memoryId), { vectorRank: i + 1, vectorScore: h.score }),
   );
   const context = { adjacent, weight: settings.contextWeight };
-  if (context.weight > 0) for (const id of [...byId.keys()]) for (const n of adjacent.get(id) ?? []) entry(n);
+  // Every memory that may borrow (hits and their neighbours) is a candidate; one with nothing to
+  // borrow scores 0 and sorts last.
+  if (context.weight > 0) for (const id of adjacent.keys()) entry(id);
   const score = settings.method === 'rrf' ? rrfScorer(settings) : linearScorer(legs, settings);
   const own = new Map([...byId.entries()].map(([id, e]) => [id, score(e)]));
   return [...byId.entries()]

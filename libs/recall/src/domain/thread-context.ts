@@ -6,21 +6,32 @@
  */
 export const THREAD_TAG_PREFIXES = ['thread:', 'session:'] as const;
 
-/** Neighbours in both directions, from each memory's previous and next memory of its thread. */
+/**
+ * Whom each memory borrows from: `both` its previous and next memory of the thread, `previous` only
+ * the one before it (a reply borrows from what it answers, never the other way round).
+ */
+export type ContextDirection = 'both' | 'previous';
+
+/** The memories each memory may borrow from, from each hit's previous and next memory of its thread. */
 export function adjacency(
   rows: readonly { memoryId: number; previousId: number | null; nextId: number | null }[],
+  direction: ContextDirection = 'both',
 ): Map<number, number[]> {
   const adjacent = new Map<number, number[]>();
-  const link = (a: number, b: number) => {
-    const list = adjacent.get(a) ?? [];
-    if (!list.includes(b)) list.push(b);
-    adjacent.set(a, list);
+  /** `borrower` may borrow from `lender`. */
+  const link = (borrower: number, lender: number) => {
+    const list = adjacent.get(borrower) ?? [];
+    if (!list.includes(lender)) list.push(lender);
+    adjacent.set(borrower, list);
   };
   for (const row of rows) {
-    for (const other of [row.previousId, row.nextId]) {
-      if (other === null) continue;
-      link(row.memoryId, other);
-      link(other, row.memoryId);
+    if (row.previousId !== null) {
+      link(row.memoryId, row.previousId);
+      if (direction === 'both') link(row.previousId, row.memoryId);
+    }
+    if (row.nextId !== null) {
+      link(row.nextId, row.memoryId);
+      if (direction === 'both') link(row.memoryId, row.nextId);
     }
   }
   return adjacent;
