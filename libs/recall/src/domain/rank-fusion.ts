@@ -35,10 +35,10 @@ export const DEFAULT_FUSION: FusionSettings = {
   method: 'linear',
   textWeight: 0.6,
   vectorWeight: 0.4,
-  vectorFloor: 0.3,
+  vectorFloor: 0.2,
   rrfK: RRF_K,
-  contextWeight: 0.5,
-  contextDirection: 'both',
+  contextWeight: 0.7,
+  contextDirection: 'previous',
 };
 
 export interface FusedCandidate {
