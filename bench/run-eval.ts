@@ -37,7 +37,8 @@ const HELP = `npm run eval -- [options]
   --split NAME[,NAME]  qrels files to score against: dev, test, or "all" for every split a set has
                        (default test); a set without the split is skipped
   --out DIR            where eval-<dataset>-<split>.md/.json and eval-summary.md go (default bench/results)
-  --tune               also try a grid of fusion settings on each set's dev split (hybrid, recall@10 first)
+  --tune               also try a grid of fusion settings on each set's dev split (hybrid never below a
+                       leg on any question type first, then recall@10 + recall@5)
                        and write fusion-tuning-<dataset>.md/.json; the defaults are then set by hand
 ${SERVICE_HELP.replace('(default glove-sif-100d)', '(default use-lite-512d)')}`;
 
@@ -162,13 +163,17 @@ async function tuneOnDev(options: {
   });
   const rows = ranked.map(
     (r, i) =>
-      `| ${i + 1} | ${describeFusion(r.settings)} | ${r.recallAt5.toFixed(3)} | ${r.recallAt10.toFixed(3)} | ${r.ndcgAt10.toFixed(3)} |`,
+      `| ${i + 1} | ${describeFusion(r.settings)} | ${r.recallAt5.toFixed(3)} | ${r.recallAt10.toFixed(3)} | ${r.ndcgAt10.toFixed(3)} | ${r.legMargin >= 0 ? '+' : ''}${r.legMargin.toFixed(3)} |`,
   );
   const markdown = [
     `# Fusion tuning: \`${dev.name}\` dev split (${dev.queries.length} queries)`,
     '',
-    '| # | settings | recall@5 | recall@10 | nDCG@10 |',
-    '| - | -------- | -------- | --------- | ------- |',
+    "Best first: settings whose hybrid recall@10 is at least each single leg's (text with and without",
+    'thread context, vector) on every question type, then by recall@10 + recall@5. "Leg margin" is the',
+    'smallest such difference over the types.',
+    '',
+    '| # | settings | recall@5 | recall@10 | nDCG@10 | leg margin |',
+    '| - | -------- | -------- | --------- | ------- | ---------- |',
     ...rows,
     '',
   ].join('\n');

@@ -225,15 +225,15 @@ export const envSchema = z.object({
   /** Recall: how the text and vector legs are fused — scores scaled per leg (`linear`) or ranks (`rrf`). */
   RECALL_FUSION: z.enum(['linear', 'rrf']).default('linear'),
   /** Recall: weight of the text (BM25) leg in fusion. */
-  RECALL_TEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.6),
+  RECALL_TEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.65),
   /** Recall: weight of the vector leg in fusion. */
-  RECALL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.4),
+  RECALL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.35),
   /** Recall (`linear`): cosine similarity at or below which a vector hit counts as no match. */
-  RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0.2),
+  RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
   /** Recall (`rrf`): the RRF constant k. */
   RECALL_RRF_K: int(60, 1, 1_000),
   /** Recall: share of a thread neighbour's score a memory borrows (`thread:`/`session:` tags; 0 = off). */
-  RECALL_CONTEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.7),
+  RECALL_CONTEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
   /** Recall: whom a memory borrows from — both thread neighbours, or only the memory before it. */
   RECALL_CONTEXT_DIRECTION: z.enum(['both', 'previous']).default('previous'),
   /** Recall's text leg (BM25): term-frequency saturation k1 (0 = a term counts once however often it occurs). */

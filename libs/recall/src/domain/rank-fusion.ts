@@ -33,11 +33,11 @@ export interface FusionSettings {
 
 export const DEFAULT_FUSION: FusionSettings = {
   method: 'linear',
-  textWeight: 0.6,
-  vectorWeight: 0.4,
-  vectorFloor: 0.2,
+  textWeight: 0.65,
+  vectorWeight: 0.35,
+  vectorFloor: 0.3,
   rrfK: RRF_K,
-  contextWeight: 0.7,
+  contextWeight: 0.5,
   contextDirection: 'previous',
 };
 
