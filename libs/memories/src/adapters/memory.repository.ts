@@ -224,10 +224,7 @@ export class MemoryRepository implements MemoryLookup {
     query: MemoryFilter & { limit: number; offset: number },
   ): Promise<{ memories: Memory[]; total: number }> {
     const { where, params } = this.filterClause(scope, query);
-    const total = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM memories m WHERE ${where}`,
-      params,
-    );
+    // Read in the order of memories_tenant_list_live, which stops after the page.
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${memoryColumns('$2')} FROM memories m JOIN users u ON u.id = m.owner_id
         WHERE ${where}
@@ -235,7 +232,14 @@ export class MemoryRepository implements MemoryLookup {
         LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
       [...params, query.limit, query.offset],
     );
-    return { memories: rows.map(toMemory), total: total.rows[0].n };
+    const memories = rows.map(toMemory);
+    // A page that is not full ends the list: its end is the total, no count needed.
+    if (rows.length > 0 && rows.length < query.limit) return { memories, total: query.offset + rows.length };
+    const total = await tx.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM memories m WHERE ${where}`,
+      params,
+    );
+    return { memories, total: total.rows[0].n };
   }
 
   async update(

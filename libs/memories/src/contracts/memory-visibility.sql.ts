@@ -5,6 +5,9 @@
  * again underneath. `app_is_admin()` reads the transaction's `app.admin` setting, set for admin keys.
  */
 
+/** Read once per statement, not per row (as the policies do since migration 1763700000022). */
+const IS_ADMIN = '(SELECT app_is_admin())';
+
 /** A direct share of `m` with the user, or a tag rule of m's owner covering one of its tags. */
 function shareSql(m: string, user: string, permission?: 'write'): string {
   const write = permission ? ` AND s.permission = '${permission}'` : '';
@@ -16,12 +19,12 @@ function shareSql(m: string, user: string, permission?: 'write'): string {
 
 /** The user reads `m`: owner, team-visible, shared with them (directly or by tag), or an admin. */
 export function visibleMemorySql(m: string, user: string): string {
-  return `(${m}.owner_id = ${user} OR ${m}.visibility = 'team' OR app_is_admin() OR ${shareSql(m, user)})`;
+  return `(${m}.owner_id = ${user} OR ${m}.visibility = 'team' OR ${IS_ADMIN} OR ${shareSql(m, user)})`;
 }
 
 /** The user may update `m`: owner, a `write` share (direct or by tag), or an admin. */
 export function writableMemorySql(m: string, user: string): string {
-  return `(${m}.owner_id = ${user} OR app_is_admin() OR ${shareSql(m, user, 'write')})`;
+  return `(${m}.owner_id = ${user} OR ${IS_ADMIN} OR ${shareSql(m, user, 'write')})`;
 }
 
 /**
