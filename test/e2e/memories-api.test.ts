@@ -108,6 +108,21 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
     expect(paged.body.total).toBeGreaterThan(1);
   });
 
+  it('reports the same total on full, partial and past-the-end pages', async () => {
+    const all = (await alice.get<Listed>('/api/memories?limit=10000')).body;
+    expect(all.memories).toHaveLength(all.total);
+    const pages = [
+      { limit: 1, offset: 0, rows: 1 },
+      { limit: 2, offset: all.total - 1, rows: 1 },
+      { limit: 5, offset: all.total + 3, rows: 0 },
+    ];
+    for (const { limit, offset, rows } of pages) {
+      const page = (await alice.get<Listed>(`/api/memories?limit=${limit}&offset=${offset}`)).body;
+      expect(page.memories, `limit ${limit} offset ${offset}`).toHaveLength(rows);
+      expect(page.total, `limit ${limit} offset ${offset}`).toBe(all.total);
+    }
+  });
+
   it('rejects negative or non-numeric paging with 400', async () => {
     for (const q of ['limit=-1', 'limit=abc', 'offset=-5', 'limit=1.5']) {
       const res = await alice.get(`/api/memories?${q}`);
