@@ -26,8 +26,12 @@ const CANDIDATE_WORDS =
 /** Abbreviations ("sat down", "Sun", "wed") are words too often; only full names count. */
 const FULL_WEEKDAY = /\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
-/** "Thursday 18 January 2024 (2024-01-18)": the words a question uses, then the ISO date. */
-const DATE_PHRASE = `(?:${WEEKDAYS.join('|')}) \\d{1,2} (?:${MONTHS.join('|')}) \\d{4} \\(\\d{4}-\\d{2}-\\d{2}\\)`;
+/**
+ * "Thursday 18 January 2024": the words a question uses. No ISO form as well: each added word makes
+ * the memory longer for BM25 and dilutes a short memory's embedding, and the evaluation did worse
+ * with it (docs/performance.md).
+ */
+const DATE_PHRASE = `(?:${WEEKDAYS.join('|')}) \\d{1,2} (?:${MONTHS.join('|')}) \\d{4}`;
 
 /** The resolved dates at the end of a keywords text, as `withResolvedDates` appends them. */
 const TRAILING_DATES = new RegExp(`(?:^|\\s+)${DATE_PHRASE}(?:\\s+${DATE_PHRASE})*$`);
@@ -48,9 +52,11 @@ function isRelativeDay(result: ParsedResult, text: string): boolean {
     const duration = /^for\b/i.test(result.text);
     return !duration && !tags.has('result/relativeDateAndTime') && known.isCertain('day');
   }
-  // A weekday alone ("last Friday", "on Tuesday"), but not a recurring one ("every Monday").
+  // A weekday alone ("last Friday", "on Tuesday"), but not a recurring one ("every Monday", "the
+  // Thursday syncs").
   const onlyWeekday = known.isCertain('weekday') && !known.isCertain('day') && !known.isCertain('month');
-  return onlyWeekday && FULL_WEEKDAY.test(result.text) && !/\bevery\s+$/i.test(text.slice(0, result.index));
+  const recurring = /\b(?:every|the)\s+$/i.test(text.slice(0, result.index));
+  return onlyWeekday && FULL_WEEKDAY.test(result.text) && !recurring;
 }
 
 /**
@@ -67,11 +73,10 @@ export function resolveRelativeDates(text: string, reference: Date): string[] {
   return [...new Set(days)];
 }
 
-/** "2024-01-18" → "Thursday 18 January 2024 (2024-01-18)". */
+/** "2024-01-18" → "Thursday 18 January 2024". */
 export function datePhrase(isoDay: string): string {
   const day = new Date(`${isoDay}T00:00:00Z`);
-  const words = `${WEEKDAYS[day.getUTCDay()]} ${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]} ${day.getUTCFullYear()}`;
-  return `${words} (${isoDay})`;
+  return `${WEEKDAYS[day.getUTCDay()]} ${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]} ${day.getUTCFullYear()}`;
 }
 
 /**
