@@ -6,6 +6,7 @@ import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryIndexRequestRepository } from '../adapters/memory-index-request.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { NewMemory, StoredMemory } from '../domain/memory';
+import { withResolvedDates } from '../domain/relative-dates';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from './memory-limits';
 import { SecretScreen, type Screened } from '../secret-memories/application/secret-screen';
 import { SecretStaging, type StagedSecret } from '../secret-memories/application/secret-staging';
@@ -20,8 +21,9 @@ export interface PreparedMemory {
 
 /**
  * The one write path for new memories (store and import): size rule, secret screening, secret
- * storage ahead of the row, duplicate check, the index job recorded in the same transaction as the
- * row, and the `supersedes` link to the memory it replaces.
+ * storage ahead of the row, duplicate check, relative dates resolved into the keywords, the index
+ * job recorded in the same transaction as the row, and the `supersedes` link to the memory it
+ * replaces.
  */
 @Injectable()
 export class MemoryWriter {
@@ -55,7 +57,12 @@ export class MemoryWriter {
     prepared: PreparedMemory,
   ): Promise<StoredMemory & { created: boolean }> {
     const { screened, staged } = prepared;
-    const memory = screened.value;
+    // Resolved here rather than at screening: an idempotent replay a day later hashes the same body.
+    const said = screened.value.createdAt === undefined ? new Date() : new Date(screened.value.createdAt);
+    const memory = {
+      ...screened.value,
+      expandedKeywords: withResolvedDates(screened.value.expandedKeywords, screened.value.content, said),
+    };
     const stored = await this.memories.insertOrGetDuplicate(principal, tx, {
       ...memory,
       visibility: memory.visibility ?? principal.defaultVisibility ?? this.defaults.defaultVisibility,

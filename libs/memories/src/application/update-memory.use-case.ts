@@ -4,6 +4,7 @@ import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository, type RowSecret } from '../adapters/memory.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { MemoryPatch } from '../domain/memory';
+import { withResolvedDates } from '../domain/relative-dates';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter } from './memory-writer';
@@ -49,10 +50,20 @@ export class UpdateMemoryUseCase {
           if (!current || current.deleted) throw MemoryError.notFound(id);
           const existing = await this.memories.findLive(owner, tx, id);
           if (!existing) throw MemoryError.notFound(id);
+          const content = changes.content ?? existing.content;
+          // Relative dates still mean the days around when the memory was said, not this edit.
+          const expandedKeywords =
+            changes.content !== undefined || changes.expandedKeywords !== undefined
+              ? withResolvedDates(
+                  changes.expandedKeywords ?? existing.expandedKeywords,
+                  content,
+                  new Date(existing.createdAt),
+                )
+              : undefined;
           const next = {
-            content: changes.content ?? existing.content,
+            content,
             tags: changes.tags ?? existing.tags,
-            expandedKeywords: changes.expandedKeywords ?? existing.expandedKeywords,
+            expandedKeywords: expandedKeywords ?? existing.expandedKeywords,
           };
           let hash: Buffer | undefined;
           let secret: RowSecret | null | undefined;
@@ -72,7 +83,12 @@ export class UpdateMemoryUseCase {
               );
             }
           }
-          await this.memories.update(owner, tx, id, { ...changes, contentHash: hash, secret });
+          await this.memories.update(owner, tx, id, {
+            ...changes,
+            expandedKeywords,
+            contentHash: hash,
+            secret,
+          });
           if (
             changes.content !== undefined ||
             changes.tags !== undefined ||
