@@ -225,11 +225,11 @@ export const envSchema = z.object({
   /** Recall: how the text and vector legs are fused — scores scaled per leg (`linear`) or ranks (`rrf`). */
   RECALL_FUSION: z.enum(['linear', 'rrf']).default('linear'),
   /** Recall: weight of the text (BM25) leg in fusion. */
-  RECALL_TEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.65),
+  RECALL_TEXT_WEIGHT: z.coerce.number().min(0).max(1).default(0.7),
   /** Recall: weight of the vector leg in fusion. */
-  RECALL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.35),
+  RECALL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.3),
   /** Recall (`linear`): cosine similarity at or below which a vector hit counts as no match. */
-  RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0.3),
+  RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0),
   /** Recall (`rrf`): the RRF constant k. */
   RECALL_RRF_K: int(60, 1, 1_000),
   /** Recall: share of a thread neighbour's score a memory borrows (`thread:`/`session:` tags; 0 = off). */

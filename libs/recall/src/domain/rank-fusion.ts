@@ -33,9 +33,9 @@ export interface FusionSettings {
 
 export const DEFAULT_FUSION: FusionSettings = {
   method: 'linear',
-  textWeight: 0.65,
-  vectorWeight: 0.35,
-  vectorFloor: 0.3,
+  textWeight: 0.7,
+  vectorWeight: 0.3,
+  vectorFloor: 0,
   rrfK: RRF_K,
   contextWeight: 0.5,
   contextDirection: 'previous',
