@@ -16,6 +16,7 @@ import { SessionEventClientIds1763700000014 } from './1763700000014-session-even
 import { SessionExtraction1763700000015 } from './1763700000015-session-extraction';
 import { SessionProcessingQueued1763700000016 } from './1763700000016-session-processing-queued';
 import { Bm25TextSearch1763700000017 } from './1763700000017-bm25-text-search';
+import { OutboxWithoutNotify1763700000020 } from './1763700000020-outbox-without-notify';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   SessionExtraction1763700000015,
   SessionProcessingQueued1763700000016,
   Bm25TextSearch1763700000017,
+  OutboxWithoutNotify1763700000020,
 ];
