@@ -19,12 +19,15 @@ import { startServiceProcesses } from '../harness/service-processes';
 import { type StoreCounters, storeCounters } from './store-counters';
 import { percentile, runLoad } from './store-load';
 
-const flags = parseFlags(process.argv.slice(2).filter((a) => a !== '--'), {
-  ...SERVICE_FLAGS,
-  seconds: { type: 'string', default: '5' },
-  concurrency: { type: 'string', default: '4,16' },
-  profile: { type: 'string' },
-});
+const flags = parseFlags(
+  process.argv.slice(2).filter((a) => a !== '--'),
+  {
+    ...SERVICE_FLAGS,
+    seconds: { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '4,16' },
+    profile: { type: 'string' },
+  },
+);
 
 interface Row {
   workload: string;
@@ -72,7 +75,12 @@ async function main(): Promise<void> {
         const before = await counters();
         const result = await runLoad({ concurrency, seconds, op: post });
         const after = await counters();
-        rows.push({ workload: label, concurrency, ...summary(result), ...perStore(before, after, result.done) });
+        rows.push({
+          workload: label,
+          concurrency,
+          ...summary(result),
+          ...perStore(before, after, result.done),
+        });
       }
     }
     await http.close();
@@ -106,7 +114,9 @@ async function floor(
   concurrency: number,
   seconds: number,
 ): Promise<Row> {
-  const clients = await Promise.all(Array.from({ length: concurrency }, () => connectRaw(url, 'store-floor')));
+  const clients = await Promise.all(
+    Array.from({ length: concurrency }, () => connectRaw(url, 'store-floor')),
+  );
   const insert = async (i: number) => {
     const content = `The build cache lives under /var/cache/ci ${randomUUID()}`;
     await clients[i % concurrency].query(
@@ -146,7 +156,9 @@ function perStore(before: StoreCounters, after: StoreCounters, stores: number) {
 
 function print(rows: readonly Row[]): void {
   const f = (n: number | undefined, d = 1) => (n === undefined ? '' : n.toFixed(d));
-  console.log('| workload | conc. | /s | % floor | p50 ms | p99 ms | errors | API CPU ms | PG CPU ms | write txns | rows |');
+  console.log(
+    '| workload | conc. | /s | % floor | p50 ms | p99 ms | errors | API CPU ms | PG CPU ms | write txns | rows |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const floorRow = rows.find((r) => r.workload.startsWith('raw') && r.concurrency === row.concurrency);

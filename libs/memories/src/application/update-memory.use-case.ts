@@ -74,7 +74,9 @@ export class UpdateMemoryUseCase {
           }
           await this.memories.update(owner, tx, id, { ...changes, contentHash: hash, secret });
           const reindex =
-            changes.content !== undefined || changes.tags !== undefined || changes.expandedKeywords !== undefined;
+            changes.content !== undefined ||
+            changes.tags !== undefined ||
+            changes.expandedKeywords !== undefined;
           // Index state, outbox and audit in one round trip.
           await runTogether(tx, [
             ...(reindex
@@ -86,7 +88,9 @@ export class UpdateMemoryUseCase {
               targetId: id,
               details: {
                 fields,
-                ...(screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : {}),
+                ...(screened.kinds.length > 0
+                  ? { redacted: screened.kinds, sensitive: staged !== null }
+                  : {}),
               },
             }),
           ]);
