@@ -4,7 +4,6 @@ import type { Client } from 'pg';
 export interface StoreCounters {
   readonly apiCpuMs: number;
   readonly pgCpuMs: number;
-  readonly writeTransactions: number;
   readonly rowsWritten: number;
 }
 
@@ -23,25 +22,24 @@ export function processCpuMs(pid: number): number {
 
 /**
  * What the API process and the run's database have spent so far: the API's CPU, the CPU of the
- * Postgres backends connected to the database (other than this one), transaction ids handed out
- * (one per committed or aborted writing transaction) and rows in its tables. Counted directly,
- * since pg_stat_database trails idle backends by up to ten seconds. `pg` must have app.system on.
+ * Postgres backends connected to the database (other than this one) and the rows in its tables,
+ * counted directly: pg_stat_database trails idle backends by up to ten seconds (and transaction ids
+ * are shared with every other database of the server). `pg` must have app.system on.
  */
 export async function storeCounters(pg: Client, database: string, apiPid: number): Promise<StoreCounters> {
   const { rows: tables } = await pg.query<{ name: string }>(
     `SELECT format('%I', relname) AS name FROM pg_stat_user_tables WHERE schemaname = 'public'`,
   );
   const counted = tables.map((t) => `(SELECT count(*) FROM ${t.name})`).join(' + ');
-  const { rows } = await pg.query<{ pids: number[] | null; xid: string; rows: string }>(
+  const { rows } = await pg.query<{ pids: number[] | null; rows: string }>(
     `SELECT (SELECT array_agg(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()) AS pids,
-            pg_current_xact_id()::text AS xid, ${counted} AS rows`,
+            ${counted} AS rows`,
     [database],
   );
   const row = rows[0];
   return {
     apiCpuMs: processCpuMs(apiPid),
     pgCpuMs: (row.pids ?? []).reduce((sum, pid) => sum + processCpuMs(pid), 0),
-    writeTransactions: Number(row.xid),
     rowsWritten: Number(row.rows),
   };
 }
