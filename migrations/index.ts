@@ -17,6 +17,7 @@ import { SessionExtraction1763700000015 } from './1763700000015-session-extracti
 import { SessionProcessingQueued1763700000016 } from './1763700000016-session-processing-queued';
 import { Bm25TextSearch1763700000017 } from './1763700000017-bm25-text-search';
 import { PolicySettingsOnce1763700000022 } from './1763700000022-policy-settings-once';
+import { OutboxWithoutNotify1763700000023 } from './1763700000023-outbox-without-notify';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   SessionProcessingQueued1763700000016,
   Bm25TextSearch1763700000017,
   PolicySettingsOnce1763700000022,
+  OutboxWithoutNotify1763700000023,
 ];

@@ -14,6 +14,8 @@ interface ServiceProcess {
 
 export interface ProcessStack {
   readonly apiUrl: string;
+  /** The API's process id, for reading its CPU time. */
+  readonly apiPid: number;
   stop(): Promise<void>;
 }
 
@@ -30,15 +32,17 @@ export async function startServiceProcesses(options: {
   readonly queuePrefix: string;
   /** Write a V8 CPU profile of each process into this directory (`--profile`). */
   readonly profileDir?: string;
+  /** False: the API alone (the worker would embed what a write benchmark stores, on the same cores). */
+  readonly withWorker?: boolean;
 }): Promise<ProcessStack> {
   const port = await freePort();
   const env = serviceEnvironment(options, { api: port, workerHealth: await freePort() });
 
   const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(options.profileDir)}`] : [];
   const api = startProcess('apps/api/src/main.js', env, nodeArgs);
-  const worker = startProcess('apps/worker/src/main.js', env, nodeArgs);
+  const worker = options.withWorker === false ? null : startProcess('apps/worker/src/main.js', env, nodeArgs);
   const stop = async () => {
-    await Promise.all([api.stop(), worker.stop()]);
+    await Promise.all([api.stop(), worker?.stop()]);
   };
   const apiUrl = `http://127.0.0.1:${port}`;
   try {
@@ -47,7 +51,7 @@ export async function startServiceProcesses(options: {
     await stop();
     throw error;
   }
-  return { apiUrl, stop };
+  return { apiUrl, apiPid: api.child.pid as number, stop };
 }
 
 function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[]): ServiceProcess {

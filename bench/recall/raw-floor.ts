@@ -24,6 +24,8 @@ export function rawTx(pg: Client): Tx {
       const result = await pg.query(sql, params ? [...params] : undefined);
       return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
     },
+    // Autocommit: each statement has committed when it returns.
+    afterCommit: (callback) => callback(),
   };
 }
 

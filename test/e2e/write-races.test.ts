@@ -27,7 +27,7 @@ async function pool<T>(count: number, concurrency: number, task: (i: number) => 
 describe('an update right after its store, while workers index the memory', () => {
   let api: ApiProcess;
   let workers: WorkerProcess[] = [];
-  // The outbox relay is woken by NOTIFY at commit: the index job runs while the update arrives.
+  // The API's relay is woken at commit: the index job runs while the update arrives.
   const team = teamFixture({ OUTBOX_POLL_INTERVAL_MS: '50', WORKER_CONCURRENCY: '8' });
 
   beforeAll(async () => {

@@ -7,7 +7,7 @@ export * from './job-executor';
 export * from './job-metrics';
 export * from './outbox-writer';
 export * from './outbox/outbox.repository';
-export * from './outbox/outbox-listener';
+export * from './outbox/outbox-signal';
 export * from './outbox/outbox-relay';
 export * from './drivers/redis-connection';
 export * from './drivers/in-process.driver';

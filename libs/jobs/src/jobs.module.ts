@@ -74,19 +74,12 @@ function createRelay(
   config: AppConfig,
   transactions: TransactionRunner,
   queue: JobQueue,
-  role: JobsRole,
   installationId: string,
 ): OutboxRelay {
-  // LISTEN needs its own connection; the embedded PGlite socket allows too few, so it polls only.
-  const listen =
-    config.mode === 'server' && config.database.url
-      ? { connectionString: config.database.url, applicationName: `memsvc-${role}-outbox-listener` }
-      : undefined;
   return new OutboxRelay(transactions, queue, {
     installationId,
     batchSize: config.outbox.batchSize,
     pollIntervalMs: config.outbox.pollIntervalMs,
-    listen,
   });
 }
 
@@ -202,7 +195,7 @@ export class JobsRuntimeModule {
             transactions: TransactionRunner,
             queue: JobQueue,
             installationId: string,
-          ) => createRelay(config, transactions, queue, role, installationId),
+          ) => createRelay(config, transactions, queue, installationId),
         },
         JobsLifecycle,
       ],

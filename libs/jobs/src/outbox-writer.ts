@@ -1,10 +1,11 @@
-import { type TenantScope, type Tx } from '@app/persistence';
+import { type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
 import { JOB_DEFINITIONS, type JobName, type JobPayload } from './job-definitions';
+import { OUTBOX_COMMITS } from './outbox/outbox-signal';
 
 /**
  * Records background work in the same transaction as the write that needs it; the outbox relay
  * later moves the row to the queue, so a committed write never loses its job (even if Redis is down)
- * and a rolled-back write never runs one.
+ * and a rolled-back write never runs one. The commit wakes this process's relay.
  */
 export class OutboxWriter {
   async enqueue<N extends JobName>(
@@ -12,12 +13,21 @@ export class OutboxWriter {
     tx: Tx,
     job: { name: N; payload: JobPayload<N>; requestId?: string },
   ): Promise<void> {
+    const { sql, params } = this.enqueueStatement(scope, tx, job);
+    await tx.query(sql, params);
+  }
+
+  /** The outbox row's INSERT, for the caller to run in `tx` (alone or batched with others). */
+  enqueueStatement<N extends JobName>(
+    scope: TenantScope,
+    tx: Tx,
+    job: { name: N; payload: JobPayload<N>; requestId?: string },
+  ): SqlStatement {
     const payload = JOB_DEFINITIONS[job.name].parse(job.payload);
-    await tx.query(`INSERT INTO outbox (tenant_id, job_name, payload, request_id) VALUES ($1, $2, $3, $4)`, [
-      scope.tenantId,
-      job.name,
-      JSON.stringify(payload),
-      job.requestId ?? null,
-    ]);
+    tx.afterCommit(() => OUTBOX_COMMITS.committed());
+    return {
+      sql: `INSERT INTO outbox (tenant_id, job_name, payload, request_id) VALUES ($1, $2, $3, $4)`,
+      params: [scope.tenantId, job.name, JSON.stringify(payload), job.requestId ?? null],
+    };
   }
 }

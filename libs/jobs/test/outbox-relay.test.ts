@@ -4,6 +4,7 @@ import { Queue } from 'bullmq';
 import {
   BullMqJobQueue,
   OutboxRelay,
+  OutboxSignal,
   OutboxWriter,
   outboxJobId,
   type JobPayload,
@@ -254,14 +255,13 @@ describe('outbox relay', () => {
     }
   });
 
-  it('wakes on NOTIFY right after commit instead of waiting for the next poll', async () => {
+  it('wakes right after a write of its process commits instead of waiting for the next poll', async () => {
     await freshTenant();
     const queue = new RecordingQueue();
     const relay = new OutboxRelay(db.tx, queue, {
       installationId: INSTALLATION,
       batchSize: 100,
       pollIntervalMs: 60_000,
-      listen: { connectionString: inject('databaseUrl'), applicationName: 'test-outbox-listener' },
     });
     await relay.start();
     try {
@@ -270,7 +270,7 @@ describe('outbox relay', () => {
       const committedAt = Date.now();
       await commitJobs(2);
       await waitFor(
-        'notified delivery',
+        'delivery on commit',
         () => (queue.addsFor(scope.tenantId).length === 2 ? true : undefined),
         5_000,
       );
@@ -281,13 +281,14 @@ describe('outbox relay', () => {
     }
   });
 
-  it('delivers by polling alone when there is no LISTEN connection (embedded mode)', async () => {
+  it('delivers by polling alone rows written by another process (no commit signal reaches it)', async () => {
     await freshTenant();
     const queue = new RecordingQueue();
     const relay = new OutboxRelay(db.tx, queue, {
       installationId: INSTALLATION,
       batchSize: 100,
       pollIntervalMs: 50,
+      commits: new OutboxSignal(),
     });
     await relay.start();
     try {

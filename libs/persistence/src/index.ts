@@ -1,4 +1,5 @@
 export * from './tx';
+export * from './statement-batch';
 export * from './data-source.factory';
 export * from './migration-runner';
 export * from './transaction-runner';

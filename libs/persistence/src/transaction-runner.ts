@@ -47,13 +47,9 @@ export class TransactionRunner {
     options: TransactionOptions = {},
   ): Promise<T> {
     if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
-    const setup = async (runner: QueryRunner) => {
-      await runner.query(
-        `SELECT set_config('role', $1, true), set_config('app.tenant_id', $2, true), set_config('app.user_id', $3, true),
-                set_config('app.admin', $4, true)`,
-        [this.appRole, scope.tenantId, scope.userId, scope.scopes?.includes('admin') ? 'on' : 'off'],
-      );
-    };
+    const admin = scope.scopes?.includes('admin') ? 'on' : 'off';
+    const setup = `SELECT set_config('role', ${literal(this.appRole)}, true), set_config('app.tenant_id', '${scope.tenantId}', true),
+                          set_config('app.user_id', '${scope.userId}', true), set_config('app.admin', '${admin}', true)`;
     for (let retries = options.retryConflicts ?? 0; ; retries--) {
       try {
         return await this.run(work, setup);
@@ -64,23 +60,23 @@ export class TransactionRunner {
   }
 
   async asSystem<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run(work, async (runner) => {
-      await runner.query(`SELECT set_config('app.system', 'on', true)`);
-    });
+    return this.run(work, `SELECT set_config('app.system', 'on', true)`);
   }
 
-  private async run<T>(
-    work: (tx: Tx) => Promise<T>,
-    setup: (runner: QueryRunner) => Promise<void>,
-  ): Promise<T> {
+  /**
+   * `setup` goes with BEGIN in one round trip: a query without parameters may hold several
+   * statements, so it carries its values as literals (the ids were checked to be UUIDs).
+   */
+  private async run<T>(work: (tx: Tx) => Promise<T>, setup: string): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      await runner.query('BEGIN');
       try {
-        await setup(runner);
-        const result = await work(wrap(runner));
+        await runner.query(`BEGIN; ${setup}`);
+        const committed: Array<() => void> = [];
+        const result = await work(wrap(runner, committed));
         await runner.query('COMMIT');
+        for (const callback of committed) callback();
         return result;
       } catch (error) {
         await runner.query('ROLLBACK').catch(() => undefined);
@@ -92,8 +88,11 @@ export class TransactionRunner {
   }
 }
 
-function wrap(runner: QueryRunner): Tx {
+function wrap(runner: QueryRunner, committed: Array<() => void>): Tx {
   return {
+    afterCommit(callback: () => void): void {
+      committed.push(callback);
+    },
     async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
       const result = await runner.query(sql, params ? [...params] : undefined, true);
       return {
@@ -102,4 +101,9 @@ function wrap(runner: QueryRunner): Tx {
       };
     },
   };
+}
+
+/** A SQL string literal (standard_conforming_strings, the default since Postgres 9.1). */
+function literal(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
 }

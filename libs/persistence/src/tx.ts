@@ -17,4 +17,6 @@ export interface QueryResult<Row> {
  */
 export interface Tx {
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  /** Runs `callback` once the transaction has committed, never after a rollback; it must not throw. */
+  afterCommit(callback: () => void): void;
 }

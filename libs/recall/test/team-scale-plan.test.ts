@@ -42,6 +42,7 @@ describe('recall plans at team size (200k memories, one team)', () => {
         const result = await pg.query(sql, params ? [...params] : undefined);
         return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
       },
+      afterCommit: () => undefined,
     };
     notices.length = 0;
     await pg.query('BEGIN');

@@ -3,17 +3,17 @@ import { type TransactionRunner } from '@app/persistence';
 import { JOB_DEFINITIONS, type JobName } from '../job-definitions';
 import { outboxJobId, requestIdOf, type JobQueue, type QueuedJob } from '../job-queue.port';
 import { errorMessage } from '../jobs.errors';
-import { OutboxListener } from './outbox-listener';
+import { OUTBOX_COMMITS, type OutboxSignal } from './outbox-signal';
 import { OutboxRepository, type OutboxBacklog, type OutboxRow } from './outbox.repository';
 
 export interface OutboxRelayOptions {
   /** This installation's id (INSTALLATION_ID), part of every job id. */
   readonly installationId: string;
   readonly batchSize: number;
-  /** Fallback cadence; with LISTEN/NOTIFY most rows go out right after commit. */
+  /** Fallback cadence; rows this process writes go out right after their commit. */
   readonly pollIntervalMs: number;
-  /** Dedicated LISTEN connection; omit where only polling works (embedded PGlite). */
-  readonly listen?: { readonly connectionString: string; readonly applicationName: string };
+  /** Commits that wake the relay (the process's own writers unless a test says otherwise). */
+  readonly commits?: OutboxSignal;
   /** Longest pause after failed passes (queue down), unless the queue reports it is back. */
   readonly maxBackoffMs?: number;
   /** Rows whose job this build does not know wait this long before another replica may try. */
@@ -37,7 +37,7 @@ export interface RelayPassResult {
 export class OutboxRelay {
   private readonly logger = new Logger('OutboxRelay');
   private readonly repository = new OutboxRepository();
-  private readonly listener: OutboxListener | undefined;
+  private unsubscribe: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private nudged = false;
@@ -50,9 +50,6 @@ export class OutboxRelay {
     private readonly queue: JobQueue,
     private readonly options: OutboxRelayOptions,
   ) {
-    if (options.listen) {
-      this.listener = new OutboxListener({ ...options.listen, onNotify: () => this.nudge() });
-    }
     queue.onAvailable(() => {
       this.consecutiveFailures = 0;
       this.nudged = true;
@@ -64,7 +61,7 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     this.stopping = false;
-    await this.listener?.start();
+    this.unsubscribe = (this.options.commits ?? OUTBOX_COMMITS).subscribe(() => this.nudge());
     this.loop = this.run();
   }
 
@@ -72,7 +69,7 @@ export class OutboxRelay {
     if (!this.running) return;
     this.stopping = true;
     this.wake?.();
-    await this.listener?.stop();
+    this.unsubscribe?.();
     await this.loop;
     this.loop = undefined;
     this.running = false;

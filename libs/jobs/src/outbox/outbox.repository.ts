@@ -17,9 +17,6 @@ export interface OutboxBacklog {
   readonly oldestAgeSeconds: number;
 }
 
-/** Channel the outbox insert trigger notifies (migration 1763700000001). */
-export const OUTBOX_CHANNEL = 'outbox_inserted';
-
 /** The relay's SQL. Runs inside system transactions (the relay serves every tenant). */
 export class OutboxRepository {
   /**

@@ -1,4 +1,4 @@
-import { type TenantScope, type Tx } from '@app/persistence';
+import { type SqlStatement, type TenantScope } from '@app/persistence';
 
 /**
  * The memory side of indexing: a write marks the memory's index state pending in its own
@@ -6,12 +6,12 @@ import { type TenantScope, type Tx } from '@app/persistence';
  */
 export class MemoryIndexRequestRepository {
   /** Records that the memory's index input changed; the memory.index job brings it up to date. */
-  async markIndexPending(scope: TenantScope, tx: Tx, memoryId: number, wantedHashHex: string): Promise<void> {
-    await tx.query(
-      `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
-       VALUES ($1, $2, $3, 'pending', decode($4, 'hex'))
-       ON CONFLICT (memory_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
-      [memoryId, scope.tenantId, scope.userId, wantedHashHex],
-    );
+  markIndexPendingStatement(scope: TenantScope, memoryId: number, wantedHashHex: string): SqlStatement {
+    return {
+      sql: `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
+            VALUES ($1, $2, $3, 'pending', decode($4, 'hex'))
+            ON CONFLICT (memory_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
+      params: [memoryId, scope.tenantId, scope.userId, wantedHashHex],
+    };
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type TenantScope, type Tx } from '@app/persistence';
+import { runTogether, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
 import { indexInputHash, OutboxWriter } from '@app/jobs';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
@@ -74,14 +74,17 @@ export class MemoryWriter {
     });
     if (staged) await this.staging.confirm(principal, tx, [staged]);
     if (stored.created) {
-      await this.scheduleIndexing(principal, tx, stored.id, memory);
-      await this.audit.record(principal, tx, {
-        action: 'memory.create',
-        targetType: 'memory',
-        targetId: stored.id,
-        details:
-          screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : undefined,
-      });
+      // The row's bookkeeping (index state, outbox, audit) in one round trip.
+      await runTogether(tx, [
+        ...this.indexingStatements(principal, tx, stored.id, memory),
+        this.audit.statement(principal, {
+          action: 'memory.create',
+          targetType: 'memory',
+          targetId: stored.id,
+          details:
+            screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : undefined,
+        }),
+      ]);
     }
     if (memory.supersedes !== undefined) {
       // Replacing a memory is changing it: the caller needs write access to it. A duplicate
@@ -109,18 +112,30 @@ export class MemoryWriter {
     memoryId: number,
     input: { content: string; expandedKeywords: string; tags: readonly string[] },
   ): Promise<void> {
+    await runTogether(tx, this.indexingStatements(principal, tx, memoryId, input));
+  }
+
+  /** The memory's index state marked pending and its `memory.index` job, to run in `tx`. */
+  indexingStatements(
+    principal: TenantScope & { readonly requestId?: string },
+    tx: Tx,
+    memoryId: number,
+    input: { content: string; expandedKeywords: string; tags: readonly string[] },
+  ): SqlStatement[] {
     const hash = indexInputHash(input);
-    await this.indexRequests.markIndexPending(principal, tx, memoryId, hash);
-    await this.outbox.enqueue(principal, tx, {
-      name: 'memory.index',
-      payload: {
-        tenantId: principal.tenantId,
-        userId: principal.userId,
-        memoryId: String(memoryId),
-        contentHash: hash,
+    return [
+      this.indexRequests.markIndexPendingStatement(principal, memoryId, hash),
+      this.outbox.enqueueStatement(principal, tx, {
+        name: 'memory.index',
+        payload: {
+          tenantId: principal.tenantId,
+          userId: principal.userId,
+          memoryId: String(memoryId),
+          contentHash: hash,
+          requestId: principal.requestId,
+        },
         requestId: principal.requestId,
-      },
-      requestId: principal.requestId,
-    });
+      }),
+    ];
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { runTogether, TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository, type RowSecret } from '../adapters/memory.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
@@ -89,22 +89,27 @@ export class UpdateMemoryUseCase {
             contentHash: hash,
             secret,
           });
-          if (
+          const reindex =
             changes.content !== undefined ||
             changes.tags !== undefined ||
-            changes.expandedKeywords !== undefined
-          ) {
-            await this.writer.scheduleIndexing({ ...owner, requestId: principal.requestId }, tx, id, next);
-          }
-          await this.audit.record(principal, tx, {
-            action: 'memory.update',
-            targetType: 'memory',
-            targetId: id,
-            details: {
-              fields,
-              ...(screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : {}),
-            },
-          });
+            changes.expandedKeywords !== undefined;
+          // Index state, outbox and audit in one round trip.
+          await runTogether(tx, [
+            ...(reindex
+              ? this.writer.indexingStatements({ ...owner, requestId: principal.requestId }, tx, id, next)
+              : []),
+            this.audit.statement(principal, {
+              action: 'memory.update',
+              targetType: 'memory',
+              targetId: id,
+              details: {
+                fields,
+                ...(screened.kinds.length > 0
+                  ? { redacted: screened.kinds, sensitive: staged !== null }
+                  : {}),
+              },
+            }),
+          ]);
           return { updated: id };
         },
         WRITE_TRANSACTION,

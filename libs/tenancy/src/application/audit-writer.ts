@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type Tx } from '@app/persistence';
+import { type SqlStatement, type Tx } from '@app/persistence';
 import { isSystemActor, type Actor } from '../domain/actor';
 
 export interface AuditEntry {
@@ -17,12 +17,18 @@ export interface AuditEntry {
 @Injectable()
 export class AuditWriter {
   async record(actor: Actor, tx: Tx, entry: AuditEntry): Promise<void> {
+    const { sql, params } = this.statement(actor, entry);
+    await tx.query(sql, params);
+  }
+
+  /** The audit row's INSERT, for the caller to run in its transaction (alone or batched). */
+  statement(actor: Actor, entry: AuditEntry): SqlStatement {
     const system = isSystemActor(actor);
     const details = system ? { ...entry.details, via: actor.via } : (entry.details ?? {});
-    await tx.query(
-      `INSERT INTO audit_log (tenant_id, actor_id, key_id, action, target_type, target_id, request_id, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
+    return {
+      sql: `INSERT INTO audit_log (tenant_id, actor_id, key_id, action, target_type, target_id, request_id, details)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      params: [
         actor.tenantId,
         system ? null : actor.userId,
         system ? null : actor.keyId,
@@ -32,6 +38,6 @@ export class AuditWriter {
         actor.requestId ?? null,
         JSON.stringify(details),
       ],
-    );
+    };
   }
 }

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from 'pg';
+import { loadConfig } from '@app/config';
+import { startApi, type StartedApi } from '../../apps/api/src/main';
+import { teamFixture } from '../support/e2e-env';
+
+interface Sent {
+  readonly client: Client;
+  readonly sql: string;
+}
+
+/** The first word of each statement ("BEGIN; SELECT set_config(…)" is one round trip: "BEGIN"). */
+const verbs = (statements: readonly string[]) => statements.map((sql) => sql.trim().split(/[\s;(]/)[0]);
+
+/**
+ * Every query the API's `pg` clients send while one request runs, cut into transactions per
+ * connection. A write is one short transaction with a fixed number of round trips: this keeps
+ * bookkeeping statements (and per-request lookups such as key verification) from creeping back.
+ */
+describe('round trips per write through the REST API', () => {
+  const team = teamFixture();
+  const headers = { authorization: `Bearer ${team.keys.alice}`, 'content-type': 'application/json' };
+  const original = Client.prototype.query;
+  let sent: Sent[] | null = null;
+  let api: StartedApi;
+
+  beforeAll(async () => {
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
+      sent?.push({ client: this, sql: text ?? '' });
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof Client.prototype.query;
+    api = await startApi(loadConfig({ ...team.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' }));
+    // The first request verifies the key and records its use; later ones find it in the cache.
+    await store('warm-up');
+  });
+  afterAll(async () => {
+    Client.prototype.query = original;
+    await api?.stop();
+  });
+
+  async function store(content: string, extra: Record<string, string> = {}): Promise<number> {
+    const response = await fetch(`${api.url}/api/memories`, {
+      method: 'POST',
+      headers: { ...headers, ...extra },
+      body: JSON.stringify({ content, tags: 'a,b' }),
+    });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { id: number }).id;
+  }
+
+  /** The transactions `request` ran, each as its statements; the relay's (system) ones set apart. */
+  async function transactionsOf(request: () => Promise<unknown>) {
+    sent = [];
+    await request();
+    const recorded = sent;
+    sent = null;
+    const open = new Map<Client, string[]>();
+    const done: string[][] = [];
+    for (const { client, sql } of recorded) {
+      if (sql.startsWith('BEGIN')) open.set(client, []);
+      // The tail of a transaction that began before the request (the relay after the previous one).
+      const current = open.get(client);
+      if (!current) continue;
+      current.push(sql);
+      if (sql === 'COMMIT' || sql === 'ROLLBACK') {
+        done.push(current);
+        open.delete(client);
+      }
+    }
+    const isSystem = (statements: string[]) => statements[0].includes(`'app.system'`);
+    return { user: done.filter((t) => !isSystem(t)), system: done.filter(isSystem) };
+  }
+
+  it('a store is one transaction of four round trips: BEGIN with its settings, the row, its bookkeeping, COMMIT', async () => {
+    const { user, system } = await transactionsOf(() => store(`a fact ${Date.now()}`));
+    expect(user).toHaveLength(1);
+    // The only system work is the outbox relay woken by the commit: the key came from the cache.
+    for (const statements of system) expect(statements.join('\n')).toContain('FROM outbox');
+    const [statements] = user;
+    expect(verbs(statements)).toEqual(['BEGIN', 'INSERT', 'WITH', 'COMMIT']);
+    expect(statements[1]).toContain('INSERT INTO memories');
+    for (const table of ['memory_index_state', 'outbox', 'audit_log']) {
+      expect(statements[2]).toContain(`INSERT INTO ${table}`);
+    }
+  });
+
+  it('an Idempotency-Key adds its claim and its recorded response, nothing else', async () => {
+    const { user } = await transactionsOf(() =>
+      store(`an idempotent fact ${Date.now()}`, { 'idempotency-key': `k-${Date.now()}` }),
+    );
+    expect(user).toHaveLength(1);
+    expect(verbs(user[0])).toEqual(['BEGIN', 'INSERT', 'INSERT', 'WITH', 'UPDATE', 'COMMIT']);
+  });
+
+  it('an update of the content: its checks, the row, then its bookkeeping in one statement', async () => {
+    const id = await store(`to be changed ${Date.now()}`);
+    const { user } = await transactionsOf(async () => {
+      const response = await fetch(`${api.url}/api/memories/${id}`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ content: `changed ${Date.now()}` }),
+      });
+      expect(response.status).toBe(200);
+    });
+    expect(user).toHaveLength(1);
+    // The caller's access, the row locked, the row as it was, the duplicate check, the update.
+    expect(verbs(user[0])).toEqual([
+      'BEGIN',
+      'SELECT',
+      'SELECT',
+      'SELECT',
+      'SELECT',
+      'UPDATE',
+      'WITH',
+      'COMMIT',
+    ]);
+  });
+});
