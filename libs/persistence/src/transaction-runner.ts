@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { QueryResult, TenantScope, Tx } from './tx';
+import type { QueryOptions, QueryResult, TenantScope, Tx } from './tx';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -18,6 +19,15 @@ export interface TransactionOptions {
    * rolled back, so running it again is safe) and that a client would retry anyway.
    */
   readonly retryConflicts?: number;
+}
+
+export interface TransactionRunnerOptions {
+  /**
+   * Honour `QueryOptions.prepared` with named statements. Only where every pooled connection is
+   * its own backend session: embedded mode's connections share one PGlite backend, where a second
+   * connection preparing the same name would fail.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 export class InvalidTenantScopeError extends Error {
@@ -39,6 +49,7 @@ export class TransactionRunner {
   constructor(
     private readonly dataSource: DataSource,
     private readonly appRole: string,
+    private readonly options: TransactionRunnerOptions = {},
   ) {}
 
   async inTenant<T>(
@@ -79,7 +90,7 @@ export class TransactionRunner {
       await runner.query('BEGIN');
       try {
         await setup(runner);
-        const result = await work(wrap(runner));
+        const result = await work(wrap(runner, this.options.preparedStatements === true));
         await runner.query('COMMIT');
         return result;
       } catch (error) {
@@ -92,14 +103,28 @@ export class TransactionRunner {
   }
 }
 
-function wrap(runner: QueryRunner): Tx {
+function wrap(runner: QueryRunner, prepare: boolean): Tx {
   return {
-    async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-      const result = await runner.query(sql, params ? [...params] : undefined, true);
+    async query<Row>(
+      sql: string,
+      params?: readonly unknown[],
+      options?: QueryOptions,
+    ): Promise<QueryResult<Row>> {
+      const statement = prepare && options?.prepared ? namedStatement(sql) : sql;
+      const result = await runner.query(statement as string, params ? [...params] : undefined, true);
       return {
         rows: (result.records ?? []) as Row[],
         rowCount: result.affected ?? result.records?.length ?? 0,
       };
     },
   };
+}
+
+/**
+ * `pg` prepares a query config with a name once per connection and then only binds it. The name
+ * is the text's hash, so one name never stands for two texts (pg refuses that). TypeORM hands the
+ * query to `pg` as it is (its errors still come back as QueryFailedError).
+ */
+function namedStatement(sql: string): { name: string; text: string } {
+  return { name: `s_${createHash('sha1').update(sql).digest('hex')}`, text: sql };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { RecallMemoriesUseCase, type VectorRecall } from '@app/recall';
 import {
-  MemoryNeighbourRepository,
+  RecallCandidateRepository,
   MemoryTextSearchRepository,
   MemoryVectorRepository,
   RecallLinks,
@@ -185,10 +185,9 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     };
     const recall = new RecallMemoriesUseCase(
       db.tx,
-      new MemoryRepository(),
       text,
       vectors,
-      new MemoryNeighbourRepository(),
+      new RecallCandidateRepository(),
       new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
     );
     for (const [who, scope] of Object.entries(callers())) {

@@ -199,6 +199,7 @@ export class MemoryRepository implements MemoryLookup {
         WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND ${visibleMemorySql('m', '$3')}
           AND ${liveMemorySql('m')}`,
       [ids, scope.tenantId, scope.userId],
+      { prepared: true },
     );
     return rows.map(toMemory);
   }

@@ -108,6 +108,7 @@ export class MemoryLinkRepository implements MemoryLinkLookup {
           AND ${readable('src', '$2', '$3')} AND ${readable('dst', '$2', '$3')}
         ORDER BY l.created_at, l.id`,
       [ids, scope.tenantId, scope.userId],
+      { prepared: true },
     );
     return rows.map(toLink);
   }
@@ -137,6 +138,7 @@ export class MemoryLinkRepository implements MemoryLinkLookup {
          FROM walk WHERE depth > 0
         ORDER BY start_id, depth DESC`,
       [ids, scope.tenantId, scope.userId, SUPERSEDES_MAX_DEPTH],
+      { prepared: true },
     );
     return new Map(rows.map((r) => [Number(r.start_id), Number(r.head_id)]));
   }
