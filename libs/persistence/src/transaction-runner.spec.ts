@@ -39,7 +39,7 @@ describe('TransactionRunner conflict retry', () => {
     );
     expect(result).toBe('done');
     expect(attempts).toBe(2);
-    expect(log).toEqual(['BEGIN', 'SELECT', 'ROLLBACK', 'BEGIN', 'SELECT', 'COMMIT']);
+    expect(log).toEqual(['BEGIN;', 'ROLLBACK', 'BEGIN;', 'COMMIT']);
   });
 
   it('gives up after the allowed retries, and never retries other errors or by default', async () => {
@@ -85,7 +85,7 @@ describe('TransactionRunner prepared statements', () => {
       await tx.query(`${lookup} AND true`, [[3]], { prepared: true });
       await tx.query(lookup, [[4]]);
     });
-    const [first, again, other, plain] = sent.slice(2, 6) as Array<{ name: string; text: string } | string>;
+    const [first, again, other, plain] = sent.slice(1, 5) as Array<{ name: string; text: string } | string>;
     expect(first).toEqual({ name: expect.stringMatching(/^s_[0-9a-f]{40}$/), text: lookup });
     expect(again).toEqual(first);
     expect((other as { name: string }).name).not.toBe((first as { name: string }).name);
@@ -96,6 +96,17 @@ describe('TransactionRunner prepared statements', () => {
     const sent: unknown[] = [];
     const runner = new TransactionRunner(fakeDataSource([], sent), 'memory_app');
     await runner.inTenant(scope, (tx) => tx.query(lookup, [[1]], { prepared: true }));
-    expect(sent[2]).toBe(lookup);
+    expect(sent[1]).toBe(lookup);
+  });
+
+  it('opens the transaction and sets its RLS context in one round trip', async () => {
+    const sent: unknown[] = [];
+    const runner = new TransactionRunner(fakeDataSource([], sent), 'memory_app');
+    await runner.inTenant({ ...scope, scopes: ['admin'] }, async () => undefined);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^BEGIN; SELECT set_config\('role', 'memory_app', true\)/);
+    expect(sent[0]).toContain(`set_config('app.user_id', '${scope.userId}', true)`);
+    expect(sent[0]).toContain(`set_config('app.admin', 'on', true)`);
+    expect(() => new TransactionRunner(fakeDataSource([]), "memory_app'; --")).toThrow(/identifier/);
   });
 });

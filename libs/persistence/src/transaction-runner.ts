@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { QueryOptions, QueryResult, TenantScope, Tx } from './tx';
 
+const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Deadlock detected, serialization failure: Postgres rolled the transaction back; running it again may succeed. */
@@ -50,7 +51,10 @@ export class TransactionRunner {
     private readonly dataSource: DataSource,
     private readonly appRole: string,
     private readonly options: TransactionRunnerOptions = {},
-  ) {}
+  ) {
+    if (!ROLE.test(appRole))
+      throw new Error(`application role must be a lower-case SQL identifier, got ${appRole}`);
+  }
 
   async inTenant<T>(
     scope: TenantScope,
@@ -58,16 +62,14 @@ export class TransactionRunner {
     options: TransactionOptions = {},
   ): Promise<T> {
     if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
-    const setup = async (runner: QueryRunner) => {
-      await runner.query(
-        `SELECT set_config('role', $1, true), set_config('app.tenant_id', $2, true), set_config('app.user_id', $3, true),
-                set_config('app.admin', $4, true)`,
-        [this.appRole, scope.tenantId, scope.userId, scope.scopes?.includes('admin') ? 'on' : 'off'],
-      );
-    };
+    // One round trip opens the transaction and sets its context: a simple query may hold several
+    // statements but no parameters, so the values are written in (UUIDs and a role name, checked).
+    const opening = `BEGIN; SELECT set_config('role', '${this.appRole}', true),
+      set_config('app.tenant_id', '${scope.tenantId}', true), set_config('app.user_id', '${scope.userId}', true),
+      set_config('app.admin', '${scope.scopes?.includes('admin') ? 'on' : 'off'}', true)`;
     for (let retries = options.retryConflicts ?? 0; ; retries--) {
       try {
-        return await this.run(work, setup);
+        return await this.run(work, opening);
       } catch (error) {
         if (retries <= 0 || !isTransactionConflict(error)) throw error;
       }
@@ -75,21 +77,15 @@ export class TransactionRunner {
   }
 
   async asSystem<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run(work, async (runner) => {
-      await runner.query(`SELECT set_config('app.system', 'on', true)`);
-    });
+    return this.run(work, `BEGIN; SELECT set_config('app.system', 'on', true)`);
   }
 
-  private async run<T>(
-    work: (tx: Tx) => Promise<T>,
-    setup: (runner: QueryRunner) => Promise<void>,
-  ): Promise<T> {
+  private async run<T>(work: (tx: Tx) => Promise<T>, opening: string): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
-      await runner.query('BEGIN');
       try {
-        await setup(runner);
+        await runner.query(opening);
         const result = await work(wrap(runner, this.options.preparedStatements === true));
         await runner.query('COMMIT');
         return result;
