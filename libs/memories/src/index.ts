@@ -43,6 +43,7 @@ export * from './links/domain/memory-link.errors';
 export * from './links/ports/memory-link-lookup.port';
 export * from './links/contracts/memory-link.schemas';
 export * from './links/contracts/memory-link.mapping';
+export * from './links/contracts/memory-link.sql';
 export * from './links/application/create-memory-link.use-case';
 export * from './links/application/delete-memory-link.use-case';
 export * from './links/application/get-memory-links.use-case';

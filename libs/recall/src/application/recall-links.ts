@@ -17,9 +17,9 @@ export type ServedItem<T extends { readonly memoryId: number }> = Omit<T, 'memor
 
 /**
  * What links do to a ranked recall, inside its transaction: superseded hits are replaced by the
- * newest version the caller can see (one recursive query for every hit; `includeSuperseded`
- * skips it), the rows of the memories that can be served are read (only those: the top `limit`
- * once redirected, and the hits they stand for), then every served memory gets its links (one query).
+ * newest version the caller can see (`heads`, found with the candidates), the rows of the
+ * memories that can be served are read (only those: the top `limit` once redirected, and the hits
+ * they stand for), then every served memory gets its links (one query).
  */
 @Injectable()
 export class RecallLinks {
@@ -32,13 +32,11 @@ export class RecallLinks {
     scope: TenantScope,
     tx: Tx,
     ranked: readonly T[],
-    options: { readonly limit: number; readonly includeSuperseded?: boolean },
+    heads: ReadonlyMap<number, number>,
+    limit: number,
   ): Promise<Array<ServedItem<T>>> {
     const ids = ranked.map((item) => item.memoryId);
-    const heads = options.includeSuperseded
-      ? new Map<number, number>()
-      : await this.links.findSupersedingHeads(scope, tx, ids);
-    const prefix = ranked.slice(0, servedPrefixLength(ids, heads, options.limit));
+    const prefix = ranked.slice(0, servedPrefixLength(ids, heads, limit));
     const wanted = new Set(
       prefix.flatMap((item) => [item.memoryId, heads.get(item.memoryId) ?? item.memoryId]),
     );
@@ -48,7 +46,7 @@ export class RecallLinks {
       const memory = rows.get(memoryId);
       return memory ? [{ ...item, memory }] : [];
     });
-    const served = redirectToHeads(withRows, heads, rows, options.limit);
+    const served = redirectToHeads(withRows, heads, rows, limit);
     const links = await this.links.findTouching(
       scope,
       tx,

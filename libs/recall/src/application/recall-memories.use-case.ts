@@ -112,8 +112,9 @@ export class RecallMemoriesUseCase {
       const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
       const fusion = input.fusion ?? this.options.fusion;
       const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
-      const { facts, threads } = await this.candidates.describe(principal, tx, hitIds, {
+      const { facts, threads, heads } = await this.candidates.describe(principal, tx, hitIds, {
         threads: fusion.contextWeight > 0,
+        heads: !input.includeSuperseded,
       });
       const fused = fuseLegs(
         {
@@ -134,7 +135,8 @@ export class RecallMemoriesUseCase {
           }),
         );
       // Ranking needed only the facts; rows and links are read for what is served.
-      return this.links.serve(principal, tx, sortRecalled(scored, facts, input.sortBy), input);
+      const ranked = sortRecalled(scored, facts, input.sortBy);
+      return this.links.serve(principal, tx, ranked, heads, input.limit);
     });
   }
 
