@@ -5,7 +5,7 @@ import { type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type FusionSettings, type VectorRecall } from '@app/recall';
-import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
 import { RecallCandidateRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
@@ -63,7 +63,7 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
       new MemoryTextSearchRepository(),
       NO_VECTOR_LEG,
       new RecallCandidateRepository(),
-      new RecallLinks(memories, new MemoryLinkRepository()),
+      new RecallLinks(memories),
     );
   }
   let vectors = optional<MemoryVectorRepository>(app, MemoryVectorRepository);

@@ -1,5 +1,5 @@
 import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository, MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
 import { type TransactionRunner } from '@app/persistence';
 import { RecallMemoriesUseCase, type RecallOptions, type VectorRecall } from '@app/recall';
 import { MemoryTextSearchRepository, RecallCandidateRepository, RecallLinks } from '@app/recall/testing';
@@ -22,7 +22,7 @@ export function textLegRecall(tx: TransactionRunner, options: RecallOptions): Re
     new MemoryTextSearchRepository(),
     NO_VECTORS,
     new RecallCandidateRepository(),
-    new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
+    new RecallLinks(new MemoryRepository()),
     options,
   );
 }

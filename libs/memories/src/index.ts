@@ -40,7 +40,6 @@ export * from './sharing/application/unshare-tag.use-case';
 export * from './sharing/application/list-shares.use-case';
 export * from './links/domain/memory-link';
 export * from './links/domain/memory-link.errors';
-export * from './links/ports/memory-link-lookup.port';
 export * from './links/contracts/memory-link.schemas';
 export * from './links/contracts/memory-link.mapping';
 export * from './links/contracts/memory-link.sql';

@@ -7,7 +7,7 @@ import {
   MemoryVectorRepository,
   RecallLinks,
 } from '@app/recall/testing';
-import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
 import { type TenantScope } from '@app/persistence';
 import { ALL_SCOPES, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
@@ -188,7 +188,7 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
       text,
       vectors,
       new RecallCandidateRepository(),
-      new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
+      new RecallLinks(new MemoryRepository()),
     );
     for (const [who, scope] of Object.entries(callers())) {
       const principal: Principal = {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantScope, Tx } from '@app/persistence';
-import { MemoryLinkLookup, MemoryLookup, type Memory, type MemoryLink } from '@app/memories';
+import { MemoryLookup, type Memory, type MemoryLink } from '@app/memories';
 import { redirectToHeads, servedPrefixLength } from '../domain/supersession';
 
 export interface LinkedItem {
@@ -17,16 +17,13 @@ export type ServedItem<T extends { readonly memoryId: number }> = Omit<T, 'memor
 
 /**
  * What links do to a ranked recall, inside its transaction: superseded hits are replaced by the
- * newest version the caller can see (`heads`, found with the candidates), the rows of the
- * memories that can be served are read (only those: the top `limit` once redirected, and the hits
- * they stand for), then every served memory gets its links (one query).
+ * newest version the caller can see (`heads`, found with the candidates), and the rows of the
+ * memories that can be served are read with their links in one query — only those: the top
+ * `limit` once redirected, and the hits they stand for.
  */
 @Injectable()
 export class RecallLinks {
-  constructor(
-    private readonly memories: MemoryLookup,
-    private readonly links: MemoryLinkLookup,
-  ) {}
+  constructor(private readonly memories: MemoryLookup) {}
 
   async serve<T extends { readonly memoryId: number }>(
     scope: TenantScope,
@@ -40,21 +37,17 @@ export class RecallLinks {
     const wanted = new Set(
       prefix.flatMap((item) => [item.memoryId, heads.get(item.memoryId) ?? item.memoryId]),
     );
-    const rows = new Map((await this.memories.findVisible(scope, tx, [...wanted])).map((m) => [m.id, m]));
+    const found = await this.memories.findVisibleWithLinks(scope, tx, [...wanted]);
+    const rows = new Map(found.map(({ memory }) => [memory.id, memory]));
+    const links = new Map(found.map(({ memory, links }) => [memory.id, links]));
     // A row gone since ranking (deleted meanwhile) is not served; a missing head leaves its hit.
     const withRows = prefix.flatMap(({ memoryId, ...item }) => {
       const memory = rows.get(memoryId);
       return memory ? [{ ...item, memory }] : [];
     });
-    const served = redirectToHeads(withRows, heads, rows, limit);
-    const links = await this.links.findTouching(
-      scope,
-      tx,
-      served.map((item) => item.memory.id),
-    );
-    return served.map((item) => ({
+    return redirectToHeads(withRows, heads, rows, limit).map((item) => ({
       ...item,
-      links: links.filter((l) => l.srcId === item.memory.id || l.dstId === item.memory.id),
+      links: links.get(item.memory.id) ?? [],
     }));
   }
 }

@@ -1,8 +1,7 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import { writableMemorySql } from '../../contracts/memory-visibility.sql';
-import { readableMemorySql } from '../contracts/memory-link.sql';
+import { readableLinksSql, readableMemorySql } from '../contracts/memory-link.sql';
 import { type LinkType, type MemoryLink, type NewMemoryLink } from '../domain/memory-link';
-import type { MemoryLinkLookup } from '../ports/memory-link-lookup.port';
 
 interface LinkRow {
   id: string;
@@ -26,7 +25,7 @@ const toLink = (row: LinkRow): MemoryLink => ({
  * SQL for memory links. Each statement states who may see both ends explicitly; row-level
  * security (a link is visible when both memories are) enforces it again underneath.
  */
-export class MemoryLinkRepository implements MemoryLinkLookup {
+export class MemoryLinkRepository {
   /** Of `ids`, the live memories the caller can see, each with whether they may change it. */
   async accessOf(
     scope: TenantScope,
@@ -89,14 +88,10 @@ export class MemoryLinkRepository implements MemoryLinkLookup {
   async findTouching(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<MemoryLink[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<LinkRow>(
-      `SELECT ${LINK_COLUMNS} FROM memory_links l
-         JOIN memories src ON src.id = l.src_id
-         JOIN memories dst ON dst.id = l.dst_id
-        WHERE (l.src_id = ANY($1::bigint[]) OR l.dst_id = ANY($1::bigint[])) AND l.tenant_id = $2
-          AND ${readableMemorySql('src', '$2', '$3')} AND ${readableMemorySql('dst', '$2', '$3')}
+      `SELECT ${LINK_COLUMNS}
+         ${readableLinksSql('(l.src_id = ANY($1::bigint[]) OR l.dst_id = ANY($1::bigint[]))', '$2', '$3')}
         ORDER BY l.created_at, l.id`,
       [ids, scope.tenantId, scope.userId],
-      { prepared: true },
     );
     return rows.map(toLink);
   }

@@ -9,6 +9,18 @@ export const readableMemorySql = (m: string, tenant: string, user: string) =>
   `${m}.tenant_id = ${tenant} AND ${liveMemorySql(m)} AND ${visibleMemorySql(m, user)}`;
 
 /**
+ * FROM and WHERE over the links `l` matching `where` whose both ends the caller can see: the links
+ * a reader has (row-level security says the same underneath).
+ */
+export function readableLinksSql(where: string, tenant: string, user: string): string {
+  return `FROM memory_links l
+            JOIN memories src ON src.id = l.src_id
+            JOIN memories dst ON dst.id = l.dst_id
+           WHERE ${where} AND l.tenant_id = ${tenant}
+             AND ${readableMemorySql('src', tenant, user)} AND ${readableMemorySql('dst', tenant, user)}`;
+}
+
+/**
  * The supersedes walk as two entries of a `WITH RECURSIVE` list, `walk` and `heads (start_id,
  * head_id)`: for each id `starts` yields (a query of one bigint column) that a memory the caller
  * can see supersedes, the head of its chain, reached by following "X supersedes Y" from Y to the
