@@ -5,8 +5,8 @@ import { type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type FusionSettings, type VectorRecall } from '@app/recall';
-import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
-import { MemoryNeighbourRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
+import { MemoryRepository } from '@app/memories/testing';
+import { RecallCandidateRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { embedderProviderFactory } from '@app/embeddings/testing';
@@ -21,6 +21,8 @@ export interface RecallWiring {
   /** The app's vector leg itself, when wired (to time its query preparation alone). */
   readonly vectorRecall: VectorRecall | null;
   readonly vectors: MemoryVectorRepository;
+  /** VECTOR_EXACT_SCAN_MAX_ROWS: where the exact plan's statement stops gathering candidates. */
+  readonly exactScanMaxRows: number;
   readonly tx: TransactionRunner;
   readonly embedders: EmbedderProvider;
   /** The role requests run as (DATABASE_APP_ROLE), for the RLS variant of the floor. */
@@ -58,11 +60,10 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
     const memories = new MemoryRepository();
     recall = new RecallMemoriesUseCase(
       tx,
-      memories,
       new MemoryTextSearchRepository(),
       NO_VECTOR_LEG,
-      new MemoryNeighbourRepository(),
-      new RecallLinks(memories, new MemoryLinkRepository()),
+      new RecallCandidateRepository(),
+      new RecallLinks(memories),
     );
   }
   let vectors = optional<MemoryVectorRepository>(app, MemoryVectorRepository);
@@ -80,6 +81,7 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
     vectorLegWired,
     vectorRecall,
     vectors,
+    exactScanMaxRows: config.embeddings.exactScanMaxRows,
     tx,
     embedders,
     appRole: config.database.appRole,

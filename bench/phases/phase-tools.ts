@@ -35,6 +35,7 @@ export function createFloor(ctx: BenchContext, wiring: RecallWiring): Promise<Re
     model: ctx.rawModel,
     active: ctx.active,
     k: RECALL_LEG_K,
+    exactScanMaxRows: wiring.exactScanMaxRows,
     withVectorLeg: wiring.vectorLegWired,
   });
 }

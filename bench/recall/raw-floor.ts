@@ -34,9 +34,10 @@ export function rawTx(pg: Client): Tx {
  * (its one BM25 statement, exactly as MemoryTextSearchRepository issues it:
  * `recall_text_search`, which reads the caller from session settings set outside the timing)
  * and the vector leg's nearest-neighbour statement (built by the same builder the repository
- * uses), over a plain `pg` connection as the schema owner. Left out on purpose, because they are
- * the service's own overhead the ratio is meant to expose: the pool checkout, the transaction and
- * RLS context, the candidate count that picks the plan, fusion, and loading the result rows.
+ * uses; the exact form stops gathering at the threshold, as the repository's does), over a plain
+ * `pg` connection as the schema owner. Left out on purpose, because they are the service's own
+ * overhead the ratio is meant to expose: the pool checkout, the transaction and RLS context,
+ * fusion, thread neighbours, supersession, and loading the result rows and links.
  */
 export class RecallFloor {
   private readonly text = new MemoryTextSearchRepository();
@@ -46,6 +47,7 @@ export class RecallFloor {
     private readonly pg: Client,
     private readonly model: LoadedModel,
     private readonly active: ActiveModel,
+    private readonly exactScanMaxRows: number,
     private readonly withVectorLeg: boolean,
   ) {
     this.tx = rawTx(pg);
@@ -57,6 +59,7 @@ export class RecallFloor {
     model: LoadedModel;
     active: ActiveModel;
     k: number;
+    exactScanMaxRows: number;
     /** False while recall runs without its vector leg: the floor then skips the model and vector SQL too. */
     withVectorLeg: boolean;
   }): Promise<RecallFloor> {
@@ -65,7 +68,13 @@ export class RecallFloor {
               set_config('hnsw.max_scan_tuples', $2, false)`,
       [String(efSearchFor(options.k)), String(FLOOR_MAX_SCAN_TUPLES)],
     );
-    return new RecallFloor(options.pg, options.model, options.active, options.withVectorLeg);
+    return new RecallFloor(
+      options.pg,
+      options.model,
+      options.active,
+      options.exactScanMaxRows,
+      options.withVectorLeg,
+    );
   }
 
   /**
@@ -122,6 +131,7 @@ export class RecallFloor {
       vector,
       k,
       filters: {},
+      sizeCap: plan === 'exact' ? this.exactScanMaxRows : undefined,
     });
     await this.pg.query(query.sql, query.params);
     const t3 = performance.now();

@@ -11,9 +11,9 @@ import { RecallMemoriesUseCase, type RecalledMemory } from '@app/recall';
 import { type EmbedderProvider } from '@app/embeddings';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { MemoryEmbeddingRepository } from '@app/embeddings/testing';
-import { MemoryNeighbourRepository, MemoryTextSearchRepository } from '@app/recall/testing';
+import { RecallCandidateRepository, MemoryTextSearchRepository } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
-import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
 import { RecallLinks, VectorRecallAdapter } from '@app/recall/testing';
 import { RunReindexUseCase } from '@app/embeddings';
 import { StartReindexUseCase } from '@app/embeddings';
@@ -49,7 +49,6 @@ describe('reindex to another embedding model', () => {
   const recallUseCase = () =>
     new RecallMemoriesUseCase(
       h.db.tx,
-      new MemoryRepository(),
       new MemoryTextSearchRepository(),
       new VectorRecallAdapter(
         new QueryEmbedder(
@@ -60,8 +59,8 @@ describe('reindex to another embedding model', () => {
         ),
         new MemoryVectorRepository({ exactScanMaxRows: 20_000 }),
       ),
-      new MemoryNeighbourRepository(),
-      new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
+      new RecallCandidateRepository(),
+      new RecallLinks(new MemoryRepository()),
     );
   /** Vector-only recall of one of alice's notes by its own text: the note itself must come first. */
   const recallNote = async (n: number, recall = recallUseCase()): Promise<RecalledMemory> => {

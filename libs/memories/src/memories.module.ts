@@ -29,7 +29,6 @@ import { CreateMemoryLinkUseCase } from './links/application/create-memory-link.
 import { DeleteMemoryLinkUseCase } from './links/application/delete-memory-link.use-case';
 import { GetMemoryLinksUseCase } from './links/application/get-memory-links.use-case';
 import { MemoryLinkWriter } from './links/application/memory-link-writer';
-import { MemoryLinkLookup } from './links/ports/memory-link-lookup.port';
 import { SecretBatchRepository } from './secret-memories/adapters/secret-batch.repository';
 import { SecretCleanupRepository } from './secret-memories/adapters/secret-cleanup.repository';
 import { MigrateOwnSecretsUseCase } from './secret-memories/application/migrate-own-secrets.use-case';
@@ -92,8 +91,8 @@ const SECRET_MEMORY_USE_CASES = [
  * The memory aggregate: its use cases, the one write path (MemoryWriter), the sharing sub-context
  * (memory and tag shares), the links sub-context (typed edges between memories) and the
  * secret-memories sub-context (screen, stage, reveal, migrate, sweep; the last two are jobs
- * declared with @HandlesJob). Exports the use cases and the MemoryLookup and MemoryLinkLookup
- * ports other contexts read through.
+ * declared with @HandlesJob). Exports the use cases and the MemoryLookup port other contexts
+ * read memories (with their links) through.
  * Needs the global PersistenceModule and ConfigModule.
  */
 @Module({
@@ -107,7 +106,6 @@ const SECRET_MEMORY_USE_CASES = [
     IdempotencyRepository,
     MemoryWriter,
     MemoryLinkRepository,
-    { provide: MemoryLinkLookup, useExisting: MemoryLinkRepository },
     MemoryLinkWriter,
     SecretScreen,
     SecretStaging,
@@ -130,7 +128,6 @@ const SECRET_MEMORY_USE_CASES = [
   ],
   exports: [
     MemoryLookup,
-    MemoryLinkLookup,
     MEMORY_LIMITS,
     ...USE_CASES,
     ...SHARING_USE_CASES,

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CreateMemoryLinkUseCase, CreateMemoryUseCase, type NewMemory } from '@app/memories';
+import {
+  CreateMemoryLinkUseCase,
+  CreateMemoryUseCase,
+  SUPERSEDES_MAX_DEPTH,
+  supersedingHeadsSql,
+  type NewMemory,
+} from '@app/memories';
 import { IdempotencyRepository, MemoryLinkRepository, MemoryLinkWriter } from '@app/memories/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
@@ -27,8 +33,22 @@ describe('memory links: what each reader sees (row-level security and the supers
     (await create.execute(who, newMemory(`visibility note ${++seq} ${Date.now()}`, overrides))).id;
   const supersede = (who: Principal, newer: number, older: number) =>
     link.execute(who, { srcId: newer, dstId: older, linkType: 'supersedes' });
-  const heads = (who: Principal, ids: number[]) =>
-    db.tx.inTenant(who, (tx) => links.findSupersedingHeads(who, tx, ids));
+  /** The supersedes walk recall runs: for each id, the head of its chain the caller can see. */
+  const heads = async (who: Principal, ids: number[]) => {
+    const walk = supersedingHeadsSql({
+      starts: 'SELECT unnest($1::bigint[])',
+      tenant: '$2',
+      user: '$3',
+      depth: String(SUPERSEDES_MAX_DEPTH),
+    });
+    const { rows } = await db.tx.inTenant(who, (tx) =>
+      tx.query<{ start_id: string; head_id: string }>(
+        `WITH RECURSIVE ${walk} SELECT start_id, head_id FROM heads`,
+        [ids, who.tenantId, who.userId],
+      ),
+    );
+    return new Map(rows.map((r) => [Number(r.start_id), Number(r.head_id)]));
+  };
   /** Raw SQL as the application role: only row-level security stands between the caller and the rows. */
   const raw = (who: Principal, sql: string, params: unknown[]) =>
     db.tx.inTenant(who, (tx) => tx.query<{ id: string }>(sql, params));

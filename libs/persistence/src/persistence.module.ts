@@ -49,7 +49,9 @@ export class PersistenceModule implements OnApplicationShutdown {
           provide: TransactionRunner,
           inject: [DataSource, APP_CONFIG],
           useFactory: (dataSource: DataSource, config: AppConfig) =>
-            new TransactionRunner(dataSource, config.database.appRole),
+            new TransactionRunner(dataSource, config.database.appRole, {
+              preparedStatements: config.mode === 'server',
+            }),
         },
         ServerSecretRepository,
       ],

@@ -8,13 +8,14 @@ const scope = {
 };
 
 /** A DataSource whose connections record statements; the work decides what fails. */
-function fakeDataSource(log: string[]): DataSource {
+function fakeDataSource(log: string[], sent: unknown[] = []): DataSource {
   return {
     createQueryRunner: () => ({
       connect: async () => undefined,
       release: async () => undefined,
-      query: async (sql: string) => {
-        log.push(sql.split(' ')[0].replace(/;$/, ''));
+      query: async (sql: string | { text: string }) => {
+        sent.push(sql);
+        log.push((typeof sql === 'string' ? sql : sql.text).split(' ')[0]);
         return { records: [], affected: 0 };
       },
     }),
@@ -39,7 +40,7 @@ describe('TransactionRunner conflict retry', () => {
     expect(result).toBe('done');
     expect(attempts).toBe(2);
     // BEGIN carries the row-level security settings in the same round trip.
-    expect(log).toEqual(['BEGIN', 'ROLLBACK', 'BEGIN', 'COMMIT']);
+    expect(log).toEqual(['BEGIN;', 'ROLLBACK', 'BEGIN;', 'COMMIT']);
   });
 
   it('gives up after the allowed retries, and never retries other errors or by default', async () => {
@@ -68,5 +69,45 @@ describe('TransactionRunner conflict retry', () => {
     expect(isTransactionConflict({ code: '40001' })).toBe(true);
     expect(isTransactionConflict({ code: '57014' })).toBe(false);
     expect(isTransactionConflict(null)).toBe(false);
+  });
+});
+
+describe('TransactionRunner prepared statements', () => {
+  const lookup = 'SELECT id FROM memories WHERE id = ANY($1::bigint[])';
+
+  it('names a statement asked to be prepared by its text, one name per text', async () => {
+    const sent: unknown[] = [];
+    const runner = new TransactionRunner(fakeDataSource([], sent), 'memory_app', {
+      preparedStatements: true,
+    });
+    await runner.inTenant(scope, async (tx) => {
+      await tx.query(lookup, [[1]], { prepared: true });
+      await tx.query(lookup, [[2]], { prepared: true });
+      await tx.query(`${lookup} AND true`, [[3]], { prepared: true });
+      await tx.query(lookup, [[4]]);
+    });
+    const [first, again, other, plain] = sent.slice(1, 5) as Array<{ name: string; text: string } | string>;
+    expect(first).toEqual({ name: expect.stringMatching(/^s_[0-9a-f]{40}$/), text: lookup });
+    expect(again).toEqual(first);
+    expect((other as { name: string }).name).not.toBe((first as { name: string }).name);
+    expect(plain).toBe(lookup);
+  });
+
+  it('sends plain text when the runner does not prepare (embedded mode)', async () => {
+    const sent: unknown[] = [];
+    const runner = new TransactionRunner(fakeDataSource([], sent), 'memory_app');
+    await runner.inTenant(scope, (tx) => tx.query(lookup, [[1]], { prepared: true }));
+    expect(sent[1]).toBe(lookup);
+  });
+
+  it('opens the transaction and sets its RLS context in one round trip', async () => {
+    const sent: unknown[] = [];
+    const runner = new TransactionRunner(fakeDataSource([], sent), 'memory_app');
+    await runner.inTenant({ ...scope, scopes: ['admin'] }, async () => undefined);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^BEGIN; SELECT set_config\('role', 'memory_app', true\)/);
+    expect(sent[0]).toContain(`set_config('app.user_id', '${scope.userId}', true)`);
+    expect(sent[0]).toContain(`set_config('app.admin', 'on', true)`);
+    expect(() => new TransactionRunner(fakeDataSource([]), "memory_app'; --")).toThrow(/identifier/);
   });
 });

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { QueryResult, TenantScope, Tx } from './tx';
+import type { QueryOptions, QueryResult, TenantScope, Tx } from './tx';
 
+const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Deadlock detected, serialization failure: Postgres rolled the transaction back; running it again may succeed. */
@@ -18,6 +20,15 @@ export interface TransactionOptions {
    * rolled back, so running it again is safe) and that a client would retry anyway.
    */
   readonly retryConflicts?: number;
+}
+
+export interface TransactionRunnerOptions {
+  /**
+   * Honour `QueryOptions.prepared` with named statements. Only where every pooled connection is
+   * its own backend session: embedded mode's connections share one PGlite backend, where a second
+   * connection preparing the same name would fail.
+   */
+  readonly preparedStatements?: boolean;
 }
 
 export class InvalidTenantScopeError extends Error {
@@ -39,7 +50,11 @@ export class TransactionRunner {
   constructor(
     private readonly dataSource: DataSource,
     private readonly appRole: string,
-  ) {}
+    private readonly options: TransactionRunnerOptions = {},
+  ) {
+    if (!ROLE.test(appRole))
+      throw new Error(`application role must be a lower-case SQL identifier, got ${appRole}`);
+  }
 
   async inTenant<T>(
     scope: TenantScope,
@@ -47,12 +62,15 @@ export class TransactionRunner {
     options: TransactionOptions = {},
   ): Promise<T> {
     if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
+    // One round trip opens the transaction and sets its context: a simple query may hold several
+    // statements but no parameters, so the values are written in (UUIDs checked, the role quoted).
     const admin = scope.scopes?.includes('admin') ? 'on' : 'off';
-    const setup = `SELECT set_config('role', ${literal(this.appRole)}, true), set_config('app.tenant_id', '${scope.tenantId}', true),
-                          set_config('app.user_id', '${scope.userId}', true), set_config('app.admin', '${admin}', true)`;
+    const opening = `BEGIN; SELECT set_config('role', ${literal(this.appRole)}, true),
+      set_config('app.tenant_id', '${scope.tenantId}', true), set_config('app.user_id', '${scope.userId}', true),
+      set_config('app.admin', '${admin}', true)`;
     for (let retries = options.retryConflicts ?? 0; ; retries--) {
       try {
-        return await this.run(work, setup);
+        return await this.run(work, opening);
       } catch (error) {
         if (retries <= 0 || !isTransactionConflict(error)) throw error;
       }
@@ -60,21 +78,17 @@ export class TransactionRunner {
   }
 
   async asSystem<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run(work, `SELECT set_config('app.system', 'on', true)`);
+    return this.run(work, `BEGIN; SELECT set_config('app.system', 'on', true)`);
   }
 
-  /**
-   * `setup` goes with BEGIN in one round trip: a query without parameters may hold several
-   * statements, so it carries its values as literals (the ids were checked to be UUIDs).
-   */
-  private async run<T>(work: (tx: Tx) => Promise<T>, setup: string): Promise<T> {
+  private async run<T>(work: (tx: Tx) => Promise<T>, opening: string): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     await runner.connect();
     try {
       try {
-        await runner.query(`BEGIN; ${setup}`);
+        await runner.query(opening);
         const committed: Array<() => void> = [];
-        const result = await work(wrap(runner, committed));
+        const result = await work(wrap(runner, committed, this.options.preparedStatements === true));
         await runner.query('COMMIT');
         for (const callback of committed) callback();
         return result;
@@ -88,13 +102,18 @@ export class TransactionRunner {
   }
 }
 
-function wrap(runner: QueryRunner, committed: Array<() => void>): Tx {
+function wrap(runner: QueryRunner, committed: Array<() => void>, prepare: boolean): Tx {
   return {
     afterCommit(callback: () => void): void {
       committed.push(callback);
     },
-    async query<Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-      const result = await runner.query(sql, params ? [...params] : undefined, true);
+    async query<Row>(
+      sql: string,
+      params?: readonly unknown[],
+      options?: QueryOptions,
+    ): Promise<QueryResult<Row>> {
+      const statement = prepare && options?.prepared ? namedStatement(sql) : sql;
+      const result = await runner.query(statement as string, params ? [...params] : undefined, true);
       return {
         rows: (result.records ?? []) as Row[],
         rowCount: result.affected ?? result.records?.length ?? 0,
@@ -106,4 +125,13 @@ function wrap(runner: QueryRunner, committed: Array<() => void>): Tx {
 /** A SQL string literal (standard_conforming_strings, the default since Postgres 9.1). */
 function literal(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
+}
+
+/**
+ * `pg` prepares a query config with a name once per connection and then only binds it. The name
+ * is the text's hash, so one name never stands for two texts (pg refuses that). TypeORM hands the
+ * query to `pg` as it is (its errors still come back as QueryFailedError).
+ */
+function namedStatement(sql: string): { name: string; text: string } {
+  return { name: `s_${createHash('sha1').update(sql).digest('hex')}`, text: sql };
 }

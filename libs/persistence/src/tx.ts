@@ -11,12 +11,27 @@ export interface QueryResult<Row> {
   readonly rowCount: number;
 }
 
+export interface QueryOptions {
+  /**
+   * Keep the statement prepared on the connection, so that Postgres can stop planning it: after
+   * five runs it keeps a generic plan when that costs no more than planning each time. For lookups
+   * by key, whose best plan does not depend on the values: under row-level security planning them
+   * costs several times running them. Not for statements whose plan must follow the caller's data
+   * (a visible set's size decides the join). Ignored where the runner does not prepare statements.
+   */
+  readonly prepared?: boolean;
+}
+
 /**
  * An open transaction. Repositories receive it from the use case so that several writes
  * (row, outbox, audit) commit together; nothing outside libs/persistence sees TypeORM.
  */
 export interface Tx {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<Row>>;
+  query<Row = Record<string, unknown>>(
+    sql: string,
+    params?: readonly unknown[],
+    options?: QueryOptions,
+  ): Promise<QueryResult<Row>>;
   /** Runs `callback` once the transaction has committed, never after a rollback; it must not throw. */
   afterCommit(callback: () => void): void;
 }

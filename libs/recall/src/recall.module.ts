@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
 import { MemoryNeighbourRepository } from './adapters/memory-neighbour.repository';
+import { RecallCandidateRepository } from './adapters/recall-candidate.repository';
 import { MemoryTextSearchRepository, TEXT_SEARCH_OPTIONS } from './adapters/memory-text-search.repository';
 import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory-vector.repository';
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
@@ -33,6 +34,7 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
     },
     MemoryTextSearchRepository,
     MemoryNeighbourRepository,
+    RecallCandidateRepository,
     {
       provide: MEMORY_VECTOR_OPTIONS,
       inject: [APP_CONFIG],

@@ -9,6 +9,7 @@ export {
   type TextSearchOptions,
 } from './adapters/memory-text-search.repository';
 export { MemoryNeighbourRepository } from './adapters/memory-neighbour.repository';
+export { RecallCandidateRepository } from './adapters/recall-candidate.repository';
 export * from './adapters/memory-vector.repository';
 export * from './adapters/memory-vector.sql';
 export { VectorRecallAdapter } from './adapters/vector-recall.adapter';

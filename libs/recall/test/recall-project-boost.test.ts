@@ -1,30 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository, MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
 import {
   DEFAULT_RECALL_OPTIONS,
   presentRecalled,
-  RecallMemoriesUseCase,
+  type RecallMemoriesUseCase,
   recallSchema,
   toRecallInput,
-  type VectorRecall,
 } from '@app/recall';
-import { MemoryNeighbourRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { type Principal } from '@app/tenancy';
-import {
-  createTestTenant,
-  memberPrincipal,
-  newMemory,
-  openTestDatabase,
-  type TestDatabase,
-} from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
-
-const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
-const NO_VECTORS: VectorRecall = {
-  prepare: () => Promise.reject(new Error('the text leg alone runs here')),
-  search: () => Promise.resolve([]),
-};
+import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
+import { teamMemoryStore, textLegRecall } from '../../../test/support/text-recall';
 
 /**
  * `project_boost`: an agent working in project P gets P's memories first, and still the
@@ -37,13 +21,7 @@ describe('recall with a project boost', () => {
   let stranger: Principal;
   const ids: Record<string, number> = {};
 
-  const store = async (who: Principal, content: string, fields: Partial<NewMemory> = {}) => {
-    const writer = memoryWriterFor(db.tx, limits, undefined, new MemoryRepository(), {
-      defaultVisibility: 'team',
-    });
-    const create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    return (await create.execute(who, newMemory(content, fields))).id;
-  };
+  let store: ReturnType<typeof teamMemoryStore>;
   /** A recall as REST and MCP parse it (so a git remote URL is normalised), text leg only. */
   const ask = async (body: Record<string, unknown>) => {
     const input = toRecallInput(recallSchema.parse({ context: 'deploy pipeline helm rollback', ...body }));
@@ -53,16 +31,8 @@ describe('recall with a project boost', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
-    const memories = new MemoryRepository();
-    recall = new RecallMemoriesUseCase(
-      db.tx,
-      memories,
-      new MemoryTextSearchRepository(),
-      NO_VECTORS,
-      new MemoryNeighbourRepository(),
-      new RecallLinks(memories, new MemoryLinkRepository()),
-      { ...DEFAULT_RECALL_OPTIONS, projectBoost: 1.5 },
-    );
+    recall = textLegRecall(db.tx, { ...DEFAULT_RECALL_OPTIONS, projectBoost: 1.5 });
+    store = teamMemoryStore(db.tx);
     const tenant = await createTestTenant(db, 'boost');
     alice = await memberPrincipal(tenant, 'alice');
     const bob = await memberPrincipal(tenant, 'bob');

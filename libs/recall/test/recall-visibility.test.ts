@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { RecallMemoriesUseCase, type VectorRecall } from '@app/recall';
 import {
-  MemoryNeighbourRepository,
+  RecallCandidateRepository,
   MemoryTextSearchRepository,
   MemoryVectorRepository,
   RecallLinks,
 } from '@app/recall/testing';
-import { MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryRepository } from '@app/memories/testing';
 import { type TenantScope } from '@app/persistence';
 import { ALL_SCOPES, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
@@ -185,11 +185,10 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     };
     const recall = new RecallMemoriesUseCase(
       db.tx,
-      new MemoryRepository(),
       text,
       vectors,
-      new MemoryNeighbourRepository(),
-      new RecallLinks(new MemoryRepository(), new MemoryLinkRepository()),
+      new RecallCandidateRepository(),
+      new RecallLinks(new MemoryRepository()),
     );
     for (const [who, scope] of Object.entries(callers())) {
       const principal: Principal = {

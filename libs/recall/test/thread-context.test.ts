@@ -1,31 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository, MemoryLinkRepository, MemoryRepository } from '@app/memories/testing';
 import {
   DEFAULT_FUSION,
   DEFAULT_RECALL_OPTIONS,
   presentRecalled,
-  RecallMemoriesUseCase,
   recallSchema,
   toRecallInput,
-  type VectorRecall,
 } from '@app/recall';
-import { MemoryNeighbourRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
 import { type Principal } from '@app/tenancy';
-import {
-  createTestTenant,
-  memberPrincipal,
-  newMemory,
-  openTestDatabase,
-  type TestDatabase,
-} from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
-
-const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
-const NO_VECTORS: VectorRecall = {
-  prepare: () => Promise.reject(new Error('the text leg alone runs here')),
-  search: () => Promise.resolve([]),
-};
+import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
+import { teamMemoryStore, textLegRecall } from '../../../test/support/text-recall';
 
 /**
  * Context around a memory: turns of one thread (`thread:`/`session:` tag) lend each other part of
@@ -37,25 +20,9 @@ describe('recall with thread context', () => {
   let bob: Principal;
   const ids: Record<string, number> = {};
 
-  const store = async (who: Principal, content: string, fields: Partial<NewMemory> = {}) => {
-    const writer = memoryWriterFor(db.tx, limits, undefined, new MemoryRepository(), {
-      defaultVisibility: 'team',
-    });
-    const create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    return (await create.execute(who, newMemory(content, fields))).id;
-  };
-  const recall = (contextWeight: number) => {
-    const memories = new MemoryRepository();
-    return new RecallMemoriesUseCase(
-      db.tx,
-      memories,
-      new MemoryTextSearchRepository(),
-      NO_VECTORS,
-      new MemoryNeighbourRepository(),
-      new RecallLinks(memories, new MemoryLinkRepository()),
-      { ...DEFAULT_RECALL_OPTIONS, fusion: { ...DEFAULT_FUSION, contextWeight } },
-    );
-  };
+  let store: ReturnType<typeof teamMemoryStore>;
+  const recall = (contextWeight: number) =>
+    textLegRecall(db.tx, { ...DEFAULT_RECALL_OPTIONS, fusion: { ...DEFAULT_FUSION, contextWeight } });
   const ask = async (who: Principal, context: string, contextWeight = 0.5) => {
     const input = toRecallInput(recallSchema.parse({ context, limit: 10 }));
     const results = await recall(contextWeight).execute(who, {
@@ -68,6 +35,7 @@ describe('recall with thread context', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
+    store = teamMemoryStore(db.tx);
     const tenant = await createTestTenant(db, 'thread');
     alice = await memberPrincipal(tenant, 'alice');
     bob = await memberPrincipal(tenant, 'bob');

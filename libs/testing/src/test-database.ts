@@ -13,7 +13,7 @@ export async function openTestDatabase(url: string, poolSize = 4): Promise<TestD
   await dataSource.initialize();
   return {
     dataSource,
-    tx: new TransactionRunner(dataSource, 'memory_app'),
+    tx: new TransactionRunner(dataSource, 'memory_app', { preparedStatements: true }),
     close: () => dataSource.destroy(),
   };
 }

@@ -8,6 +8,8 @@ import type {
   Visibility,
 } from '../domain/memory';
 import { liveMemorySql, toMemory, type MemoryRow } from '../contracts/memory-row';
+import { readableLinksSql } from '../links/contracts/memory-link.sql';
+import type { MemoryLink } from '../links/domain/memory-link';
 import { sharePermissionSql, visibleMemorySql, writableMemorySql } from '../contracts/memory-visibility.sql';
 import type { MemoryLookup } from '../ports/memory-lookup.port';
 
@@ -20,6 +22,10 @@ const memoryColumns = (user: string) => `
   u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
   ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at,
   CASE WHEN m.owner_id <> ${user} AND ${sharePermissionSql('m', user)} IS NOT NULL THEN u.username END AS shared_by`;
+
+/** FROM and WHERE of live memories `$1` the caller `$3` of tenant `$2` may read, with their owners. */
+const VISIBLE_BY_ID = `FROM memories m JOIN users u ON u.id = m.owner_id
+  WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND ${visibleMemorySql('m', '$3')} AND ${liveMemorySql('m')}`;
 
 /** What the caller may do with one memory (row-level security has already hidden the rest). */
 export interface MemoryAccess {
@@ -195,12 +201,31 @@ export class MemoryRepository implements MemoryLookup {
   async findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow>(
-      `SELECT ${memoryColumns('$3')} FROM memories m JOIN users u ON u.id = m.owner_id
-        WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND ${visibleMemorySql('m', '$3')}
-          AND ${liveMemorySql('m')}`,
+      `SELECT ${memoryColumns('$3')} ${VISIBLE_BY_ID}`,
       [ids, scope.tenantId, scope.userId],
+      { prepared: true },
     );
     return rows.map(toMemory);
+  }
+
+  /** `findVisible`, each memory with its links whose both ends the caller can see, oldest first. */
+  async findVisibleWithLinks(
+    scope: TenantScope,
+    tx: Tx,
+    ids: readonly number[],
+  ): Promise<Array<{ memory: Memory; links: MemoryLink[] }>> {
+    if (ids.length === 0) return [];
+    const { rows } = await tx.query<MemoryRow & { links: MemoryLink[] }>(
+      `SELECT ${memoryColumns('$3')},
+              (SELECT coalesce(json_agg(json_build_object(
+                        'id', l.id, 'srcId', l.src_id, 'dstId', l.dst_id, 'linkType', l.link_type,
+                        'createdAt', ${isoTimestamp('l.created_at')}) ORDER BY l.created_at, l.id), '[]')
+                 ${readableLinksSql('(l.src_id = m.id OR l.dst_id = m.id)', '$2', '$3')}) AS links
+         ${VISIBLE_BY_ID}`,
+      [ids, scope.tenantId, scope.userId],
+      { prepared: true },
+    );
+    return rows.map((row) => ({ memory: toMemory(row), links: row.links }));
   }
 
   /** The owner's row whether live or soft-deleted, locked for a state change. */

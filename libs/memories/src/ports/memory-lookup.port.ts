@@ -1,5 +1,6 @@
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { Memory } from '../domain/memory';
+import type { MemoryLink } from '../links/domain/memory-link';
 
 /**
  * How other contexts (recall, sessions) read memories inside their own transaction: by id among
@@ -9,6 +10,12 @@ import type { Memory } from '../domain/memory';
 export abstract class MemoryLookup {
   /** Live memories the caller may read (`visibleMemorySql`: own, team, shared, admin), in no particular order. */
   abstract findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]>;
+  /** `findVisible`, each memory with its links whose both ends the caller can see, oldest first. */
+  abstract findVisibleWithLinks(
+    scope: TenantScope,
+    tx: Tx,
+    ids: readonly number[],
+  ): Promise<Array<{ memory: Memory; links: MemoryLink[] }>>;
   /** The caller's own live memory with this normalised content hash, if any. */
   abstract findLiveByHash(scope: TenantScope, tx: Tx, contentHash: Buffer): Promise<Memory | null>;
 }

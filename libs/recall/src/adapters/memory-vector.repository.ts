@@ -51,7 +51,7 @@ export interface VectorSearchResult {
   readonly exactFallback: boolean;
   /**
    * The bounded candidate count the plan was chosen by (each kind of candidate counted up to
-   * exactScanMaxRows; exactly exactScanMaxRows when a recent count was already that large).
+   * exactScanMaxRows, by the exact query itself; exactScanMaxRows for the index plan).
    */
   readonly candidates: number;
   readonly hits: VectorHit[];
@@ -94,9 +94,11 @@ export function efSearchFor(k: number): number {
  * caller's candidate set (what they may read: own, team, shared; the tenant for an admin): an
  * exact scan below `exactScanMaxRows` (exact and fast for small sets), the model's partial HNSW
  * index with `hnsw.iterative_scan = strict_order` above it (the walk continues until k rows pass
- * the filters, in distance order). A set counted large is remembered for `largeSetTtlMs`
- * (LargeSetMemo), so a team member's recall does not re-read the threshold's worth of rows each
- * time. All settings are `SET LOCAL`, so they end with the caller's transaction.
+ * the filters, in distance order). A search sizes the set with the exact query itself (it stops
+ * gathering at the threshold), so a small caller's search is one statement; a set found large is
+ * remembered for `largeSetTtlMs` (LargeSetMemo), so a team member's recall does not re-read the
+ * threshold's worth of rows each time. `choosePlan` and the duplicates plan size by a bounded
+ * count instead. All settings are `SET LOCAL`, so they end with the caller's transaction.
  */
 @Injectable()
 export class MemoryVectorRepository {
@@ -173,25 +175,28 @@ export class MemoryVectorRepository {
     spec: VectorQuerySpec,
   ): Promise<VectorSearchResult> {
     assertCount('k', spec.k, 1, MAX_K);
-    const candidates = await this.countCandidates(scope, tx, reach, spec.modelId);
-    const plan: VectorPlan = candidates < this.options.exactScanMaxRows ? 'exact' : 'hnsw';
-    if (plan === 'exact') {
-      return {
-        plan,
-        exactFallback: false,
-        candidates,
-        hits: await this.run(buildNearestQuery('exact', reach, scope, spec), tx),
-      };
+    const cap = this.options.exactScanMaxRows;
+    const key = largeSetKey(scope, reach, spec.modelId);
+    if (cap > 0 && !this.largeSets.isLarge(key)) {
+      // Sizing and the exact answer in one statement: below the cap the gathered rows are the
+      // caller's whole set, so the answer stands; at the cap the set is large and the index walks.
+      const exact = await this.runSized(
+        buildNearestQuery('exact', reach, scope, { ...spec, sizeCap: cap }),
+        tx,
+      );
+      if (exact.candidates < cap) return { plan: 'exact', exactFallback: false, ...exact };
+      this.largeSets.remember(key, true);
     }
+    const candidates = Math.max(cap, 0);
     const hits = await this.withIndexPlan(tx, spec.k, () =>
       this.run(buildNearestQuery('hnsw', reach, scope, spec), tx),
     );
-    if (hits.length >= spec.k) return { plan, exactFallback: false, candidates, hits };
+    if (hits.length >= spec.k) return { plan: 'hnsw', exactFallback: false, candidates, hits };
     // Iterative scan stops at max_scan_tuples; with selective filters that can leave it short.
     // The exact form narrows by the filters through the memories indexes first, so it is cheap then.
     const exact = await this.run(buildNearestQuery('exact', reach, scope, spec), tx);
     return {
-      plan,
+      plan: 'hnsw',
       exactFallback: exact.length > hits.length,
       candidates,
       hits: exact.length > hits.length ? exact : hits,
@@ -206,7 +211,7 @@ export class MemoryVectorRepository {
   ): Promise<number> {
     const cap = this.options.exactScanMaxRows;
     if (cap <= 0) return 0;
-    const key = [reach, isAdminScope(scope), modelId, scope.tenantId, scope.userId].join('/');
+    const key = largeSetKey(scope, reach, modelId);
     if (this.largeSets.isLarge(key)) return cap;
     const { sql, params } = buildCandidateCountQuery(reach, scope, modelId, cap);
     const { rows } = await tx.query<{ n: number }>(sql, params);
@@ -242,6 +247,25 @@ export class MemoryVectorRepository {
     const { rows } = await tx.query<{ memory_id: string; distance: number }>(query.sql, query.params);
     return rows.map((r) => ({ memoryId: Number(r.memory_id), distance: Number(r.distance) }));
   }
+
+  /** An exact query built with `sizeCap`: its hits, and how many candidates it gathered. */
+  private async runSized(query: BuiltQuery, tx: Tx): Promise<{ candidates: number; hits: VectorHit[] }> {
+    const { rows } = await tx.query<{ memory_id: string | null; distance: number; candidates: string }>(
+      query.sql,
+      query.params,
+    );
+    return {
+      candidates: Number(rows[0]?.candidates ?? 0),
+      hits: rows
+        .filter((r) => r.memory_id !== null)
+        .map((r) => ({ memoryId: Number(r.memory_id), distance: Number(r.distance) })),
+    };
+  }
+}
+
+/** Whose set a LargeSetMemo entry describes. */
+function largeSetKey(scope: TenantScope, reach: VectorReach, modelId: string): string {
+  return [reach, isAdminScope(scope), modelId, scope.tenantId, scope.userId].join('/');
 }
 
 function assertCount(name: string, value: number, min: number, max: number): void {

@@ -64,6 +64,29 @@ describe('vector search SQL', () => {
     expect(params).toEqual(['m', scope.tenantId, scope.userId, 20_000]);
   });
 
+  it('sizes the set in the exact statement: each branch stops at the cap, filters only pick the answer', () => {
+    const { sql, params } = buildNearestQuery('exact', 'visible', scope, {
+      ...spec,
+      filters: { category: 'facts' },
+      sizeCap: 20_000,
+    });
+    expect(params).toEqual([
+      'glove-sif-100d',
+      '[0.1,0.2,0.3]',
+      10,
+      scope.tenantId,
+      scope.userId,
+      'facts',
+      20_000,
+    ]);
+    expect(sql.match(/LIMIT \$7\)/g)).toHaveLength(4);
+    // Rows are counted as the bounded count counts them: not yet embedded memories too.
+    expect(sql.match(/LEFT JOIN memory_embeddings e/g)).toHaveLength(3);
+    expect(sql.match(/m\.category = \$6 AS wanted/g)).toHaveLength(4);
+    expect(sql).toMatch(/WHERE wanted AND embedding IS NOT NULL AND s\.n < \$7/);
+    expect(sql).not.toMatch(/AND m\.category = \$6/);
+  });
+
   it('refuses vectors of the wrong size or with non-finite values, and odd dimensions', () => {
     expect(() => toVectorLiteral([1, 2], 3)).toThrow(/3-dimensional/);
     expect(() => toVectorLiteral([1, Number.NaN, 2], 3)).toThrow(/finite/);

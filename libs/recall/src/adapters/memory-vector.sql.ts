@@ -21,6 +21,12 @@ export interface VectorQuerySpec {
   readonly k: number;
   readonly filters?: RecallFilter;
   readonly excludeId?: number;
+  /**
+   * Exact plan only: size the caller's set as the bounded count does (each branch stopping at this
+   * many rows) and return the count in `candidates` (one row at least), so that one statement both
+   * sizes the set and, when it is below the cap, answers exactly.
+   */
+  readonly sizeCap?: number;
 }
 
 export interface BuiltQuery {
@@ -46,7 +52,7 @@ export function dimensionsOf(dimensions: number): number {
  * each candidate costs one primary-key probe instead of a join against the caller's whole set.
  * The exact form gathers the candidates in a MATERIALIZED CTE from disjoint branches, each through
  * its own index (see visible-candidates.sql.ts), so the ORDER BY sits above the CTE where no index
- * can serve it.
+ * can serve it. With `sizeCap` it also sizes the set (SizedGathering).
  */
 export function buildNearestQuery(
   plan: VectorPlan,
@@ -82,24 +88,46 @@ export function buildNearestQuery(
     };
   }
 
+  const sized =
+    spec.sizeCap === undefined
+      ? undefined
+      : { cap: `$${params.push(spec.sizeCap)}`, wanted: where.narrowSql };
   const branches = embeddingBranches(
     { reach, admin: isAdminScope(scope) },
     {
       model: '$1',
       tenant,
       user,
-      filters: [where.filtersSql, ...excluded].join(' AND '),
-      visible: [where.sql, ...excluded].join(' AND '),
+      filters: [sized ? liveMemorySql('m') : where.filtersSql, ...excluded].join(' AND '),
+      visible: [sized ? where.readableSql : where.sql, ...excluded].join(' AND '),
     },
+    sized,
   );
-  return {
-    sql: `WITH candidates AS MATERIALIZED (
+  const gathered = `WITH candidates AS MATERIALIZED (
             ${branches.join('\n            UNION ALL\n            ')}
-          )
+          )`;
+  if (!sized) {
+    return {
+      sql: `${gathered}
           SELECT memory_id, embedding::vector(${d}) <=> ${query} AS distance
             FROM candidates
            ORDER BY distance, memory_id
            LIMIT $3`,
+      params,
+    };
+  }
+  // One row at least, so the count comes back even when nothing is wanted; no distance is
+  // computed once the set is found large.
+  return {
+    sql: `${gathered}, sized AS (SELECT count(*) AS n FROM candidates)
+          SELECT s.n AS candidates, h.memory_id, h.distance
+            FROM sized s
+            LEFT JOIN LATERAL (
+              SELECT memory_id, embedding::vector(${d}) <=> ${query} AS distance
+                FROM candidates
+               WHERE wanted AND embedding IS NOT NULL AND s.n < ${sized.cap}
+               ORDER BY distance, memory_id
+               LIMIT $3) h ON true`,
     params,
   };
 }

@@ -12,7 +12,7 @@ export function recallWhere(
   scope: TenantScope,
   filter: RecallFilter,
   first = 1,
-): { sql: string; filtersSql: string; params: unknown[] } {
+): { sql: string; filtersSql: string; readableSql: string; narrowSql: string; params: unknown[] } {
   const params: unknown[] = [scope.tenantId, scope.userId];
   const p = (value: unknown) => {
     params.push(value);
@@ -27,7 +27,14 @@ export function recallWhere(
   if (filter.before !== undefined) clauses.push(`m.created_at < ${p(filter.before)}`);
   // `filtersSql`: liveness and the recall filters without the tenant/visibility terms, for queries
   // that reach the caller's rows another way (an index on embeddings or shares) and probe by key.
-  return { sql: clauses.join(' AND '), filtersSql: clauses.slice(2).join(' AND '), params };
+  // `readableSql` and `narrowSql` split `sql` into what the caller may read and the filters alone.
+  return {
+    sql: clauses.join(' AND '),
+    filtersSql: clauses.slice(2).join(' AND '),
+    readableSql: clauses.slice(0, 3).join(' AND '),
+    narrowSql: clauses.length > 3 ? clauses.slice(3).join(' AND ') : 'true',
+    params,
+  };
 }
 
 /** Admin keys read every memory of their tenant (the transaction runner sets `app.admin` from the same scope). */

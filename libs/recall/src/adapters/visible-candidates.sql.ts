@@ -36,40 +36,62 @@ function firstTagRuleSql(p: BranchParams): string {
           AND NOT EXISTS (SELECT 1 FROM memory_shares s WHERE s.memory_id = m.id AND s.shared_with = ${p.user})`;
 }
 
-/** Branches selecting `e.memory_id, e.embedding` for the exact plan's candidate set. */
-export function embeddingBranches(scope: CandidateScope, p: EmbeddingBranchParams): string[] {
-  const embedding = `JOIN memory_embeddings e ON e.memory_id = m.id AND e.model_id = ${p.model}`;
+/**
+ * The exact plan gathering its own size: each branch stops at `cap` rows, and rows are counted as
+ * countBranches counts them (live memories not embedded yet too, with a null embedding), whatever
+ * the recall filters say; `wanted` says whether a row passes them.
+ */
+export interface SizedGathering {
+  readonly cap: string;
+  readonly wanted: string;
+}
+
+/**
+ * Branches selecting `e.memory_id, e.embedding` for the exact plan's candidate set (and `wanted`
+ * when sized; `filters` then holds liveness and exclusions only, `visible` no recall filters).
+ */
+export function embeddingBranches(
+  scope: CandidateScope,
+  p: EmbeddingBranchParams,
+  sized?: SizedGathering,
+): string[] {
+  const columns = `e.memory_id, e.embedding${sized ? `, ${sized.wanted} AS wanted` : ''}`;
+  // Memories found first and embedded or not: sized, an unembedded one still counts.
+  const memoryColumns = sized ? `m.id AS memory_id, e.embedding, ${sized.wanted} AS wanted` : columns;
+  const embedding = `${sized ? 'LEFT ' : ''}JOIN memory_embeddings e ON e.memory_id = m.id AND e.model_id = ${p.model}`;
+  const bounded = (branches: string[]) =>
+    sized ? branches.map((b) => `(${b} LIMIT ${sized.cap})`) : branches;
   if (scope.reach === 'visible' && scope.admin) {
-    return [
-      `SELECT e.memory_id, e.embedding
+    return bounded([
+      `SELECT ${columns}
          FROM users u
          JOIN memory_embeddings e ON e.model_id = ${p.model} AND e.owner_id = u.id
          JOIN memories m ON m.id = e.memory_id
         WHERE u.tenant_id = ${p.tenant} AND e.tenant_id = ${p.tenant} AND ${p.visible}`,
-    ];
+    ]);
   }
   // Own rows are scoped on the embeddings' index; the memory row is then only probed by primary key.
   // Repeating the tenant and owner on the memory side would let a planner with stale statistics (a
   // user's rows bulk-loaded since the last ANALYZE, estimated at 1) scan the owner's memories once
   // per embedding: 9 s at 7,500 rows.
-  const own = `SELECT e.memory_id, e.embedding
+  const own = `SELECT ${columns}
                  FROM memory_embeddings e
                  JOIN memories m ON m.id = e.memory_id
                 WHERE e.model_id = ${p.model} AND e.tenant_id = ${p.tenant} AND e.owner_id = ${p.user} AND ${p.filters}`;
-  if (scope.reach === 'own') return [own];
-  return [
+  if (scope.reach === 'own') return bounded([own]);
+  return bounded([
     own,
-    `SELECT e.memory_id, e.embedding
+    `SELECT ${memoryColumns}
        FROM memories m ${embedding}
       WHERE m.tenant_id = ${p.tenant} AND m.visibility = 'team' AND m.owner_id <> ${p.user} AND ${p.filters}`,
-    `SELECT e.memory_id, e.embedding
+    `SELECT ${memoryColumns}
        FROM memory_shares s JOIN memories m ON m.id = s.memory_id ${embedding}
       WHERE s.shared_with = ${p.user} AND m.tenant_id = ${p.tenant} AND m.visibility <> 'team' AND ${p.filters}`,
-    `SELECT e.memory_id, e.embedding
+    `SELECT ${memoryColumns}
        FROM tag_shares t JOIN memories m ON m.owner_id = t.owner_id AND m.tags @> ARRAY[t.tag] ${embedding}
       WHERE t.shared_with = ${p.user} AND m.tenant_id = ${p.tenant} AND m.visibility <> 'team'
         AND ${firstTagRuleSql(p)} AND ${p.filters}`,
-  ];
+  ]);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantScope, Tx } from '@app/persistence';
-import { MemoryLinkLookup, MemoryLookup, type Memory, type MemoryLink } from '@app/memories';
-import { redirectToHeads } from '../domain/supersession';
+import { MemoryLookup, type Memory, type MemoryLink } from '@app/memories';
+import { redirectToHeads, servedPrefixLength } from '../domain/supersession';
 
 export interface LinkedItem {
   /** Set when the hit was superseded and this is the head of its chain: the hit's id. */
@@ -10,53 +10,44 @@ export interface LinkedItem {
   readonly links: readonly MemoryLink[];
 }
 
+/** A ranked item as served: its memory's row in place of its id, with links. */
+export type ServedItem<T extends { readonly memoryId: number }> = Omit<T, 'memoryId'> & {
+  readonly memory: Memory;
+} & LinkedItem;
+
 /**
  * What links do to a ranked recall, inside its transaction: superseded hits are replaced by the
- * newest version the caller can see (one recursive query for every hit; `includeSuperseded`
- * skips it), then every served memory gets its links (one query).
+ * newest version the caller can see (`heads`, found with the candidates), and the rows of the
+ * memories that can be served are read with their links in one query — only those: the top
+ * `limit` once redirected, and the hits they stand for.
  */
 @Injectable()
 export class RecallLinks {
-  constructor(
-    private readonly memories: MemoryLookup,
-    private readonly links: MemoryLinkLookup,
-  ) {}
+  constructor(private readonly memories: MemoryLookup) {}
 
-  async serve<T extends { readonly memory: Memory }>(
+  async serve<T extends { readonly memoryId: number }>(
     scope: TenantScope,
     tx: Tx,
     ranked: readonly T[],
-    options: { readonly limit: number; readonly includeSuperseded?: boolean },
-  ): Promise<Array<T & LinkedItem>> {
-    const served = options.includeSuperseded
-      ? ranked.slice(0, options.limit)
-      : await this.redirect(scope, tx, ranked, options.limit);
-    const links = await this.links.findTouching(
-      scope,
-      tx,
-      served.map((item) => item.memory.id),
-    );
-    return served.map((item) => ({
-      ...item,
-      links: links.filter((l) => l.srcId === item.memory.id || l.dstId === item.memory.id),
-    }));
-  }
-
-  private async redirect<T extends { readonly memory: Memory }>(
-    scope: TenantScope,
-    tx: Tx,
-    ranked: readonly T[],
+    heads: ReadonlyMap<number, number>,
     limit: number,
-  ): Promise<Array<T & { readonly redirectedFrom?: number }>> {
-    const heads = await this.links.findSupersedingHeads(
-      scope,
-      tx,
-      ranked.map((item) => item.memory.id),
+  ): Promise<Array<ServedItem<T>>> {
+    const ids = ranked.map((item) => item.memoryId);
+    const prefix = ranked.slice(0, servedPrefixLength(ids, heads, limit));
+    const wanted = new Set(
+      prefix.flatMap((item) => [item.memoryId, heads.get(item.memoryId) ?? item.memoryId]),
     );
-    if (heads.size === 0) return ranked.slice(0, limit);
-    const rows = new Map(ranked.map((item) => [item.memory.id, item.memory]));
-    const missing = [...new Set(heads.values())].filter((id) => !rows.has(id));
-    for (const memory of await this.memories.findVisible(scope, tx, missing)) rows.set(memory.id, memory);
-    return redirectToHeads(ranked, heads, rows, limit);
+    const found = await this.memories.findVisibleWithLinks(scope, tx, [...wanted]);
+    const rows = new Map(found.map(({ memory }) => [memory.id, memory]));
+    const links = new Map(found.map(({ memory, links }) => [memory.id, links]));
+    // A row gone since ranking (deleted meanwhile) is not served; a missing head leaves its hit.
+    const withRows = prefix.flatMap(({ memoryId, ...item }) => {
+      const memory = rows.get(memoryId);
+      return memory ? [{ ...item, memory }] : [];
+    });
+    return redirectToHeads(withRows, heads, rows, limit).map((item) => ({
+      ...item,
+      links: links.get(item.memory.id) ?? [],
+    }));
   }
 }

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { MemoryNeighbourRepository } from '../adapters/memory-neighbour.repository';
+import { type Memory } from '@app/memories';
+import { RecallCandidateRepository, type RankingFacts } from '../adapters/recall-candidate.repository';
 import { MemoryTextSearchRepository } from '../adapters/memory-text-search.repository';
 import { adjacency } from '../domain/thread-context';
-import { MemoryLookup, type Memory } from '@app/memories';
 import { RecallLinks, type LinkedItem } from './recall-links';
 import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
 import {
@@ -62,13 +62,17 @@ export interface RecallExplanation {
   readonly model: string | null;
 }
 
-interface RankedMemory {
-  readonly memory: Memory;
+interface RankedCandidate {
+  readonly memoryId: number;
   readonly rank: number;
   readonly explanation: RecallExplanation;
 }
 
-export type RecalledMemory = RankedMemory & LinkedItem;
+export interface RecalledMemory extends LinkedItem {
+  readonly memory: Memory;
+  readonly rank: number;
+  readonly explanation: RecallExplanation;
+}
 
 const DAY_MS = 86_400_000;
 
@@ -82,10 +86,9 @@ const DAY_MS = 86_400_000;
 export class RecallMemoriesUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryLookup,
     private readonly textSearch: MemoryTextSearchRepository,
     @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
-    private readonly neighbours: MemoryNeighbourRepository,
+    private readonly candidates: RecallCandidateRepository,
     private readonly links: RecallLinks,
     @Optional() @Inject(RECALL_OPTIONS) private readonly options: RecallOptions = DEFAULT_RECALL_OPTIONS,
   ) {}
@@ -109,8 +112,11 @@ export class RecallMemoriesUseCase {
       const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
       const fusion = input.fusion ?? this.options.fusion;
       const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
-      const threads = fusion.contextWeight > 0 ? await this.neighbours.around(principal, tx, hitIds) : [];
-      const candidates = fuseLegs(
+      const { facts, threads, heads } = await this.candidates.describe(principal, tx, hitIds, {
+        threads: fusion.contextWeight > 0,
+        heads: !input.includeSuperseded,
+      });
+      const fused = fuseLegs(
         {
           text: textHits,
           vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
@@ -118,33 +124,29 @@ export class RecallMemoriesUseCase {
         fusion,
         adjacency(threads, fusion.contextDirection),
       );
-      const found = await this.memories.findVisible(
-        principal,
-        tx,
-        candidates.map((c) => c.memoryId),
-      );
-      const rows = new Map(found.map((m) => [m.id, m]));
-      const scored = candidates
-        .filter((c) => rows.has(c.memoryId))
+      const scored = fused
+        .filter((c) => facts.has(c.memoryId))
         .map((c) =>
-          this.score(c, rows.get(c.memoryId) as Memory, {
+          this.score(c, facts.get(c.memoryId) as RankingFacts, {
             now,
             filters,
             model: query?.modelId ?? null,
             boosted: input.projectBoost,
           }),
         );
-      return this.links.serve(principal, tx, sortRecalled(scored, input.sortBy), input);
+      // Ranking needed only the facts; rows and links are read for what is served.
+      const ranked = sortRecalled(scored, facts, input.sortBy);
+      return this.links.serve(principal, tx, ranked, heads, input.limit);
     });
   }
 
   private score(
     candidate: FusedCandidate,
-    memory: Memory,
+    facts: RankingFacts,
     context: { now: Date; filters: string[]; model: string | null; boosted: string | undefined },
-  ): RankedMemory {
-    const ageDays = (context.now.getTime() - Date.parse(memory.createdAt)) / DAY_MS;
-    const boosted = context.boosted !== undefined && memory.project === context.boosted;
+  ): RankedCandidate {
+    const ageDays = (context.now.getTime() - Date.parse(facts.createdAt)) / DAY_MS;
+    const boosted = context.boosted !== undefined && facts.project === context.boosted;
     const explanation: RecallExplanation = {
       textRank: candidate.textRank,
       vectorRank: candidate.vectorRank,
@@ -153,7 +155,7 @@ export class RecallMemoriesUseCase {
       contextFrom: candidate.contextFrom,
       contextScore: candidate.contextScore,
       fusedScore: candidate.fusedScore,
-      importanceFactor: importanceFactor(memory.importance),
+      importanceFactor: importanceFactor(facts.importance),
       recencyFactor: recencyFactor(ageDays),
       projectFactor: boosted ? this.options.projectBoost : 1,
       filters: context.filters,
@@ -164,18 +166,23 @@ export class RecallMemoriesUseCase {
       explanation.importanceFactor *
       explanation.recencyFactor *
       explanation.projectFactor;
-    return { memory, rank, explanation };
+    return { memoryId: candidate.memoryId, rank, explanation };
   }
 }
 
-function sortRecalled(items: RankedMemory[], sortBy: RecallSort): RankedMemory[] {
-  const byRank = (a: RankedMemory, b: RankedMemory) => b.rank - a.rank || b.memory.id - a.memory.id;
+function sortRecalled(
+  items: RankedCandidate[],
+  facts: ReadonlyMap<number, RankingFacts>,
+  sortBy: RecallSort,
+): RankedCandidate[] {
+  const byRank = (a: RankedCandidate, b: RankedCandidate) => b.rank - a.rank || b.memoryId - a.memoryId;
+  const of = (item: RankedCandidate) => facts.get(item.memoryId) as RankingFacts;
   switch (sortBy) {
     case 'relevance':
       return items.sort(byRank);
     case 'importance':
-      return items.sort((a, b) => b.memory.importance - a.memory.importance || byRank(a, b));
+      return items.sort((a, b) => of(b).importance - of(a).importance || byRank(a, b));
     case 'recency':
-      return items.sort((a, b) => b.memory.createdAt.localeCompare(a.memory.createdAt) || byRank(a, b));
+      return items.sort((a, b) => of(b).createdAt.localeCompare(of(a).createdAt) || byRank(a, b));
   }
 }

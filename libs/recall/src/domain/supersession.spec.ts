@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Memory } from '@app/memories';
-import { redirectToHeads } from './supersession';
+import { redirectToHeads, servedPrefixLength } from './supersession';
 
 const memory = (id: number): Memory => ({
   id,
@@ -55,5 +55,20 @@ describe('redirecting superseded hits to the head of their chain', () => {
   it('leaves a hit alone when its head’s row is not at hand', () => {
     const served = redirectToHeads([hit(1, 0.9)], new Map([[1, 9]]), rows(1), 10);
     expect(served.map((s) => [s.memory.id, s.redirectedFrom])).toEqual([[1, undefined]]);
+  });
+
+  it('reads only the prefix of the ranking that redirecting goes through', () => {
+    const heads = new Map([
+      [1, 3],
+      [2, 9],
+    ]);
+    // 1 → 3, 2 → 9, 3 again (folded), 4: four hits serve three memories.
+    expect(servedPrefixLength([1, 2, 3, 4, 5], heads, 3)).toBe(4);
+    expect(servedPrefixLength([1, 2, 3, 4, 5], new Map(), 3)).toBe(3);
+    expect(servedPrefixLength([1, 3], heads, 10)).toBe(2);
+    const ranked = [1, 2, 3, 4, 5].map((id) => hit(id, 1 / id));
+    const all = redirectToHeads(ranked, heads, rows(1, 2, 3, 4, 5, 9), 3);
+    const prefix = ranked.slice(0, servedPrefixLength([1, 2, 3, 4, 5], heads, 3));
+    expect(redirectToHeads(prefix, heads, rows(1, 2, 3, 4, 9), 3)).toEqual(all);
   });
 });

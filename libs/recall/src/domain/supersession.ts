@@ -25,3 +25,22 @@ export function redirectToHeads<T extends { readonly memory: Memory }>(
   }
   return served;
 }
+
+/**
+ * How many of `ranked` (memory ids, best first) redirectToHeads goes through to serve `limit`
+ * memories when every head is at hand: a hit whose served memory is already served takes no
+ * place. Only that prefix needs its rows read.
+ */
+export function servedPrefixLength(
+  ranked: readonly number[],
+  heads: ReadonlyMap<number, number>,
+  limit: number,
+): number {
+  const served = new Set<number>();
+  let taken = 0;
+  while (taken < ranked.length && served.size < limit) {
+    served.add(heads.get(ranked[taken]) ?? ranked[taken]);
+    taken += 1;
+  }
+  return taken;
+}

@@ -39,7 +39,8 @@ interface Segment<I, O> {
 export class MicroBatcher<I, O> {
   private readonly queue: PendingRequest<I, O>[] = [];
   private queuedItems = 0;
-  private timer: NodeJS.Timeout | undefined;
+  /** Cancels the pending wait for company, if any. */
+  private timer: (() => void) | undefined;
   private running = false;
 
   constructor(private readonly options: MicroBatcherOptions<I, O>) {
@@ -71,10 +72,19 @@ export class MicroBatcher<I, O> {
       this.clearTimer();
       void this.drain();
     } else if (this.timer === undefined) {
-      this.timer = setTimeout(() => {
+      const fire = () => {
         this.timer = undefined;
         void this.drain();
-      }, this.options.maxWaitMs);
+      };
+      // No wait: run once this turn's callbacks are done, so what they submit still joins the
+      // batch (a 0 ms timeout would wait 1 ms, a recall's query embedding twice over).
+      if (this.options.maxWaitMs === 0) {
+        const immediate = setImmediate(fire);
+        this.timer = () => clearImmediate(immediate);
+      } else {
+        const timeout = setTimeout(fire, this.options.maxWaitMs);
+        this.timer = () => clearTimeout(timeout);
+      }
     }
   }
 
@@ -151,7 +161,7 @@ export class MicroBatcher<I, O> {
   }
 
   private clearTimer(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer?.();
     this.timer = undefined;
   }
 }

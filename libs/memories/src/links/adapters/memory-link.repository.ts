@@ -1,13 +1,7 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
-import { liveMemorySql } from '../../contracts/memory-row';
-import { visibleMemorySql, writableMemorySql } from '../../contracts/memory-visibility.sql';
-import {
-  SUPERSEDES_MAX_DEPTH,
-  type LinkType,
-  type MemoryLink,
-  type NewMemoryLink,
-} from '../domain/memory-link';
-import type { MemoryLinkLookup } from '../ports/memory-link-lookup.port';
+import { writableMemorySql } from '../../contracts/memory-visibility.sql';
+import { readableLinksSql, readableMemorySql } from '../contracts/memory-link.sql';
+import { type LinkType, type MemoryLink, type NewMemoryLink } from '../domain/memory-link';
 
 interface LinkRow {
   id: string;
@@ -28,17 +22,10 @@ const toLink = (row: LinkRow): MemoryLink => ({
 });
 
 /**
- * The caller (`user`) sees memory `m`: same tenant, live, and visible to them. (`s` and `t` are
- * taken: the visibility predicate's share subqueries use them.)
- */
-const readable = (m: string, tenant: string, user: string) =>
-  `${m}.tenant_id = ${tenant} AND ${liveMemorySql(m)} AND ${visibleMemorySql(m, user)}`;
-
-/**
  * SQL for memory links. Each statement states who may see both ends explicitly; row-level
  * security (a link is visible when both memories are) enforces it again underneath.
  */
-export class MemoryLinkRepository implements MemoryLinkLookup {
+export class MemoryLinkRepository {
   /** Of `ids`, the live memories the caller can see, each with whether they may change it. */
   async accessOf(
     scope: TenantScope,
@@ -47,7 +34,7 @@ export class MemoryLinkRepository implements MemoryLinkLookup {
   ): Promise<Map<number, { writable: boolean }>> {
     const { rows } = await tx.query<{ id: string; writable: boolean }>(
       `SELECT m.id, ${writableMemorySql('m', '$3')} AS writable FROM memories m
-        WHERE m.id = ANY($1::bigint[]) AND ${readable('m', '$2', '$3')}`,
+        WHERE m.id = ANY($1::bigint[]) AND ${readableMemorySql('m', '$2', '$3')}`,
       [ids, scope.tenantId, scope.userId],
     );
     return new Map(rows.map((r) => [Number(r.id), { writable: r.writable }]));
@@ -91,7 +78,7 @@ export class MemoryLinkRepository implements MemoryLinkLookup {
     const { rows } = await tx.query<LinkRow>(
       `DELETE FROM memory_links l USING memories d
         WHERE l.src_id = $1 AND l.dst_id = $2 AND l.link_type = $3 AND l.tenant_id = $4
-          AND d.id = l.dst_id AND ${readable('d', '$4', '$5')}
+          AND d.id = l.dst_id AND ${readableMemorySql('d', '$4', '$5')}
         RETURNING ${LINK_COLUMNS}`,
       [link.srcId, link.dstId, link.linkType, scope.tenantId, scope.userId],
     );
@@ -101,43 +88,11 @@ export class MemoryLinkRepository implements MemoryLinkLookup {
   async findTouching(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<MemoryLink[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<LinkRow>(
-      `SELECT ${LINK_COLUMNS} FROM memory_links l
-         JOIN memories src ON src.id = l.src_id
-         JOIN memories dst ON dst.id = l.dst_id
-        WHERE (l.src_id = ANY($1::bigint[]) OR l.dst_id = ANY($1::bigint[])) AND l.tenant_id = $2
-          AND ${readable('src', '$2', '$3')} AND ${readable('dst', '$2', '$3')}
+      `SELECT ${LINK_COLUMNS}
+         ${readableLinksSql('(l.src_id = ANY($1::bigint[]) OR l.dst_id = ANY($1::bigint[]))', '$2', '$3')}
         ORDER BY l.created_at, l.id`,
       [ids, scope.tenantId, scope.userId],
     );
     return rows.map(toLink);
-  }
-
-  async findSupersedingHeads(
-    scope: TenantScope,
-    tx: Tx,
-    ids: readonly number[],
-  ): Promise<Map<number, number>> {
-    if (ids.length === 0) return new Map();
-    // One step per row: the newest visible memory superseding the current node; `path` keeps
-    // the walk off a cycle, `depth` bounds it. The deepest row per start is the head.
-    const { rows } = await tx.query<{ start_id: string; head_id: string }>(
-      `WITH RECURSIVE walk (start_id, node_id, depth, path) AS (
-         SELECT id, id, 0, ARRAY[id] FROM unnest($1::bigint[]) AS id
-         UNION ALL
-         SELECT w.start_id, next.id, w.depth + 1, w.path || next.id
-           FROM walk w
-           CROSS JOIN LATERAL (
-             SELECT x.id FROM memory_links l JOIN memories x ON x.id = l.src_id
-              WHERE l.dst_id = w.node_id AND l.link_type = 'supersedes' AND l.tenant_id = $2
-                AND ${readable('x', '$2', '$3')}
-              ORDER BY x.created_at DESC, x.id DESC
-              LIMIT 1) next
-          WHERE w.depth < $4 AND next.id <> ALL (w.path))
-       SELECT DISTINCT ON (start_id) start_id, node_id AS head_id
-         FROM walk WHERE depth > 0
-        ORDER BY start_id, depth DESC`,
-      [ids, scope.tenantId, scope.userId, SUPERSEDES_MAX_DEPTH],
-    );
-    return new Map(rows.map((r) => [Number(r.start_id), Number(r.head_id)]));
   }
 }
