@@ -25,6 +25,8 @@ import type { BenchContext } from './phases/bench-context';
 import { runRecallPhase } from './phases/recall-phase';
 import { runEventIngestPhase } from './phases/event-ingest-phase';
 import { runTeamRecallPhase } from './phases/team-recall-phase';
+import { prepareHttpShapes, runHttpPhase, type HttpPhaseOptions } from './phases/http-phase';
+import { renderHttpReport, type HttpBenchResults } from './report/http-report';
 import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } from './report/bench-report';
 import { describeMachine } from './report/machine';
 
@@ -42,6 +44,9 @@ const FLAGS = {
   'ingest-seconds': { type: 'string' },
   'ingest-only': { type: 'boolean', default: false },
   profile: { type: 'string' },
+  http: { type: 'boolean', default: false },
+  'http-seconds': { type: 'string' },
+  'http-team-size': { type: 'string' },
   out: { type: 'string', default: 'bench/results' },
 } as const;
 
@@ -56,6 +61,11 @@ const HELP = `npm run bench -- [options]
   --ingest-seconds N      seconds of session event ingest at 1,000 events/s (default 10, quick 3; 0 skips it)
   --ingest-only           only the event ingest run (no memories loaded)
   --profile DIR           write V8 CPU profiles of the API and worker processes of the ingest run to DIR
+  --http                  only the HTTP run (~5 minutes; quick ~3, concurrency 1 and 16 only): every REST/MCP
+                          workload at concurrency 1, 4 and 16 against its raw floor, through the built API
+                          and worker processes (results in latest-http.*)
+  --http-seconds N        timed seconds per workload and concurrency (default 2, quick 1)
+  --http-team-size N      team-visible memories of the HTTP run's team shape (default 10000; e.g. 100000)
   --out DIR               where latest.md and latest.json go (default bench/results)
 ${SERVICE_HELP}`;
 
@@ -116,6 +126,34 @@ async function main(): Promise<void> {
     const notes = [...wiring.notes];
     if (!wiring.vectorLegWired)
       notes.push('VECTOR_RECALL is not wired: recall ran the text leg only, and the floor too.');
+    if (flags.http === true) {
+      const options: HttpPhaseOptions = {
+        seconds: intFlag(flags, 'http-seconds', quick ? 1 : 2),
+        // The quick run keeps both ends: one client alone, and more clients than cores.
+        concurrencies: quick ? [1, 16] : [1, 4, 16],
+        userMemories: 10_000,
+        teamMemories: intFlag(flags, 'http-team-size', 10_000),
+        twoApis: true,
+      };
+      const shapes = await prepareHttpShapes(ctx, wiring, options);
+      // Only the measured processes may serve the database (the in-process relay would share their work).
+      await stack.stop();
+      stacks.splice(stacks.indexOf(stack), 1);
+      const http = await runHttpPhase(ctx, wiring, shapes, options);
+      await writeHttpResults(stringFlag(flags, 'out'), {
+        mode: quick ? 'http-quick' : 'http',
+        startedAt: new Date(started).toISOString(),
+        durationS: (Date.now() - started) / 1000,
+        machine: await describeMachine(pg),
+        loadAverage: { before: loadBefore, after: loadavg()[0] },
+        model: active,
+        overrides: services.env,
+        http,
+        notes,
+      });
+      await pg.end();
+      return;
+    }
 
     const recall: RecallRow[] = [];
     const loads: LoadRow[] = [];
@@ -264,6 +302,17 @@ async function runIndexingPhases(
     deadlineMs: 30_000,
   });
   return { throughput, store };
+}
+
+async function writeHttpResults(outDir: string, results: HttpBenchResults): Promise<void> {
+  const markdown = renderHttpReport(results);
+  process.stdout.write(markdown);
+  const dir = resolve(outDir);
+  await mkdir(dir, { recursive: true });
+  const base = `latest-${results.mode}`;
+  await writeFile(join(dir, `${base}.md`), markdown);
+  await writeFile(join(dir, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  log(`wrote ${join(outDir, `${base}.md`)} and .json`);
 }
 
 function* take(source: Iterator<GeneratedMemory>, count: number): Generator<GeneratedMemory> {

@@ -14,6 +14,10 @@ interface ServiceProcess {
 
 export interface ProcessStack {
   readonly apiUrl: string;
+  /** Every API process's base URL (the first is `apiUrl`). */
+  readonly apiUrls: readonly string[];
+  readonly apiPids: readonly number[];
+  readonly workerPid: number;
   stop(): Promise<void>;
 }
 
@@ -30,24 +34,39 @@ export async function startServiceProcesses(options: {
   readonly queuePrefix: string;
   /** Write a V8 CPU profile of each process into this directory (`--profile`). */
   readonly profileDir?: string;
+  /** API processes behind one worker (default 1), each on its own port. */
+  readonly apiProcesses?: number;
 }): Promise<ProcessStack> {
-  const port = await freePort();
-  const env = serviceEnvironment(options, { api: port, workerHealth: await freePort() });
-
   const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(options.profileDir)}`] : [];
-  const api = startProcess('apps/api/src/main.js', env, nodeArgs);
-  const worker = startProcess('apps/worker/src/main.js', env, nodeArgs);
+  const workerHealth = await freePort();
+  const apis: { url: string; proc: ServiceProcess }[] = [];
+  for (let i = 0; i < (options.apiProcesses ?? 1); i++) {
+    const port = await freePort();
+    const env = serviceEnvironment(options, { api: port, workerHealth });
+    apis.push({ url: `http://127.0.0.1:${port}`, proc: startProcess('apps/api/src/main.js', env, nodeArgs) });
+  }
+  const worker = startProcess(
+    'apps/worker/src/main.js',
+    serviceEnvironment(options, { api: 0, workerHealth }),
+    nodeArgs,
+  );
   const stop = async () => {
-    await Promise.all([api.stop(), worker.stop()]);
+    await Promise.all([...apis.map((a) => a.proc.stop()), worker.stop()]);
   };
-  const apiUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForReady(`${apiUrl}/health/ready`, api);
+    // One at a time: the first runs the migrations, the others find them done.
+    for (const api of apis) await waitForReady(`${api.url}/health/ready`, api.proc);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { apiUrl, stop };
+  return {
+    apiUrl: apis[0].url,
+    apiUrls: apis.map((a) => a.url),
+    apiPids: apis.map((a) => a.proc.child.pid as number),
+    workerPid: worker.child.pid as number,
+    stop,
+  };
 }
 
 function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[]): ServiceProcess {

@@ -1,0 +1,139 @@
+import type { Client } from 'pg';
+import { contentHash } from '@app/memories';
+import { MemoryRepository } from '@app/memories/testing';
+import { type Principal } from '@app/tenancy';
+import { connectRaw } from '../harness/bench-database';
+import { RecallFloor, rawTx } from '../recall/raw-floor';
+import { RECALL_LEG_K } from '../recall/recall-latency';
+import { eventBatch, floorSessionFor, insertBatch } from '../sessions/event-ingest';
+import { createFloor } from '../phases/phase-tools';
+import type { BenchContext } from '../phases/bench-context';
+import type { RecallWiring } from '../harness/recall-wiring';
+import type { Call } from './closed-loop';
+import { callerOf, type HttpShape, type QueryStream } from './http-shape';
+import { nextMemory, storeBody, type WorkloadName } from './http-workloads';
+
+/** The floors' connections name themselves so their Postgres CPU can be told apart. */
+export const FLOOR_APPLICATION = 'bench-floor';
+
+/** What each floor runs, for the report. */
+export const FLOOR_REQUESTS = {
+  insert: 'one single-row `INSERT … RETURNING id` of the same kind of row',
+  'recall SQL + embed':
+    "one raw `embed()` of the text, the text leg's BM25 statement and the vector statement",
+  'list SELECTs': "the repository's count and page statements",
+  'get SELECT': "the repository's statement for one visible memory",
+  'multi-row INSERT': 'the same 10 events in one `INSERT`',
+} as const;
+export type FloorName = keyof typeof FLOOR_REQUESTS;
+
+export const FLOOR_OF: Readonly<Partial<Record<WorkloadName, FloorName>>> = {
+  store: 'insert',
+  recall: 'recall SQL + embed',
+  'mcp recall': 'recall SQL + embed',
+  list: 'list SELECTs',
+  get: 'get SELECT',
+  'event ingest': 'multi-row INSERT',
+};
+
+/**
+ * The least work each workload can do, through plain `pg` connections as the schema owner (no
+ * transaction, no RLS context), one connection per lane so the floor runs at the same concurrency.
+ * A floor call may answer its own timing, leaving out untimed per-call setup (the recall floor's
+ * session settings).
+ */
+export class RawFloors {
+  private readonly memories = new MemoryRepository();
+  private readonly recallFloors = new Map<number, RecallFloor>();
+  private readonly eventSessions = new Map<number, string>();
+
+  private constructor(
+    private readonly ctx: BenchContext,
+    private readonly wiring: RecallWiring,
+    private readonly lanes: readonly Client[],
+  ) {}
+
+  static async open(ctx: BenchContext, wiring: RecallWiring, lanes: number): Promise<RawFloors> {
+    const clients = await Promise.all(
+      Array.from({ length: lanes }, () => connectRaw(ctx.db.url, FLOOR_APPLICATION)),
+    );
+    return new RawFloors(ctx, wiring, clients);
+  }
+
+  /** The floor of `floor` over `shape`; `texts` are the recall texts the service side just used. */
+  call(floor: FloorName, shape: HttpShape, texts: QueryStream): Call {
+    switch (floor) {
+      case 'insert':
+        return async (slot, i) => {
+          const principal = callerOf(shape, i);
+          const body = storeBody(nextMemory(shape), `floor ${i}`, shape.visibility);
+          await this.lanes[slot].query(
+            `INSERT INTO memories (tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project, content_hash, visibility)
+             VALUES ($1, $2, $3, $4, string_to_array($5, ','), $6, $7, $8, $9, $10) RETURNING id`,
+            [
+              principal.tenantId,
+              principal.userId,
+              body.content,
+              body.category,
+              body.tags,
+              body.expanded_keywords,
+              body.importance,
+              body.project ?? null,
+              contentHash(body.content),
+              body.visibility,
+            ],
+          );
+        };
+      case 'recall SQL + embed':
+        return async (slot, i) => {
+          const principal = callerOf(shape, i);
+          const plan = shape.plans.get(principal.userId) ?? 'exact';
+          const floor = await this.recallFloor(slot);
+          const timing = await floor.run(principal, texts.take(), RECALL_LEG_K, plan);
+          return timing.totalMs;
+        };
+      case 'list SELECTs':
+        return async (slot, i) => {
+          await this.memories.list(callerOf(shape, i), rawTx(this.lanes[slot]), { limit: 50, offset: 0 });
+        };
+      case 'get SELECT':
+        return async (slot, i) => {
+          const principal = callerOf(shape, i);
+          const ids = shape.readable.get(principal.userId) ?? [];
+          await this.memories.findVisibleOne(
+            principal,
+            rawTx(this.lanes[slot]),
+            ids[(i * 7919) % ids.length],
+          );
+        };
+      case 'multi-row INSERT':
+        return async (slot, i) => {
+          const principal = callerOf(shape, slot);
+          const session = await this.eventSession(slot, principal);
+          await insertBatch(this.lanes[slot], principal, session, eventBatch(`floor-${i}`));
+        };
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.lanes.map((c) => c.end().catch(() => undefined)));
+  }
+
+  private async recallFloor(slot: number): Promise<RecallFloor> {
+    let floor = this.recallFloors.get(slot);
+    if (!floor) {
+      floor = await createFloor({ ...this.ctx, pg: this.lanes[slot] }, this.wiring);
+      this.recallFloors.set(slot, floor);
+    }
+    return floor;
+  }
+
+  private async eventSession(slot: number, principal: Principal): Promise<string> {
+    let session = this.eventSessions.get(slot);
+    if (!session) {
+      session = await floorSessionFor(this.lanes[slot], principal);
+      this.eventSessions.set(slot, session);
+    }
+    return session;
+  }
+}
