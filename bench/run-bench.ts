@@ -60,7 +60,8 @@ const HELP = `npm run bench -- [options]
   --store-seconds N       seconds of stores at 100/s for store → searchable (default 20, quick 5)
   --ingest-seconds N      seconds of session event ingest at 1,000 events/s (default 10, quick 3; 0 skips it)
   --ingest-only           only the event ingest run (no memories loaded)
-  --profile DIR           write V8 CPU profiles of the API and worker processes of the ingest run to DIR
+  --profile DIR           write V8 CPU profiles of the API and worker processes of the ingest run (with --http:
+                          of the HTTP run's one-API processes) to DIR
   --http                  only the HTTP run (~5 minutes; quick ~3, concurrency 1 and 16 only): every REST/MCP
                           workload at concurrency 1, 4 and 16 against its raw floor, through the built API
                           and worker processes (results in latest-http.*)
@@ -134,6 +135,7 @@ async function main(): Promise<void> {
         userMemories: 10_000,
         teamMemories: intFlag(flags, 'http-team-size', 10_000),
         twoApis: true,
+        profileDir: typeof flags.profile === 'string' ? flags.profile : undefined,
       };
       const shapes = await prepareHttpShapes(ctx, wiring, options);
       // Only the measured processes may serve the database (the in-process relay would share their work).

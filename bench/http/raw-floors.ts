@@ -1,6 +1,7 @@
 import type { Client } from 'pg';
 import { contentHash } from '@app/memories';
 import { MemoryRepository } from '@app/memories/testing';
+import { SyncFeedRepository } from '@app/sync/testing';
 import { type Principal } from '@app/tenancy';
 import { connectRaw } from '../harness/bench-database';
 import { RecallFloor, rawTx } from '../recall/raw-floor';
@@ -23,6 +24,7 @@ export const FLOOR_REQUESTS = {
     "one raw `embed()` of the text, the text leg's BM25 statement and the vector statement",
   'list SELECTs': "the repository's count and page statements",
   'get SELECT': "the repository's statement for one visible memory",
+  'sync SELECT': "the feed's one statement for a first page of 100",
   'multi-row INSERT': 'the same 10 events in one `INSERT`',
 } as const;
 export type FloorName = keyof typeof FLOOR_REQUESTS;
@@ -33,6 +35,7 @@ export const FLOOR_OF: Readonly<Partial<Record<WorkloadName, FloorName>>> = {
   'mcp recall': 'recall SQL + embed',
   list: 'list SELECTs',
   get: 'get SELECT',
+  sync: 'sync SELECT',
   'event ingest': 'multi-row INSERT',
 };
 
@@ -44,6 +47,7 @@ export const FLOOR_OF: Readonly<Partial<Record<WorkloadName, FloorName>>> = {
  */
 export class RawFloors {
   private readonly memories = new MemoryRepository();
+  private readonly feed = new SyncFeedRepository();
   private readonly recallFloors = new Map<number, RecallFloor>();
   private readonly eventSessions = new Map<number, string>();
 
@@ -105,6 +109,11 @@ export class RawFloors {
             rawTx(this.lanes[slot]),
             ids[(i * 7919) % ids.length],
           );
+        };
+      case 'sync SELECT':
+        return async (slot, i) => {
+          const from = { after: { xid: 0, memoryId: 0 }, recordsFrom: null, ownRowsFrom: 0 };
+          await this.feed.read(callerOf(shape, i), rawTx(this.lanes[slot]), from, 100);
         };
       case 'multi-row INSERT':
         return async (slot, i) => {

@@ -18,6 +18,8 @@ export interface HttpPhaseOptions {
   readonly teamMemories: number;
   /** Also run store, recall and list at the highest concurrency against two API processes. */
   readonly twoApis: boolean;
+  /** Write V8 CPU profiles of the one-API run's API and worker processes here (`--profile`). */
+  readonly profileDir?: string;
 }
 
 /** CPU milliseconds per request, from each process's own accounting (/proc/<pid>/stat). */
@@ -96,7 +98,7 @@ export async function runHttpPhase(
   const floors = await RawFloors.open(ctx, wiring, MAX_CONNECTIONS);
   const rows: HttpRow[] = [];
   try {
-    const one = await startStack(ctx, 1);
+    const one = await startStack(ctx, 1, options.profileDir);
     let rss: HttpResults['rss'];
     try {
       await new Promise((r) => setTimeout(r, 2000));
@@ -148,13 +150,18 @@ export async function runHttpPhase(
   }
 }
 
-async function startStack(ctx: BenchContext, apiProcesses: number): Promise<ProcessStack> {
+async function startStack(
+  ctx: BenchContext,
+  apiProcesses: number,
+  profileDir?: string,
+): Promise<ProcessStack> {
   ctx.log(`http: starting ${apiProcesses} API process(es) and a worker`);
   return startServiceProcesses({
     services: ctx.services,
     databaseUrl: ctx.db.url,
     queuePrefix: ctx.queuePrefix,
     apiProcesses,
+    profileDir,
   });
 }
 

@@ -135,5 +135,5 @@ export function renderHttpReport(results: HttpBenchResults): string {
   if (http.reusedQueries > 0)
     notes.push(`${http.reusedQueries} recalls reused a text (they may have hit the query cache).`);
   if (notes.length > 0) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n').trimEnd()}\n`;
 }
