@@ -1,10 +1,8 @@
 import 'reflect-metadata';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
 import { CreateMemoryUseCase, ImportMemoriesUseCase } from '@app/memories';
 import { loadModelById } from '@app/embeddings/testing';
-import { generateMemories, type GeneratedMemory } from './corpus/memory-generator';
+import { generateMemories, take } from './corpus/memory-generator';
 import {
   intFlag,
   parseFlags,
@@ -25,8 +23,8 @@ import type { BenchContext } from './phases/bench-context';
 import { runRecallPhase } from './phases/recall-phase';
 import { runEventIngestPhase } from './phases/event-ingest-phase';
 import { runTeamRecallPhase } from './phases/team-recall-phase';
-import { prepareHttpShapes, runHttpPhase, type HttpPhaseOptions } from './phases/http-phase';
-import { renderHttpReport, type HttpBenchResults } from './report/http-report';
+import { runHttpBench } from './http/run-http-bench';
+import { writeReport } from './report/write-report';
 import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } from './report/bench-report';
 import { describeMachine } from './report/machine';
 
@@ -128,29 +126,18 @@ async function main(): Promise<void> {
     if (!wiring.vectorLegWired)
       notes.push('VECTOR_RECALL is not wired: recall ran the text leg only, and the floor too.');
     if (flags.http === true) {
-      const options: HttpPhaseOptions = {
+      await runHttpBench(ctx, wiring, {
+        quick,
         seconds: intFlag(flags, 'http-seconds', quick ? 1 : 2),
-        // The quick run keeps both ends: one client alone, and more clients than cores.
-        concurrencies: quick ? [1, 16] : [1, 4, 16],
-        userMemories: 10_000,
         teamMemories: intFlag(flags, 'http-team-size', 10_000),
-        twoApis: true,
         profileDir: typeof flags.profile === 'string' ? flags.profile : undefined,
-      };
-      const shapes = await prepareHttpShapes(ctx, wiring, options);
-      // Only the measured processes may serve the database (the in-process relay would share their work).
-      await stack.stop();
-      stacks.splice(stacks.indexOf(stack), 1);
-      const http = await runHttpPhase(ctx, wiring, shapes, options);
-      await writeHttpResults(stringFlag(flags, 'out'), {
-        mode: quick ? 'http-quick' : 'http',
-        startedAt: new Date(started).toISOString(),
-        durationS: (Date.now() - started) / 1000,
-        machine: await describeMachine(pg),
-        loadAverage: { before: loadBefore, after: loadavg()[0] },
-        model: active,
-        overrides: services.env,
-        http,
+        outDir: stringFlag(flags, 'out'),
+        stopInProcess: async () => {
+          await stack.stop();
+          stacks.splice(stacks.indexOf(stack), 1);
+        },
+        started,
+        loadBefore,
         notes,
       });
       await pg.end();
@@ -306,34 +293,9 @@ async function runIndexingPhases(
   return { throughput, store };
 }
 
-async function writeHttpResults(outDir: string, results: HttpBenchResults): Promise<void> {
-  const markdown = renderHttpReport(results);
-  process.stdout.write(markdown);
-  const dir = resolve(outDir);
-  await mkdir(dir, { recursive: true });
-  const base = `latest-${results.mode}`;
-  await writeFile(join(dir, `${base}.md`), markdown);
-  await writeFile(join(dir, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
-  log(`wrote ${join(outDir, `${base}.md`)} and .json`);
-}
-
-function* take(source: Iterator<GeneratedMemory>, count: number): Generator<GeneratedMemory> {
-  for (let i = 0; i < count; i++) {
-    const next = source.next();
-    if (next.done) return;
-    yield next.value;
-  }
-}
-
 async function writeResults(outDir: string, results: BenchResults): Promise<void> {
-  const markdown = renderBenchReport(results);
-  process.stdout.write(markdown);
-  const dir = resolve(outDir);
-  await mkdir(dir, { recursive: true });
   const base = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
-  await writeFile(join(dir, `${base}.md`), markdown);
-  await writeFile(join(dir, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
-  log(`wrote ${join(outDir, `${base}.md`)} and .json`);
+  await writeReport(outDir, base, { markdown: renderBenchReport(results), data: results }, log);
 }
 
 void main().then(

@@ -1,6 +1,6 @@
 import { type VectorPlan } from '@app/recall/testing';
 import { type Principal } from '@app/tenancy';
-import { generateMemories, generateQueries, type GeneratedMemory } from '../corpus/memory-generator';
+import { generateMemories, generateQueries, take, type GeneratedMemory } from '../corpus/memory-generator';
 import { createBenchKeys, createBenchTenant } from '../harness/bench-tenant';
 import { bulkLoadMemories, withVectorIndexesRebuilt } from '../harness/bulk-loader';
 import type { RecallWiring } from '../harness/recall-wiring';
@@ -118,14 +118,6 @@ export async function prepareShape(
     // The rest of the same corpus: same style, contents the tenant does not hold yet.
     stores: corpus,
   };
-}
-
-function* take<T>(source: Iterator<T>, count: number): Generator<T> {
-  for (let i = 0; i < count; i++) {
-    const next = source.next();
-    if (next.done) return;
-    yield next.value;
-  }
 }
 
 /** A caller for call `i`: spread over the members so no one member's rows or locks dominate. */
