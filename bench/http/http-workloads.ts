@@ -5,7 +5,8 @@ import type { ApiClient } from './api-client';
 import { callerOf, keyOf, type HttpShape } from './http-shape';
 import type { Call } from './closed-loop';
 
-export const WORKLOADS = ['store', 'recall', 'mcp recall', 'list', 'get', 'sync', 'event ingest'] as const;
+/** Store last: the memories it adds would otherwise grow the sets the reads after it search. */
+export const WORKLOADS = ['recall', 'mcp recall', 'list', 'get', 'sync', 'event ingest', 'store'] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 
 /** What each workload sends, for the report. */

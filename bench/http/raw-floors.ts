@@ -50,6 +50,8 @@ export class RawFloors {
   private readonly feed = new SyncFeedRepository();
   private readonly recallFloors = new Map<number, RecallFloor>();
   private readonly eventSessions = new Map<number, string>();
+  /** Rows the insert floor wrote, removed after its cell so later cells search the loaded set only. */
+  private inserted: string[] = [];
 
   private constructor(
     private readonly ctx: BenchContext,
@@ -71,7 +73,7 @@ export class RawFloors {
         return async (slot, i) => {
           const principal = callerOf(shape, i);
           const body = storeBody(nextMemory(shape), `floor ${i}`, shape.visibility);
-          await this.lanes[slot].query(
+          const { rows } = await this.lanes[slot].query<{ id: string }>(
             `INSERT INTO memories (tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project, content_hash, visibility)
              VALUES ($1, $2, $3, $4, string_to_array($5, ','), $6, $7, $8, $9, $10) RETURNING id`,
             [
@@ -87,6 +89,7 @@ export class RawFloors {
               body.visibility,
             ],
           );
+          this.inserted.push(rows[0].id);
         };
       case 'recall SQL + embed':
         return async (slot, i) => {
@@ -122,6 +125,13 @@ export class RawFloors {
           await insertBatch(this.lanes[slot], principal, session, eventBatch(`floor-${i}`));
         };
     }
+  }
+
+  /** Deletes what the insert floor wrote (raw rows: no index job or outbox row refers to them). */
+  async removeInserted(): Promise<void> {
+    const ids = this.inserted;
+    this.inserted = [];
+    if (ids.length > 0) await this.lanes[0].query(`DELETE FROM memories WHERE id = ANY($1::bigint[])`, [ids]);
   }
 
   async close(): Promise<void> {

@@ -127,7 +127,7 @@ export async function runHttpPhase(
       try {
         const c = Math.max(...options.concurrencies);
         const shape = shapes[shapes.length - 1];
-        const cells = (['store', 'recall', 'list'] as const).map((workload) => ({ workload, c }));
+        const cells = (['recall', 'list', 'store'] as const).map((workload) => ({ workload, c }));
         rows.push(...(await measureCells(ctx, two, floors, shape, cells, options)));
       } finally {
         await two.stop();
@@ -200,6 +200,7 @@ async function measureCells(
             groups,
           )
         : null;
+      await floors.removeInserted();
       rows.push({
         shape: shape.label,
         workload,
