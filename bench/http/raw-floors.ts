@@ -127,11 +127,17 @@ export class RawFloors {
     }
   }
 
-  /** Deletes what the insert floor wrote (raw rows: no index job or outbox row refers to them). */
+  /**
+   * Deletes what the insert floor wrote (raw rows: no index job or outbox row refers to them), and
+   * vacuums: thousands of dead rows left to autovacuum made the recalls after them cost ~60% more
+   * Postgres CPU, in the floor as much as in the service.
+   */
   async removeInserted(): Promise<void> {
     const ids = this.inserted;
     this.inserted = [];
-    if (ids.length > 0) await this.lanes[0].query(`DELETE FROM memories WHERE id = ANY($1::bigint[])`, [ids]);
+    if (ids.length === 0) return;
+    await this.lanes[0].query(`DELETE FROM memories WHERE id = ANY($1::bigint[])`, [ids]);
+    await this.lanes[0].query('VACUUM (ANALYZE) memories');
   }
 
   async close(): Promise<void> {
