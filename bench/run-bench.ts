@@ -1,10 +1,8 @@
 import 'reflect-metadata';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
 import { CreateMemoryUseCase, ImportMemoriesUseCase } from '@app/memories';
 import { loadModelById } from '@app/embeddings/testing';
-import { generateMemories, type GeneratedMemory } from './corpus/memory-generator';
+import { generateMemories, take } from './corpus/memory-generator';
 import {
   intFlag,
   parseFlags,
@@ -25,6 +23,8 @@ import type { BenchContext } from './phases/bench-context';
 import { runRecallPhase } from './phases/recall-phase';
 import { runEventIngestPhase } from './phases/event-ingest-phase';
 import { runTeamRecallPhase } from './phases/team-recall-phase';
+import { runHttpBench } from './http/run-http-bench';
+import { writeReport } from './report/write-report';
 import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } from './report/bench-report';
 import { describeMachine } from './report/machine';
 
@@ -42,6 +42,9 @@ const FLAGS = {
   'ingest-seconds': { type: 'string' },
   'ingest-only': { type: 'boolean', default: false },
   profile: { type: 'string' },
+  http: { type: 'boolean', default: false },
+  'http-seconds': { type: 'string' },
+  'http-team-size': { type: 'string' },
   out: { type: 'string', default: 'bench/results' },
 } as const;
 
@@ -55,7 +58,13 @@ const HELP = `npm run bench -- [options]
   --store-seconds N       seconds of stores at 100/s for store → searchable (default 20, quick 5)
   --ingest-seconds N      seconds of session event ingest at 1,000 events/s (default 10, quick 3; 0 skips it)
   --ingest-only           only the event ingest run (no memories loaded)
-  --profile DIR           write V8 CPU profiles of the API and worker processes of the ingest run to DIR
+  --profile DIR           write V8 CPU profiles of the API and worker processes of the ingest run (with --http:
+                          of the HTTP run's one-API processes) to DIR
+  --http                  only the HTTP run (~5 minutes; quick ~3, concurrency 1 and 16 only): every REST/MCP
+                          workload at concurrency 1, 4 and 16 against its raw floor, through the built API
+                          and worker processes (results in latest-http.*)
+  --http-seconds N        timed seconds per workload and concurrency (default 2, quick 1)
+  --http-team-size N      team-visible memories of the HTTP run's team shape (default 10000; e.g. 100000)
   --out DIR               where latest.md and latest.json go (default bench/results)
 ${SERVICE_HELP}`;
 
@@ -116,6 +125,24 @@ async function main(): Promise<void> {
     const notes = [...wiring.notes];
     if (!wiring.vectorLegWired)
       notes.push('VECTOR_RECALL is not wired: recall ran the text leg only, and the floor too.');
+    if (flags.http === true) {
+      await runHttpBench(ctx, wiring, {
+        quick,
+        seconds: intFlag(flags, 'http-seconds', quick ? 1 : 2),
+        teamMemories: intFlag(flags, 'http-team-size', 10_000),
+        profileDir: typeof flags.profile === 'string' ? flags.profile : undefined,
+        outDir: stringFlag(flags, 'out'),
+        stopInProcess: async () => {
+          await stack.stop();
+          stacks.splice(stacks.indexOf(stack), 1);
+        },
+        started,
+        loadBefore,
+        notes,
+      });
+      await pg.end();
+      return;
+    }
 
     const recall: RecallRow[] = [];
     const loads: LoadRow[] = [];
@@ -266,23 +293,9 @@ async function runIndexingPhases(
   return { throughput, store };
 }
 
-function* take(source: Iterator<GeneratedMemory>, count: number): Generator<GeneratedMemory> {
-  for (let i = 0; i < count; i++) {
-    const next = source.next();
-    if (next.done) return;
-    yield next.value;
-  }
-}
-
 async function writeResults(outDir: string, results: BenchResults): Promise<void> {
-  const markdown = renderBenchReport(results);
-  process.stdout.write(markdown);
-  const dir = resolve(outDir);
-  await mkdir(dir, { recursive: true });
   const base = results.mode === 'full' ? 'latest' : `latest-${results.mode}`;
-  await writeFile(join(dir, `${base}.md`), markdown);
-  await writeFile(join(dir, `${base}.json`), `${JSON.stringify(results, null, 2)}\n`);
-  log(`wrote ${join(outDir, `${base}.md`)} and .json`);
+  await writeReport(outDir, base, { markdown: renderBenchReport(results), data: results }, log);
 }
 
 void main().then(

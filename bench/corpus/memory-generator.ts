@@ -161,3 +161,12 @@ export function generateQueries(options: {
   }
   return [...out.values()];
 }
+
+/** The first `count` items of an iterator (fewer if it ends), leaving the rest in it. */
+export function* take<T>(source: Iterator<T>, count: number): Generator<T> {
+  for (let i = 0; i < count; i++) {
+    const next = source.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}

@@ -14,8 +14,13 @@ interface ServiceProcess {
 
 export interface ProcessStack {
   readonly apiUrl: string;
-  /** The API's process id, for reading its CPU time. */
+  /** Every API process's base URL (the first is `apiUrl`). */
+  readonly apiUrls: readonly string[];
+  /** Each API process's id (for reading its CPU time); the first is `apiPid`. */
+  readonly apiPids: readonly number[];
   readonly apiPid: number;
+  /** The worker's process id; 0 when started without one. */
+  readonly workerPid: number;
   stop(): Promise<void>;
 }
 
@@ -32,26 +37,46 @@ export async function startServiceProcesses(options: {
   readonly queuePrefix: string;
   /** Write a V8 CPU profile of each process into this directory (`--profile`). */
   readonly profileDir?: string;
+  /** API processes behind one worker (default 1), each on its own port. */
+  readonly apiProcesses?: number;
   /** False: the API alone (the worker would embed what a write benchmark stores, on the same cores). */
   readonly withWorker?: boolean;
 }): Promise<ProcessStack> {
-  const port = await freePort();
-  const env = serviceEnvironment(options, { api: port, workerHealth: await freePort() });
-
   const nodeArgs = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${resolve(options.profileDir)}`] : [];
-  const api = startProcess('apps/api/src/main.js', env, nodeArgs);
-  const worker = options.withWorker === false ? null : startProcess('apps/worker/src/main.js', env, nodeArgs);
+  const workerHealth = await freePort();
+  const apis: { url: string; proc: ServiceProcess }[] = [];
+  for (let i = 0; i < (options.apiProcesses ?? 1); i++) {
+    const port = await freePort();
+    const env = serviceEnvironment(options, { api: port, workerHealth });
+    apis.push({ url: `http://127.0.0.1:${port}`, proc: startProcess('apps/api/src/main.js', env, nodeArgs) });
+  }
+  const worker =
+    options.withWorker === false
+      ? null
+      : startProcess(
+          'apps/worker/src/main.js',
+          serviceEnvironment(options, { api: 0, workerHealth }),
+          nodeArgs,
+        );
   const stop = async () => {
-    await Promise.all([api.stop(), worker?.stop()]);
+    await Promise.all([...apis.map((a) => a.proc.stop()), worker?.stop()]);
   };
-  const apiUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitForReady(`${apiUrl}/health/ready`, api);
+    // One at a time: the first runs the migrations, the others find them done.
+    for (const api of apis) await waitForReady(`${api.url}/health/ready`, api.proc);
   } catch (error) {
     await stop();
     throw error;
   }
-  return { apiUrl, apiPid: api.child.pid as number, stop };
+  const apiPids = apis.map((a) => a.proc.child.pid as number);
+  return {
+    apiUrl: apis[0].url,
+    apiUrls: apis.map((a) => a.url),
+    apiPids,
+    apiPid: apiPids[0],
+    workerPid: worker?.child.pid ?? 0,
+    stop,
+  };
 }
 
 function startProcess(entry: string, env: Record<string, string>, nodeArgs: string[]): ServiceProcess {

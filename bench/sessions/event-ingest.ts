@@ -95,13 +95,13 @@ async function paced(count: number, call: (i: number) => Promise<boolean>): Prom
   return Promise.all(pending);
 }
 
-interface BenchEvent {
+export interface BenchEvent {
   readonly kind: 'prompt' | 'tool_call' | 'observation';
   readonly payload: Record<string, unknown>;
 }
 
 /** What a hook sends: a prompt, tool calls with a compact input, observations. */
-function eventBatch(tag: string): BenchEvent[] {
+export function eventBatch(tag: string): BenchEvent[] {
   return Array.from({ length: EVENTS_PER_BATCH }, (_, i): BenchEvent => {
     if (i === 0)
       return {
@@ -136,7 +136,7 @@ async function postBatch(
   return response.status === 202;
 }
 
-async function startSession(options: EventIngestOptions): Promise<string> {
+export async function startSession(options: Pick<EventIngestOptions, 'apiUrl' | 'key'>): Promise<string> {
   const response = await fetch(`${options.apiUrl}/api/sessions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' },
@@ -148,7 +148,7 @@ async function startSession(options: EventIngestOptions): Promise<string> {
   return body.id as string;
 }
 
-async function floorSessionFor(pg: Client, principal: Principal): Promise<string> {
+export async function floorSessionFor(pg: Client, principal: Principal): Promise<string> {
   const id = randomUUID();
   await pg.query(
     `INSERT INTO sessions (id, tenant_id, user_id, agent, project) VALUES ($1, $2, $3, 'bench-floor', 'github.com/bench/ingest')`,
@@ -157,7 +157,7 @@ async function floorSessionFor(pg: Client, principal: Principal): Promise<string
   return id;
 }
 
-async function insertBatch(pg: Client, principal: Principal, sessionId: string, events: BenchEvent[]) {
+export async function insertBatch(pg: Client, principal: Principal, sessionId: string, events: BenchEvent[]) {
   const values: unknown[] = [principal.tenantId, sessionId, principal.userId];
   const rows = events.map((event, i) => {
     values.push(event.kind, JSON.stringify(event.payload));

@@ -1,0 +1,139 @@
+import type { HttpResults, HttpRow } from '../phases/http-phase';
+import { WORKLOAD_REQUESTS } from '../http/http-workloads';
+import { FLOOR_REQUESTS } from '../http/raw-floors';
+import { machineLine, type MachineInfo } from './machine';
+import { count, markdownTable, ms, ratio, triple } from './markdown';
+
+export interface HttpBenchResults {
+  readonly mode: 'http' | 'http-quick';
+  readonly startedAt: string;
+  readonly durationS: number;
+  readonly machine: MachineInfo;
+  readonly loadAverage: { before: number; after: number };
+  readonly model: { id: string; dimensions: number };
+  readonly overrides: Readonly<Record<string, string>>;
+  readonly http: HttpResults;
+  readonly notes: readonly string[];
+}
+
+const rate = (value: number) => (Number.isFinite(value) ? count(Math.round(value)) : 'n/a');
+const share = (value: number) => (Number.isFinite(value) ? `${Math.round(value * 100)}%` : 'n/a');
+
+/** One line per workload × concurrency, with its floor beside it and the ratios between them. */
+function rowCells(row: HttpRow): string[] {
+  const s = row.service;
+  const f = row.floor;
+  return [
+    row.workload,
+    String(row.concurrency),
+    String(row.apiProcesses),
+    rate(s.perSecond),
+    triple(s.latency),
+    s.errors === 0 ? '0' : `**${count(s.errors)}**`,
+    row.floorName ?? '—',
+    f ? rate(f.perSecond) : '—',
+    f ? triple(f.latency) : '—',
+    f ? ratio(s.latency.p50 / f.latency.p50) : '—',
+    f ? ratio(s.latency.p99 / f.latency.p99) : '—',
+    f ? share(s.perSecond / f.perSecond) : '—',
+    `${ms(row.cpu.api)} · ${ms(row.cpu.postgres)} · ${ms(row.cpu.worker)}`,
+    row.floorPostgresMs === null ? '—' : ms(row.floorPostgresMs),
+  ];
+}
+
+const HEADER = [
+  'workload',
+  'c',
+  'APIs',
+  'req/s',
+  'p50 / p95 / p99 ms',
+  'errors',
+  'floor',
+  'floor /s',
+  'floor p50 / p95 / p99',
+  'p50 × floor',
+  'p99 × floor',
+  '/s of floor',
+  'CPU ms/req API · PG · worker',
+  'floor PG ms',
+];
+
+/** MCP `memory_recall` against REST recall at the same shape and concurrency (target ≤ 1.2×). */
+function mcpTable(rows: readonly HttpRow[]): string {
+  const pairs = rows
+    .filter((r) => r.workload === 'mcp recall' && r.apiProcesses === 1)
+    .map((mcp) => {
+      const rest = rows.find(
+        (r) =>
+          r.workload === 'recall' &&
+          r.shape === mcp.shape &&
+          r.concurrency === mcp.concurrency &&
+          r.apiProcesses === 1,
+      );
+      return [
+        mcp.shape,
+        String(mcp.concurrency),
+        rest ? ms(rest.service.latency.p50) : 'n/a',
+        ms(mcp.service.latency.p50),
+        rest ? ratio(mcp.service.latency.p50 / rest.service.latency.p50) : 'n/a',
+      ];
+    });
+  return markdownTable(['shape', 'c', 'REST recall p50 ms', 'MCP recall p50 ms', 'MCP ÷ REST'], pairs);
+}
+
+export function renderHttpReport(results: HttpBenchResults): string {
+  const { http } = results;
+  const lines = [
+    `# HTTP benchmark (${results.mode}, ${results.startedAt})`,
+    '',
+    `Machine: ${machineLine(results.machine)}. Load average ${results.loadAverage.before.toFixed(2)} → ` +
+      `${results.loadAverage.after.toFixed(2)}; ${Math.round(results.durationS)} s in all. Model ` +
+      `\`${results.model.id}\` (${results.model.dimensions}-d).` +
+      (Object.keys(results.overrides).length > 0
+        ? ` Overrides: ${Object.entries(results.overrides)
+            .map(([k, v]) => `\`${k}=${v}\``)
+            .join(', ')}.`
+        : ''),
+    '',
+    `The built API and worker as processes; each workload × concurrency (c lanes in a closed loop, ` +
+      `keep-alive undici connections) runs ${http.secondsPerCell} s after 2×c warm-up calls, then its ` +
+      'floor at the same concurrency through plain `pg` connections as the schema owner. CPU per request ' +
+      'is each process’s own CPU time (/proc/<pid>/stat) over the cell divided by its calls; PG is the ' +
+      'Postgres backends of the API and the worker together.',
+    '',
+  ];
+  for (const shape of http.shapes) {
+    lines.push(
+      `## ${shape.label}`,
+      '',
+      `${count(shape.users)} members, ${count(shape.memories)} memories, ${count(shape.visiblePerUser)} visible to each caller.`,
+      '',
+      markdownTable(HEADER, http.rows.filter((r) => r.shape === shape.label).map(rowCells)),
+      '',
+    );
+  }
+  lines.push(
+    '## MCP against REST recall',
+    '',
+    mcpTable(http.rows),
+    '',
+    '## Memory',
+    '',
+    `API RSS ${ms(http.rss.apiIdle)} MB idle, ${ms(http.rss.apiPeak)} MB peak under load; worker ` +
+      `${ms(http.rss.workerIdle)} MB idle, ${ms(http.rss.workerPeak)} MB peak.`,
+    '',
+    '## What each row sends',
+    '',
+    ...Object.entries(WORKLOAD_REQUESTS).map(([name, what]) => `- **${name}**: ${what}`),
+    '',
+    'Floors:',
+    '',
+    ...Object.entries(FLOOR_REQUESTS).map(([name, what]) => `- **${name}**: ${what}`),
+    '',
+  );
+  const notes = [...results.notes];
+  if (http.reusedQueries > 0)
+    notes.push(`${http.reusedQueries} recalls reused a text (they may have hit the query cache).`);
+  if (notes.length > 0) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
+  return `${lines.join('\n').trimEnd()}\n`;
+}

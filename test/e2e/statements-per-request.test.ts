@@ -1,0 +1,112 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@app/config';
+import { startApi, type StartedApi } from '../../apps/api/src/main';
+import { teamFixture } from '../support/e2e-env';
+
+/**
+ * The most SQL round trips (every `query` a pooled connection sends: BEGIN, the RLS settings, each
+ * statement, COMMIT) one steady-state request may cost; what triggers do inside a statement is not a
+ * round trip and not counted. These are today's counts (store: the memory, its index state, the
+ * outbox row and the audit row; recall: text leg, plan count, vector leg, thread neighbours, rows,
+ * supersession walk, links). Each is a ceiling, so a change that adds statements to the request path
+ * fails here; lower them as the paths get cheaper (issue 16 wants few round trips per request).
+ */
+const CEILING = { store: 7, recall: 10, list: 5 } as const;
+
+/** The statements sent on behalf of the request running in this async context. */
+const current = new AsyncLocalStorage<string[]>();
+
+/**
+ * Counts through the `pg` driver the API's pool uses. The request is injected into Fastify from
+ * inside `current.run`, so only queries made on its behalf are counted: the outbox relay, the
+ * scheduler and the health checks run in contexts of their own.
+ */
+function countStatements(): () => void {
+  const original = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const text = args[0];
+    current.getStore()?.push(typeof text === 'string' ? text : String((text as { text?: string })?.text));
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof original;
+  return () => {
+    pg.Client.prototype.query = original;
+  };
+}
+
+/**
+ * Drops the API key lookup's transaction: verified keys are cached for 5 s, so whether a request pays
+ * for one depends on the clock; it is the same transaction for every route.
+ */
+function withoutKeyLookup(statements: readonly string[]): string[] {
+  const kept: string[] = [];
+  let open: string[] = [];
+  for (const statement of statements) {
+    open.push(statement);
+    if (!/^\s*(COMMIT|ROLLBACK)\b/i.test(statement)) continue;
+    if (!open.some((s) => /\bapi_keys\b/.test(s))) kept.push(...open);
+    open = [];
+  }
+  return [...kept, ...open];
+}
+
+describe('SQL statements per REST request (in-process API, real Postgres)', () => {
+  const team = teamFixture();
+  let api: StartedApi;
+  let restore: () => void;
+  let n = 0;
+
+  const send = async (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) => {
+    const statements: string[] = [];
+    // Awaited inside `run`: inject dispatches lazily, when its answer is first awaited.
+    const response = await current.run(
+      statements,
+      async () =>
+        await api.app
+          .getHttpAdapter()
+          .getInstance()
+          .inject({
+            method,
+            url,
+            headers: { authorization: `Bearer ${team.keys.alice}` },
+            payload,
+          }),
+    );
+    expect(response.statusCode, response.body).toBeLessThan(300);
+    return withoutKeyLookup(statements);
+  };
+  const store = () =>
+    send('POST', '/api/memories', {
+      content: `Deploys of service ${++n} go through the blue-green pipeline after the canary passes`,
+      tags: 'deploy,ci',
+      importance: 0.6,
+    });
+  const recall = () =>
+    send('POST', '/api/memories/recall', { context: `how do deploys of service ${++n} roll out`, limit: 10 });
+  const list = () => send('GET', '/api/memories?limit=50');
+
+  beforeAll(async () => {
+    restore = countStatements();
+    api = await startApi(loadConfig({ ...team.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' }));
+    // Some memories to find and list; the first request of each kind also fills per-process caches
+    // (the key lookup, prepared plans), which a steady-state request does not pay again.
+    for (let i = 0; i < 5; i++) await store();
+    await recall();
+    await list();
+  });
+  afterAll(async () => {
+    await api?.stop();
+    restore?.();
+  });
+
+  it.each([
+    ['store', store],
+    ['recall', recall],
+    ['list', list],
+  ] as const)('a %s request stays within its statement ceiling', async (name, request) => {
+    const statements = await request();
+    expect(statements.length, statements.join('\n---\n')).toBeGreaterThan(0);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(CEILING[name]);
+  });
+});
