@@ -278,6 +278,7 @@ async function runIndexingPhases(
     modelId: ctx.active.id,
     rawModel: ctx.rawModel,
     rawBatchSize: stack.config.embeddings.batchSize,
+    insertBatchSize: stack.config.outbox.batchSize,
     timeoutMs: 300_000,
   });
   ctx.log(`store → searchable: ${options.storeSeconds} s at 100 stores/s`);

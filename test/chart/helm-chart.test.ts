@@ -264,7 +264,7 @@ describe('Helm chart helm/memory-service', () => {
     expect(find(objects, 'HorizontalPodAutoscaler', '-worker')).toEqual([]);
     const scaled = only(objects, 'ScaledObject', '-worker');
     expect(scaled.spec).toMatchObject({ minReplicaCount: 2, scaleTargetRef: { name: worker.metadata.name } });
-    expect(JSON.stringify(scaled.spec)).toContain('"listName":"memsvc:memory.index:wait"');
+    expect(JSON.stringify(scaled.spec)).toContain('"listName":"memsvc:memory.index-batch:wait"');
     expect(only(objects, 'Ingress').spec).toMatchObject({
       ingressClassName: 'nginx',
       tls: [{ secretName: 'memory-example-com-tls' }],

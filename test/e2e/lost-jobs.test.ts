@@ -75,11 +75,12 @@ describe('jobs lost from Redis, and installations sharing one Redis', () => {
     });
     const api = await startApiProcess(team.env);
     processes.push(api);
-    // No worker yet: the relay moves every job to Redis, where it waits.
+    // No worker yet: the relay moves index batches to Redis, where they wait (once a few wait, it
+    // keeps the rest in the outbox to coalesce them).
     const ids = await storeMany(api.url, team.keys.alice, 40, 'wiped');
     const raw = new Redis(redis.url);
     await waitFor('jobs in Redis', async () =>
-      (await raw.keys('*memory.index:*')).length > 0 ? true : undefined,
+      (await raw.keys('*memory.index-batch:*')).length > 0 ? true : undefined,
     );
     // The queue is lost (a flushed or failed-over Redis): every waiting job is gone.
     await raw.flushall();

@@ -67,7 +67,7 @@ describe('acceptance 4: two APIs and two workers share Postgres and Redis', () =
     await pg?.end();
   });
 
-  it('runs every memory.index job exactly once in effect, also for writes made while Redis was down', async () => {
+  it('indexes every memory exactly once in effect, also for writes made while Redis was down', async () => {
     const via = (i: number) => client(apis[i % 2].url, team.keys.alice);
     const store = async (i: number, label: string): Promise<number> => {
       const res = await via(i).post<{ id: number }>('/api/memories', {
@@ -124,14 +124,15 @@ describe('acceptance 4: two APIs and two workers share Postgres and Redis', () =
     const completed = await Promise.all(
       workers.map(async (w) => {
         const text = await (await fetch(`${w.healthUrl}/metrics`)).text();
-        // Other jobs (the scheduled tombstone purge) report their own series; count memory.index only.
+        // Other jobs (the scheduled tombstone purge) report their own series; count index batches only.
         const line = text
           .split('\n')
-          .find((l) => l.startsWith('memsvc_jobs_completed_total{') && l.includes('"memory.index"'));
+          .find((l) => l.startsWith('memsvc_jobs_completed_total{') && l.includes('"memory.index-batch"'));
         return Number(line?.split(' ').at(-1) ?? 0);
       }),
     );
-    expect(completed.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(before.length + during.length + 4);
+    // The relays coalesce index rows into batches: fewer jobs than memories, but at least one per round.
+    expect(completed.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(3);
   });
 
   it('drains a worker on SIGTERM and leaves the other one serving', async () => {

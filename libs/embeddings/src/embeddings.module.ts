@@ -6,8 +6,8 @@ import { EmbeddingModelRepository } from './adapters/embedding-model.repository'
 import { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';
 import { IndexBacklogMetrics } from './adapters/index-backlog.metrics';
 import { MemoryIndexStateRepository } from './adapters/memory-index-state.repository';
-import { EmbedMemoryStep } from './application/embed-memory.step';
-import { IndexMemoryUseCase } from './application/index-memory.use-case';
+import { EmbedMemoriesStep } from './application/embed-memories.step';
+import { IndexMemoriesUseCase } from './application/index-memories.use-case';
 import { QueryEmbedder } from './application/query-embedder';
 import { ReconcileIndexUseCase } from './application/reconcile-index.use-case';
 import { RegisterConfiguredModelUseCase } from './application/register-configured-model.use-case';
@@ -18,7 +18,7 @@ import { EmbedderModule } from './embedder.module';
 /**
  * Registers EMBEDDING_MODEL while the app initialises, before any job consumer starts (Nest runs
  * every onModuleInit before the jobs runtime's onApplicationBootstrap), so the first
- * `memory.index` job already finds a read model to embed with.
+ * index job already finds a read model to embed with.
  */
 @Injectable()
 export class ConfiguredModelRegistrar implements OnModuleInit {
@@ -43,7 +43,7 @@ export class ConfiguredModelRegistrar implements OnModuleInit {
 }
 
 const USE_CASES = [
-  IndexMemoryUseCase,
+  IndexMemoriesUseCase,
   ReconcileIndexUseCase,
   StartReindexUseCase,
   RunReindexUseCase,
@@ -53,7 +53,7 @@ const USE_CASES = [
 
 /**
  * Everything about vectors except searching them: the embedder (transformers.js or TF.js, lazy, one model
- * instance per id, micro-batched), the model registry, the one `memory.index` job and the
+ * instance per id, micro-batched), the model registry, the `memory.index-batch` job and the
  * reindex job (both declared with @HandlesJob), and query embedding with its cache for recall.
  * Needs the global PersistenceModule and ConfigModule.
  */
@@ -70,7 +70,7 @@ const USE_CASES = [
     EmbeddingModelRepository,
     MemoryEmbeddingRepository,
     MemoryIndexStateRepository,
-    EmbedMemoryStep,
+    EmbedMemoriesStep,
     ConfiguredModelRegistrar,
     IndexBacklogMetrics,
     ...USE_CASES,

@@ -3,7 +3,7 @@ export * from './domain/embedding.errors';
 export * from './domain/vector-literal';
 export * from './ports/embedder.port';
 export * from './contracts/embeddings-admin.schemas';
-export * from './application/index-memory.use-case';
+export * from './application/index-memories.use-case';
 export * from './application/query-embedder';
 export * from './application/reconcile-index.use-case';
 export * from './application/register-configured-model.use-case';

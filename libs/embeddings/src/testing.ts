@@ -9,4 +9,4 @@ export { EmbeddingModelRepository } from './adapters/embedding-model.repository'
 export { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';
 export { MemoryIndexStateRepository } from './adapters/memory-index-state.repository';
 export * from './adapters/transformers-embedder';
-export { EmbedMemoryStep } from './application/embed-memory.step';
+export { EmbedMemoriesStep } from './application/embed-memories.step';

@@ -14,9 +14,14 @@ import { PersistenceModule } from '@app/persistence';
 import { type JobPayload } from '@app/jobs';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { type NewMemory } from '@app/memories';
-import { EmbeddingModelRepository } from '@app/embeddings/testing';
+import {
+  EmbedMemoriesStep,
+  EmbeddingModelRepository,
+  MemoryEmbeddingRepository,
+  MemoryIndexStateRepository,
+} from '@app/embeddings/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
-import { IndexMemoryUseCase } from '@app/embeddings';
+import { IndexMemoriesUseCase } from '@app/embeddings';
 import { RegisterConfiguredModelUseCase } from '@app/embeddings';
 import { indexInput as embeddingInput, indexInputDigest as embeddingInputHash } from '@app/jobs';
 import { hnswIndexName } from '@app/embeddings';
@@ -114,8 +119,9 @@ describe('embedding index step (deterministic test embedder)', () => {
         [String(id)],
       ),
     );
-    const indexMemory = h.app.get(IndexMemoryUseCase);
-    await expect(indexMemory.execute(alice, rows[0].payload)).resolves.toBe('already-indexed');
+    const indexMemories = h.app.get(IndexMemoriesUseCase);
+    const outcomes = await indexMemories.execute([rows[0].payload]);
+    expect(outcomes.get(String(id))).toBe('already-indexed');
     expect(embedders.embedder(MODEL).calls.length).toBe(calls);
   });
 
@@ -129,9 +135,50 @@ describe('embedding index step (deterministic test embedder)', () => {
       memoryId: String(id),
       contentHash: 'a'.repeat(64),
     };
-    await expect(h.app.get(IndexMemoryUseCase).execute(alice, payload)).resolves.toBe('memory-gone');
+    const outcomes = await h.app.get(IndexMemoriesUseCase).execute([payload]);
+    expect(outcomes.get(String(id))).toBe('memory-gone');
     await h.purge.execute(alice, id);
     expect(await h.embeddingsOf(id)).toEqual([]);
+  });
+
+  it('never lets a vector of the old text overwrite the new one when an edit lands while the model runs', async () => {
+    const { id } = await h.create.execute(alice, note(`old text ${randomUUID()}`));
+    const [old] = await embedded(id, 1);
+    await h.db.tx.asSystem((tx) =>
+      tx.query(`UPDATE memory_index_state SET indexed_hash = NULL, status = 'pending' WHERE memory_id = $1`, [
+        id,
+      ]),
+    );
+    const content = `new text ${randomUUID()}`;
+    const newHash = embeddingInputHash(embeddingInput(note(content))).toString('hex');
+    const real = new EmbedMemoriesStep(embedders);
+    // The job computes the old text's vector; meanwhile the edit commits and its own job embeds the new text.
+    const slow = new IndexMemoriesUseCase(
+      h.db.tx,
+      new MemoryIndexStateRepository(),
+      new EmbeddingModelRepository(),
+      new MemoryEmbeddingRepository(),
+      {
+        embed: async (models, memories) => {
+          const result = await real.embed(models, memories);
+          await h.update.execute(alice, id, { content });
+          await embedded(id, 1, newHash);
+          return result;
+        },
+      },
+    );
+    const payload: JobPayload<'memory.index'> = {
+      tenantId: alice.tenantId,
+      userId: alice.userId,
+      memoryId: String(id),
+      contentHash: old.input_hash,
+    };
+    const outcomes = await slow.execute([payload]);
+    expect(outcomes.get(String(id))).toBe('already-indexed');
+    const [row] = await h.embeddingsOf(id);
+    expect(row.input_hash).toBe(newHash);
+    const expected = [...embedders.embedder(MODEL).vector(embeddingInput(note(content)))];
+    parse(row.embedding).forEach((x, i) => expect(x).toBeCloseTo(expected[i], 6));
   });
 
   it('also embeds with a model being filled, and a failing filling model does not fail the job', async () => {

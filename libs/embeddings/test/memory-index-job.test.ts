@@ -22,9 +22,13 @@ import {
 } from '@app/jobs';
 import { CreateMemoryUseCase, DeleteMemoryUseCase, UpdateMemoryUseCase, type NewMemory } from '@app/memories';
 import { IdempotencyRepository } from '@app/memories/testing';
-import { MemoryIndexStateRepository } from '@app/embeddings/testing';
+import {
+  EmbeddingModelRepository,
+  MemoryEmbeddingRepository,
+  MemoryIndexStateRepository,
+} from '@app/embeddings/testing';
 import { MemoryRepository } from '@app/memories/testing';
-import { IndexMemoryUseCase, type MemoryIndexStep } from '@app/embeddings';
+import { IndexMemoriesUseCase, type IndexMemoryOptions, type MemoryIndexStep } from '@app/embeddings';
 import { PersistenceModule } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
@@ -51,11 +55,45 @@ interface IndexStateRow {
   indexed_at: Date | null;
 }
 
-/** What the jobs runtime registers for IndexMemoryUseCase's @HandlesJob method: parse, then call. */
-const jobHandler = (useCase: IndexMemoryUseCase) => ({
-  handle: (data: unknown, context: JobContext) =>
-    useCase.onJob(JOB_DEFINITIONS['memory.index'].parse(data), context),
+/** What the jobs runtime registers for IndexMemoriesUseCase's @HandlesJob methods: parse, then call. */
+const jobHandlers = (useCase: IndexMemoriesUseCase) => ({
+  single: {
+    handle: (data: unknown, context: JobContext) =>
+      useCase.onJob(JOB_DEFINITIONS['memory.index'].parse(data), context),
+  },
+  batch: {
+    handle: (data: unknown, context: JobContext) =>
+      useCase.onBatch(JOB_DEFINITIONS['memory.index-batch'].parse(data), context),
+  },
 });
+
+const registryFor = (useCase: IndexMemoriesUseCase) => {
+  const registry = new JobHandlerRegistry(['memory.index', 'memory.index-batch']);
+  const handlers = jobHandlers(useCase);
+  registry.register('memory.index', handlers.single);
+  registry.register('memory.index-batch', handlers.batch);
+  registry.assertComplete();
+  return registry;
+};
+
+/** A step that embeds nothing: the state machine alone. */
+const noEmbedding: MemoryIndexStep = { embed: async () => ({ writes: [], failures: new Map() }) };
+
+const useCaseWith = (db: TestDatabase, step: MemoryIndexStep) =>
+  new IndexMemoriesUseCase(
+    db.tx,
+    new MemoryIndexStateRepository(),
+    new EmbeddingModelRepository(),
+    new MemoryEmbeddingRepository(),
+    step,
+  );
+
+/** One memory's outcome of one run. */
+const indexOne = async (
+  useCase: IndexMemoriesUseCase,
+  payload: JobPayload<'memory.index'>,
+  options?: IndexMemoryOptions,
+) => (await useCase.execute([payload], options)).get(payload.memoryId);
 
 /** The installation id these hand-wired relays and consumers act for. */
 const INSTALLATION = '0123456789ab';
@@ -65,7 +103,7 @@ describe('memory.index job', () => {
   let create: CreateMemoryUseCase;
   let update: UpdateMemoryUseCase;
   let remove: DeleteMemoryUseCase;
-  let indexMemory: IndexMemoryUseCase;
+  let indexMemory: IndexMemoriesUseCase;
   let alice: Principal;
   let bob: Principal;
 
@@ -92,8 +130,6 @@ describe('memory.index job', () => {
     return rows[0].payload;
   };
 
-  const scopeOf = (p: Principal) => ({ tenantId: p.tenantId, userId: p.userId });
-
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 10);
     const repo = new MemoryRepository();
@@ -102,9 +138,7 @@ describe('memory.index job', () => {
     update = updateUseCaseFor(db.tx, writer, limits, repo);
     remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
     // The state machine alone: a step that embeds nothing.
-    indexMemory = new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), {
-      run: async () => undefined,
-    });
+    indexMemory = useCaseWith(db, noEmbedding);
     const tenant = await createTestTenant(db, 'idx');
     const principal = (name: string) => memberPrincipal(tenant, name);
     alice = await principal('alice');
@@ -119,7 +153,7 @@ describe('memory.index job', () => {
 
     const payload = await queuedPayload(id);
     expect(payload.contentHash).toBe(before?.wanted_hash);
-    await expect(indexMemory.execute(scopeOf(alice), payload)).resolves.toBe('indexed');
+    await expect(indexOne(indexMemory, payload)).resolves.toBe('indexed');
 
     const after = await state(id);
     expect(after).toMatchObject({ status: 'indexed', attempts: 1, times_indexed: 1, last_error: null });
@@ -130,17 +164,15 @@ describe('memory.index job', () => {
   it('treats a second delivery of the same job as a no-op', async () => {
     const { id } = await create.execute(alice, note(`deliver twice ${randomUUID()}`));
     const payload = await queuedPayload(id);
-    await indexMemory.execute(scopeOf(alice), payload);
-    await expect(indexMemory.execute(scopeOf(alice), payload)).resolves.toBe('already-indexed');
+    await indexOne(indexMemory, payload);
+    await expect(indexOne(indexMemory, payload)).resolves.toBe('already-indexed');
     expect(await state(id)).toMatchObject({ status: 'indexed', attempts: 1, times_indexed: 1 });
   });
 
   it('indexes once when several workers run the same memory at the same moment', async () => {
     const { id } = await create.execute(alice, note(`race ${randomUUID()}`));
     const payload = await queuedPayload(id);
-    const outcomes = await Promise.all(
-      Array.from({ length: 6 }, () => indexMemory.execute(scopeOf(alice), payload)),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 6 }, () => indexOne(indexMemory, payload)));
     expect(outcomes.filter((o) => o === 'indexed')).toHaveLength(1);
     expect(outcomes.filter((o) => o === 'already-indexed')).toHaveLength(5);
     expect(await state(id)).toMatchObject({ status: 'indexed', times_indexed: 1, attempts: 1 });
@@ -149,7 +181,7 @@ describe('memory.index job', () => {
   it('re-indexes after an edit, and whichever of the two queued jobs runs first does the work', async () => {
     const { id } = await create.execute(alice, note(`before edit ${randomUUID()}`));
     const first = await queuedPayload(id);
-    await indexMemory.execute(scopeOf(alice), first);
+    await indexOne(indexMemory, first);
     await update.execute(alice, id, { content: `after edit ${randomUUID()}` });
     const second = await queuedPayload(id);
     expect(second.contentHash).not.toBe(first.contentHash);
@@ -160,8 +192,8 @@ describe('memory.index job', () => {
     });
 
     // A late redelivery of the old job indexes the current content; the new job then has nothing to do.
-    await expect(indexMemory.execute(scopeOf(alice), first)).resolves.toBe('indexed');
-    await expect(indexMemory.execute(scopeOf(alice), second)).resolves.toBe('already-indexed');
+    await expect(indexOne(indexMemory, first)).resolves.toBe('indexed');
+    await expect(indexOne(indexMemory, second)).resolves.toBe('already-indexed');
     const after = await state(id);
     expect(after).toMatchObject({ status: 'indexed', times_indexed: 2, indexed_hash: second.contentHash });
   });
@@ -170,7 +202,7 @@ describe('memory.index job', () => {
     const { id } = await create.execute(alice, note(`short-lived ${randomUUID()}`));
     const payload = await queuedPayload(id);
     await remove.execute(alice, id);
-    await expect(indexMemory.execute(scopeOf(alice), payload)).resolves.toBe('memory-gone');
+    await expect(indexOne(indexMemory, payload)).resolves.toBe('memory-gone');
     expect(await state(id)).toMatchObject({ status: 'pending', attempts: 0, times_indexed: 0 });
   });
 
@@ -178,7 +210,7 @@ describe('memory.index job', () => {
     const { id } = await create.execute(alice, note(`alice only ${randomUUID()}`));
     const payload = await queuedPayload(id);
     const forged = { ...payload, userId: bob.userId };
-    await expect(indexMemory.execute(scopeOf(bob), forged)).resolves.toBe('memory-gone');
+    await expect(indexOne(indexMemory, forged)).resolves.toBe('memory-gone');
     expect(await state(id)).toMatchObject({ status: 'pending', attempts: 0, times_indexed: 0 });
   });
 
@@ -187,13 +219,14 @@ describe('memory.index job', () => {
     const payload = await queuedPayload(id);
     let failing = true;
     const step: MemoryIndexStep = {
-      run: async () => {
+      embed: async (models, memories) => {
         if (failing) throw new Error('embedding service unavailable');
+        return noEmbedding.embed(models, memories);
       },
     };
-    const withStep = new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), step);
+    const withStep = useCaseWith(db, step);
 
-    await expect(withStep.execute(scopeOf(alice), payload)).rejects.toThrow('embedding service unavailable');
+    await expect(indexOne(withStep, payload)).rejects.toThrow('embedding service unavailable');
     expect(await state(id)).toMatchObject({
       status: 'pending',
       attempts: 1,
@@ -201,11 +234,11 @@ describe('memory.index job', () => {
       last_error: 'embedding service unavailable',
     });
 
-    await expect(withStep.execute(scopeOf(alice), payload, { finalAttempt: true })).rejects.toThrow();
+    await expect(indexOne(withStep, payload, { finalAttempt: true })).rejects.toThrow();
     expect(await state(id)).toMatchObject({ status: 'failed', attempts: 2, times_indexed: 0 });
 
     failing = false;
-    await expect(withStep.execute(scopeOf(alice), payload)).resolves.toBe('indexed');
+    await expect(indexOne(withStep, payload)).resolves.toBe('indexed');
     expect(await state(id)).toMatchObject({
       status: 'indexed',
       attempts: 3,
@@ -217,9 +250,7 @@ describe('memory.index job', () => {
   it('runs end to end through the relay, BullMQ and two competing workers, indexing each memory once', async () => {
     const redisUrl = inject('redisUrl');
     const prefix = `test-index-${randomUUID().slice(0, 8)}`;
-    const registry = new JobHandlerRegistry(['memory.index']);
-    registry.register('memory.index', jobHandler(indexMemory));
-    registry.assertComplete();
+    const registry = registryFor(indexMemory);
     const executor = new JobExecutor(registry);
     const runs: JobRunEvent[] = [];
     executor.subscribe((e) => runs.push(e));
@@ -261,7 +292,7 @@ describe('memory.index job', () => {
       }
       await waitFor('duplicate jobs to finish', async () => {
         const counts = await inspect.getJobCounts('completed', 'active', 'waiting', 'failed');
-        return counts.completed >= ids.length * 2 ? counts : undefined;
+        return counts.completed >= ids.length ? counts : undefined;
       });
       for (const id of ids)
         expect(await state(id)).toMatchObject({ status: 'indexed', times_indexed: 1, attempts: 1 });
@@ -283,16 +314,13 @@ describe('memory.index job', () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const slowStep: MemoryIndexStep = {
-      run: async () => {
+      embed: async (models, memories) => {
         started();
         await new Promise((r) => setTimeout(r, 1_000));
+        return noEmbedding.embed(models, memories);
       },
     };
-    const registry = new JobHandlerRegistry(['memory.index']);
-    registry.register(
-      'memory.index',
-      jobHandler(new IndexMemoryUseCase(db.tx, new MemoryIndexStateRepository(), slowStep)),
-    );
+    const registry = registryFor(useCaseWith(db, slowStep));
     const consumer = new BullMqJobConsumer({
       installationId: INSTALLATION,
       url: redisUrl,

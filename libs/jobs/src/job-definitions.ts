@@ -3,15 +3,28 @@ import { PLANNED_TABLES } from '@app/persistence';
 
 const uuid = z.string().uuid();
 
+/** Most memories one `memory.index-batch` job carries (the relay coalesces up to this many). */
+export const MEMORY_INDEX_BATCH_MAX = 256;
+
+const indexRequest = z.object({
+  tenantId: uuid,
+  userId: uuid,
+  /** bigint id as a decimal string, so JSON never rounds it. */
+  memoryId: z.string().regex(/^\d+$/),
+  contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
 /** Every job the worker runs: name → payload schema. Each name has exactly one handler. */
 export const JOB_DEFINITIONS = {
-  'memory.index': z.object({
-    tenantId: uuid,
-    userId: uuid,
-    /** bigint id as a decimal string, so JSON never rounds it. */
-    memoryId: z.string().regex(/^\d+$/),
-    contentHash: z.string().regex(/^[0-9a-f]{64}$/),
-    requestId: z.string().max(200).optional(),
+  /** What a memory write records in the outbox; the relay queues it inside a `memory.index-batch`. */
+  'memory.index': indexRequest.extend({ requestId: z.string().max(200).optional() }),
+  /**
+   * The `memory.index` rows of one relay pass (any tenants): one run reads them in one query and
+   * embeds them in one model call. Runs as system; each memory is matched with its tenant and owner.
+   */
+  'memory.index-batch': z.object({
+    tenantId: uuid.optional(),
+    memories: z.array(indexRequest).min(1).max(MEMORY_INDEX_BATCH_MAX),
   }),
   /** Embed every live memory (all tenants) with `model`, then make it the read model. */
   'embeddings.reindex': z.object({

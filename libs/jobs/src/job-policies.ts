@@ -29,6 +29,7 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   // A lost or dropped add is caught by the reconciliation sweep, so completed ids need not be kept
   // long: an hour covers a relay re-adding a row after a crash between add and commit.
   'memory.index': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  'memory.index-batch': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
   'embeddings.reconcile': {
     ...DEFAULT_JOB_POLICY,
     attempts: 2,

@@ -16,6 +16,8 @@ export interface JobQueue {
   readonly driver: 'bullmq' | 'in-process';
   /** Adds all jobs or throws; jobs whose id is already known are ignored. */
   add(jobs: readonly QueuedJob[]): Promise<void>;
+  /** Jobs of this name added and not yet taken by a worker. */
+  waiting(name: JobName): Promise<number>;
   /** Resolves when the backing store answers; throws otherwise (readiness probes). */
   ping(): Promise<void>;
   /** Called whenever the backing store becomes reachable again, so the relay can retry at once. */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue } from 'bullmq';
 import {
   BullMqJobQueue,
+  INDEX_BATCHES_WAITING_BEFORE_HOLD,
   OutboxRelay,
   OutboxSignal,
   OutboxWriter,
@@ -19,6 +20,8 @@ class RecordingQueue implements JobQueue {
   readonly driver = 'bullmq' as const;
   readonly added: QueuedJob[] = [];
   down = false;
+  /** What `waiting` reports for every job name (a backlog the workers have not taken yet). */
+  waitingJobs = 0;
   private readonly listeners: Array<() => void> = [];
 
   constructor(private readonly inner?: JobQueue) {}
@@ -27,6 +30,9 @@ class RecordingQueue implements JobQueue {
     if (this.down) throw new Error('simulated outage: connection refused');
     await this.inner?.add(jobs);
     this.added.push(...jobs);
+  }
+  async waiting(): Promise<number> {
+    return this.waitingJobs;
   }
   async ping(): Promise<void> {}
   onAvailable(listener: () => void): void {
@@ -38,8 +44,19 @@ class RecordingQueue implements JobQueue {
   }
   async close(): Promise<void> {}
   addsFor(tenantId: string): QueuedJob[] {
-    return this.added.filter((j) => j.payload.tenantId === tenantId);
+    return this.added.filter((j) => j.payload.tenantId === tenantId || memoriesOf(j, tenantId).length > 0);
   }
+  /** The memory ids the adds carry for the tenant, one per queued index request. */
+  memoriesFor(tenantId: string): string[] {
+    return this.added.flatMap((j) => memoriesOf(j, tenantId));
+  }
+}
+
+/** `memory.index` rows travel inside `memory.index-batch` jobs. */
+function memoriesOf(job: QueuedJob, tenantId: string): string[] {
+  if (job.name !== 'memory.index-batch') return [];
+  const { memories } = job.payload as JobPayload<'memory.index-batch'>;
+  return memories.filter((m) => m.tenantId === tenantId).map((m) => m.memoryId);
 }
 
 const FAKE_MEMORY_ID_BASE = 900_000_000_000;
@@ -123,7 +140,7 @@ describe('outbox relay', () => {
     await freshTenant();
     const prefix = `test-relay-${randomUUID().slice(0, 8)}`;
     const bull = new BullMqJobQueue({ url: redisUrl, prefix });
-    const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
+    const inspect = new Queue('memory.index-batch', { connection: { url: redisUrl }, prefix });
     try {
       await commitJobs(3);
       const relay = new OutboxRelay(db.tx, bull, {
@@ -134,13 +151,13 @@ describe('outbox relay', () => {
       await relay.drain();
       const committed = await rows();
       expect(committed).toHaveLength(3);
-      for (const row of committed) {
+      for (const row of committed)
         expect(row).toMatchObject({ dispatched: true, attempts: 1, last_error: null });
-        const job = await inspect.getJob(outboxJobId(INSTALLATION, row));
-        expect(job?.name).toBe('memory.index');
-        expect(job?.data).toMatchObject({ tenantId: scope.tenantId, userId: scope.userId });
-        expect(job?.opts.attempts).toBeGreaterThan(1);
-      }
+      // One pass, one batch job carrying the three memories, named after its first and last row.
+      const job = await inspect.getJob(`${outboxJobId(INSTALLATION, committed[0])}-${committed[2].id}`);
+      expect(job?.name).toBe('memory.index-batch');
+      expect(job?.data).toEqual({ memories: [1, 2, 3].map((i) => payload(i)) });
+      expect(job?.opts.attempts).toBeGreaterThan(1);
       // A second pass finds nothing left to do.
       const again = await relay.drain();
       expect(again.failed).toBe(0);
@@ -175,7 +192,7 @@ describe('outbox relay', () => {
     await freshTenant();
     const prefix = `test-relay-${randomUUID().slice(0, 8)}`;
     const bull = new BullMqJobQueue({ url: redisUrl, prefix });
-    const inspect = new Queue('memory.index', { connection: { url: redisUrl }, prefix });
+    const inspect = new Queue('memory.index-batch', { connection: { url: redisUrl }, prefix });
     const second = await openTestDatabase(inject('databaseUrl'), 4);
     try {
       await commitJobs(300);
@@ -193,18 +210,18 @@ describe('outbox relay', () => {
       });
       await Promise.all([relayA.drain(), relayB.drain(), relayA.drain(), relayB.drain()]);
 
+      const memories = [...queueA.memoriesFor(scope.tenantId), ...queueB.memoriesFor(scope.tenantId)];
+      expect(memories).toHaveLength(300);
+      expect(new Set(memories).size).toBe(300);
       const adds = [...queueA.addsFor(scope.tenantId), ...queueB.addsFor(scope.tenantId)];
-      const ids = adds.map((j) => j.jobId);
-      expect(ids).toHaveLength(300);
-      expect(new Set(ids).size).toBe(300);
+      expect(new Set(adds.map((j) => j.jobId)).size).toBe(adds.length);
       // Both relays took part: SKIP LOCKED split the rows between them instead of serialising.
       expect(queueA.addsFor(scope.tenantId).length).toBeGreaterThan(0);
       expect(queueB.addsFor(scope.tenantId).length).toBeGreaterThan(0);
       const committed = await rows();
       expect(committed.every((r) => r.dispatched && r.attempts === 1)).toBe(true);
       const missing = [];
-      for (const row of committed)
-        if (!(await inspect.getJob(outboxJobId(INSTALLATION, row)))) missing.push(row.id);
+      for (const add of adds) if (!(await inspect.getJob(add.jobId))) missing.push(add.jobId);
       expect(missing).toEqual([]);
     } finally {
       await second.close();
@@ -249,7 +266,7 @@ describe('outbox relay', () => {
       expect(delivered.every((r) => r.attempts >= 2 && r.last_error?.includes('simulated outage'))).toBe(
         true,
       );
-      expect(new Set(queue.addsFor(scope.tenantId).map((j) => j.jobId)).size).toBe(4);
+      expect(new Set(queue.memoriesFor(scope.tenantId)).size).toBe(4);
     } finally {
       await relay.stop();
     }
@@ -271,7 +288,7 @@ describe('outbox relay', () => {
       await commitJobs(2);
       await waitFor(
         'delivery on commit',
-        () => (queue.addsFor(scope.tenantId).length === 2 ? true : undefined),
+        () => (queue.memoriesFor(scope.tenantId).length === 2 ? true : undefined),
         5_000,
       );
       expect(Date.now() - committedAt).toBeLessThan(5_000);
@@ -295,7 +312,7 @@ describe('outbox relay', () => {
       await commitJobs(3);
       await waitFor(
         'polled delivery',
-        () => (queue.addsFor(scope.tenantId).length === 3 ? true : undefined),
+        () => (queue.memoriesFor(scope.tenantId).length === 3 ? true : undefined),
         5_000,
       );
     } finally {
@@ -331,6 +348,33 @@ describe('outbox relay', () => {
     } finally {
       await db.tx.asSystem((tx) => tx.query(`DELETE FROM outbox WHERE id = $1`, [inserted[0].id]));
     }
+  });
+
+  it('keeps index rows in the outbox while batches wait for the workers, then sends the backlog as one', async () => {
+    await freshTenant();
+    const queue = new RecordingQueue();
+    queue.waitingJobs = INDEX_BATCHES_WAITING_BEFORE_HOLD;
+    const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
+      batchSize: 100,
+      pollIntervalMs: 1_000,
+    });
+    await commitJobs(5);
+    await expect(relay.drain()).resolves.toMatchObject({ holding: true });
+    expect((await rows()).some((r) => r.dispatched)).toBe(false);
+    expect(queue.addsFor(scope.tenantId)).toHaveLength(0);
+
+    await commitJobs(5, 6);
+    queue.waitingJobs = INDEX_BATCHES_WAITING_BEFORE_HOLD - 1;
+    await expect(relay.drain()).resolves.toMatchObject({ holding: false });
+    expect((await rows()).every((r) => r.dispatched)).toBe(true);
+    const [batch, ...others] = queue.addsFor(scope.tenantId);
+    expect(others).toHaveLength(0);
+    // In commit order, so a memory written twice keeps its latest request.
+    expect(queue.memoriesFor(scope.tenantId)).toEqual(
+      Array.from({ length: 10 }, (_, i) => String(FAKE_MEMORY_ID_BASE + 1 + i)),
+    );
+    expect(batch.name).toBe('memory.index-batch');
   });
 
   it('ignores a re-add of a job id BullMQ already holds', async () => {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type TenantScope, type Tx } from '@app/persistence';
+import { type Tx } from '@app/persistence';
 import { toVectorLiteral } from '../domain/vector-literal';
 
 /** A live memory as a reindex batch sees it, with what is stored for the target model. */
@@ -30,34 +30,41 @@ const UPSERT_TAIL = `ON CONFLICT (memory_id, model_id) DO UPDATE
  */
 @Injectable()
 export class MemoryEmbeddingRepository {
-  /** model id → hex input hash of the caller's stored rows for one memory. */
-  async storedHashes(scope: TenantScope, tx: Tx, memoryId: string): Promise<Map<string, string>> {
-    const { rows } = await tx.query<{ model_id: string; input_hash: string }>(
-      `SELECT model_id, encode(input_hash, 'hex') AS input_hash FROM memory_embeddings
-        WHERE memory_id = $1 AND tenant_id = $2 AND owner_id = $3`,
-      [memoryId, scope.tenantId, scope.userId],
+  /** memory id → (model id → hex input hash) of the stored rows (index job, system transaction). */
+  async storedHashes(tx: Tx, memoryIds: readonly string[]): Promise<Map<string, Map<string, string>>> {
+    const { rows } = await tx.query<{ memory_id: string; model_id: string; input_hash: string }>(
+      `SELECT memory_id::text AS memory_id, model_id, encode(input_hash, 'hex') AS input_hash
+         FROM memory_embeddings WHERE memory_id = ANY($1::bigint[])`,
+      [memoryIds],
     );
-    return new Map(rows.map((r) => [r.model_id, r.input_hash]));
+    const stored = new Map<string, Map<string, string>>();
+    for (const r of rows)
+      stored.set(r.memory_id, (stored.get(r.memory_id) ?? new Map()).set(r.model_id, r.input_hash));
+    return stored;
   }
 
-  /** The owner's embedding for one model (index step, inside the owner's transaction). */
-  async upsert(
-    scope: TenantScope,
+  /**
+   * One model's vectors for many memories in one statement (index job, system transaction; tenant
+   * and owner come from the memory row). The caller holds the memories' index state locks and has
+   * checked that each vector was computed from the text the memory holds now.
+   */
+  async upsertMany(
     tx: Tx,
     model: { id: string; dimensions: number },
-    write: EmbeddingWrite,
+    writes: readonly EmbeddingWrite[],
   ): Promise<void> {
+    if (writes.length === 0) return;
     await tx.query(
       `INSERT INTO memory_embeddings (memory_id, model_id, tenant_id, owner_id, embedding, input_hash)
-       VALUES ($1, $2, $3, $4, $5::vector, $6)
+       SELECT m.id, $1, m.tenant_id, m.owner_id, v.embedding::vector, v.input_hash
+         FROM unnest($2::bigint[], $3::text[], $4::bytea[]) AS v(memory_id, embedding, input_hash)
+         JOIN memories m ON m.id = v.memory_id
        ${UPSERT_TAIL}`,
       [
-        write.memoryId,
         model.id,
-        scope.tenantId,
-        scope.userId,
-        toVectorLiteral(write.vector, model.dimensions),
-        write.inputHash,
+        writes.map((w) => w.memoryId),
+        writes.map((w) => toVectorLiteral(w.vector, model.dimensions)),
+        writes.map((w) => w.inputHash),
       ],
     );
   }

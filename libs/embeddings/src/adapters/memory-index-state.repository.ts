@@ -20,15 +20,40 @@ export interface StalePending {
   readonly wantedHash: string;
 }
 
-/** What the index is built from, read under the state row's lock. */
+/** A memory one `memory.index` request names: matched with its tenant and owner, never by id alone. */
+export interface IndexRequest {
+  readonly tenantId: string;
+  readonly userId: string;
+  readonly memoryId: string;
+}
+
+/** What the index is built from, with where its index stands. */
 export interface IndexableMemory {
   readonly id: string;
-  readonly tenantId: string;
-  readonly ownerId: string;
   readonly content: string;
   readonly expandedKeywords: string;
   readonly tags: readonly string[];
   readonly deleted: boolean;
+  /** Hex input hash last indexed, null before the first success. */
+  readonly indexedHash: string | null;
+  /** Null: no index state row (a memory written before they existed). */
+  readonly status: MemoryIndexStatus | null;
+}
+
+/** An index state to settle: the memory and the hex input hash it now holds. */
+export interface IndexedInput {
+  readonly memoryId: string;
+  readonly hash: string;
+}
+
+interface IndexableRow {
+  id: string;
+  content: string;
+  expanded_keywords: string;
+  tags: string[];
+  deleted: boolean;
+  indexed_hash: string | null;
+  status: MemoryIndexStatus | null;
 }
 
 interface StateRow {
@@ -39,6 +64,16 @@ interface StateRow {
   times_indexed: number;
 }
 
+const toIndexable = (row: IndexableRow): IndexableMemory => ({
+  id: row.id,
+  content: row.content,
+  expandedKeywords: row.expanded_keywords,
+  tags: row.tags,
+  deleted: row.deleted,
+  indexedHash: row.indexed_hash,
+  status: row.status,
+});
+
 const toState = (row: StateRow): MemoryIndexState => ({
   memoryId: row.memory_id,
   status: row.status,
@@ -47,101 +82,103 @@ const toState = (row: StateRow): MemoryIndexState => ({
   timesIndexed: row.times_indexed,
 });
 
-/** SQL for `memory_index_state`; every statement is scoped to the owner, RLS checks it again. */
+/**
+ * SQL for `memory_index_state`. The index job runs as system over memories of any tenants: requests
+ * are matched by tenant, owner and id once (`readIndexable`), later statements use those ids.
+ * Tests and status reads are scoped to the owner, and RLS checks them again.
+ */
 @Injectable()
 export class MemoryIndexStateRepository {
   /**
-   * Locks the memory's index state row for this transaction. Two workers holding the same job
-   * serialise here, so the second one sees the first one's result and does nothing.
+   * The requested memories that still exist with that tenant and owner (soft-deleted ones flagged),
+   * with their index state. No locks: the model runs after this transaction, and
+   * `lockForIndexing` looks again before anything is written.
    */
-  async lock(scope: TenantScope, tx: Tx, memoryId: string): Promise<MemoryIndexState | null> {
-    const { rows } = await tx.query<StateRow>(
-      `SELECT memory_id::text AS memory_id, status, encode(indexed_hash, 'hex') AS indexed_hash, attempts, times_indexed
-         FROM memory_index_state
-        WHERE memory_id = $1 AND tenant_id = $2 AND owner_id = $3
-        FOR UPDATE`,
-      [memoryId, scope.tenantId, scope.userId],
+  async readIndexable(tx: Tx, requests: readonly IndexRequest[]): Promise<IndexableMemory[]> {
+    const { rows } = await tx.query<IndexableRow>(
+      `SELECT m.id::text AS id, m.content, m.expanded_keywords, m.tags, m.deleted_at IS NOT NULL AS deleted,
+              encode(s.indexed_hash, 'hex') AS indexed_hash, s.status
+         FROM unnest($1::bigint[], $2::uuid[], $3::uuid[]) AS r(id, tenant_id, owner_id)
+         JOIN memories m ON m.id = r.id AND m.tenant_id = r.tenant_id AND m.owner_id = r.owner_id
+         LEFT JOIN memory_index_state s ON s.memory_id = m.id`,
+      [requests.map((r) => r.memoryId), requests.map((r) => r.tenantId), requests.map((r) => r.userId)],
     );
-    return rows[0] ? toState(rows[0]) : null;
+    return rows.map(toIndexable);
   }
 
-  /** Creates a pending state row for a memory written before its state existed; no-op if present. */
-  async ensure(scope: TenantScope, tx: Tx, memoryId: string, wantedHashHex: string): Promise<void> {
+  /** Creates pending states for memories written before index states existed; no-op where present. */
+  async ensure(tx: Tx, inputs: readonly IndexedInput[]): Promise<void> {
+    if (inputs.length === 0) return;
     await tx.query(
       `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
-       VALUES ($1, $2, $3, 'pending', decode($4, 'hex'))
+       SELECT m.id, m.tenant_id, m.owner_id, 'pending', decode(v.hash, 'hex')
+         FROM unnest($1::bigint[], $2::text[]) AS v(memory_id, hash)
+         JOIN memories m ON m.id = v.memory_id
        ON CONFLICT (memory_id) DO NOTHING`,
-      [memoryId, scope.tenantId, scope.userId, wantedHashHex],
+      [inputs.map((i) => i.memoryId), inputs.map((i) => i.hash)],
     );
   }
 
   /**
-   * The caller's own memory (soft-deleted ones included, flagged), or null once purged. Takes a
-   * KEY SHARE lock on the row: the first lock of the job, so a concurrent update (which locks the row
-   * FOR UPDATE before it writes the index state) either finishes first or waits for this job.
+   * Locks the memories (KEY SHARE) and then their index states (FOR UPDATE), both in id order, and
+   * returns them as they are now. Lock order (docs/security.md): the memory row first, then its index
+   * state, as an update takes them; an update of one of these memories waits until this transaction
+   * ends, and two index jobs holding the same memory serialise on the state row.
    */
-  async findIndexable(scope: TenantScope, tx: Tx, memoryId: string): Promise<IndexableMemory | null> {
-    const { rows } = await tx.query<{
-      id: string;
-      tenant_id: string;
-      owner_id: string;
-      content: string;
-      expanded_keywords: string;
-      tags: string[];
-      deleted: boolean;
-    }>(
-      `SELECT id::text AS id, tenant_id, owner_id, content, expanded_keywords, tags, deleted_at IS NOT NULL AS deleted
-         FROM memories
-        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3
-        FOR KEY SHARE`,
-      [memoryId, scope.tenantId, scope.userId],
+  async lockForIndexing(tx: Tx, memoryIds: readonly string[]): Promise<IndexableMemory[]> {
+    const { rows: memories } = await tx.query<Omit<IndexableRow, 'indexed_hash' | 'status'>>(
+      `SELECT id::text AS id, content, expanded_keywords, tags, deleted_at IS NOT NULL AS deleted
+         FROM memories WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE`,
+      [memoryIds],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      tenantId: row.tenant_id,
-      ownerId: row.owner_id,
-      content: row.content,
-      expandedKeywords: row.expanded_keywords,
-      tags: row.tags,
-      deleted: row.deleted,
-    };
+    const { rows: states } = await tx.query<{
+      memory_id: string;
+      indexed_hash: string | null;
+      status: MemoryIndexStatus;
+    }>(
+      `SELECT memory_id::text AS memory_id, encode(indexed_hash, 'hex') AS indexed_hash, status
+         FROM memory_index_state WHERE memory_id = ANY($1::bigint[]) ORDER BY memory_id FOR UPDATE`,
+      [memoryIds],
+    );
+    const stateOf = new Map(states.map((s) => [s.memory_id, s]));
+    return memories.flatMap((m) => {
+      const state = stateOf.get(m.id);
+      return state ? [toIndexable({ ...m, indexed_hash: state.indexed_hash, status: state.status })] : [];
+    });
   }
 
-  async markIndexed(scope: TenantScope, tx: Tx, memoryId: string, indexedHashHex: string): Promise<void> {
+  async markIndexed(tx: Tx, inputs: readonly IndexedInput[]): Promise<void> {
+    if (inputs.length === 0) return;
     await tx.query(
-      `UPDATE memory_index_state
-          SET status = 'indexed', indexed_hash = decode($4, 'hex'), indexed_at = now(),
+      `UPDATE memory_index_state s
+          SET status = 'indexed', indexed_hash = decode(v.hash, 'hex'), indexed_at = now(),
               times_indexed = times_indexed + 1, attempts = attempts + 1, last_error = NULL, updated_at = now()
-        WHERE memory_id = $1 AND tenant_id = $2 AND owner_id = $3`,
-      [memoryId, scope.tenantId, scope.userId, indexedHashHex],
+         FROM unnest($1::bigint[], $2::text[]) AS v(memory_id, hash)
+        WHERE s.memory_id = v.memory_id`,
+      [inputs.map((i) => i.memoryId), inputs.map((i) => i.hash)],
     );
   }
 
   /** The index already matches (e.g. an edit was reverted): settle the status, count nothing. */
-  async markUpToDate(scope: TenantScope, tx: Tx, memoryId: string): Promise<void> {
+  async markUpToDate(tx: Tx, memoryIds: readonly string[]): Promise<void> {
+    if (memoryIds.length === 0) return;
     await tx.query(
       `UPDATE memory_index_state SET status = 'indexed', last_error = NULL, updated_at = now()
-        WHERE memory_id = $1 AND tenant_id = $2 AND owner_id = $3 AND status <> 'indexed'`,
-      [memoryId, scope.tenantId, scope.userId],
+        WHERE memory_id = ANY($1::bigint[]) AND status <> 'indexed'`,
+      [memoryIds],
     );
   }
 
-  /** Counts a failed attempt; `final` marks the state failed (no retry follows). */
-  async recordFailure(
-    scope: TenantScope,
-    tx: Tx,
-    memoryId: string,
-    error: string,
-    final: boolean,
-  ): Promise<void> {
+  /** Counts a failed attempt per memory; `final` marks the states failed (no retry follows). */
+  async recordFailures(tx: Tx, failures: ReadonlyMap<string, string>, final: boolean): Promise<void> {
+    if (failures.size === 0) return;
     await tx.query(
-      `UPDATE memory_index_state
-          SET attempts = attempts + 1, last_error = left($4, 2000),
-              status = CASE WHEN $5::boolean THEN 'failed' ELSE status END, updated_at = now()
-        WHERE memory_id = $1 AND tenant_id = $2 AND owner_id = $3`,
-      [memoryId, scope.tenantId, scope.userId, error, final],
+      `UPDATE memory_index_state s
+          SET attempts = attempts + 1, last_error = left(v.error, 2000),
+              status = CASE WHEN $3::boolean THEN 'failed' ELSE status END, updated_at = now()
+         FROM unnest($1::bigint[], $2::text[]) AS v(memory_id, error)
+        WHERE s.memory_id = v.memory_id`,
+      [[...failures.keys()], [...failures.values()], final],
     );
   }
 

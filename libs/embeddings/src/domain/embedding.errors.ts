@@ -24,3 +24,8 @@ export class EmbeddingError extends DomainError<EmbeddingErrorCode> {
     this.name = 'EmbeddingError';
   }
 }
+
+/** The message of what a model call or a statement threw, as index states record it. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

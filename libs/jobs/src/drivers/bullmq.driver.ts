@@ -65,6 +65,10 @@ export class BullMqJobQueue implements JobQueue {
     }
   }
 
+  async waiting(name: JobName): Promise<number> {
+    return withTimeout(this.queue(name).getWaitingCount(), this.addTimeoutMs, 'counting waiting jobs');
+  }
+
   async ping(): Promise<void> {
     await withTimeout(this.monitor.ping(), 2_000, 'Redis PING');
   }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { JobExecutor } from '../job-executor';
 import { backoffDelayMs, defaultJobPolicy, type JobPolicyResolver } from '../job-policies';
+import type { JobName } from '../job-definitions';
 import type { JobConsumer, JobQueue, QueuedJob } from '../job-queue.port';
 import { isRetryableJobError, JobsError, JobsErrorCode } from '../jobs.errors';
 
@@ -52,6 +53,10 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
       this.pending.push({ job, attempt: 1 });
     }
     this.pump();
+  }
+
+  async waiting(name: JobName): Promise<number> {
+    return this.pending.filter((entry) => entry.job.name === name).length;
   }
 
   async ping(): Promise<void> {

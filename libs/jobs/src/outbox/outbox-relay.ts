@@ -1,9 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { type TransactionRunner } from '@app/persistence';
 import { JOB_DEFINITIONS, type JobName } from '../job-definitions';
-import { outboxJobId, requestIdOf, type JobQueue, type QueuedJob } from '../job-queue.port';
+import { outboxJobId, requestIdOf, type JobQueue } from '../job-queue.port';
 import { errorMessage } from '../jobs.errors';
 import { OUTBOX_COMMITS, type OutboxSignal } from './outbox-signal';
+import { coalesceIndexJobs, INDEX_BATCH_JOB, INDEX_JOB, type RelayedJob } from './coalesce-index-jobs';
 import { OutboxRepository, type OutboxBacklog, type OutboxRow } from './outbox.repository';
 
 export interface OutboxRelayOptions {
@@ -25,12 +26,24 @@ export interface RelayPassResult {
   readonly invalid: number;
   /** Rows whose add failed (queue unavailable); they stay undispatched. */
   readonly failed: number;
+  /** `memory.index` rows were left in the outbox because batches of them still wait for workers. */
+  readonly holding: boolean;
 }
 
 /**
+ * Waiting `memory.index-batch` jobs from which on new index rows stay in the outbox. More than one,
+ * so the queue's waiting list still shows a backlog to an autoscaler (KEDA) and every worker finds a
+ * batch to take; few, so a backlog is coalesced into large batches instead of queued as small ones.
+ */
+export const INDEX_BATCHES_WAITING_BEFORE_HOLD = 4;
+
+/** How soon a relay holding index rows looks again whether the workers have taken the waiting batches. */
+const HOLDING_RECHECK_MS = 20;
+
+/**
  * Moves committed outbox rows to the job queue. Each pass runs in one system transaction:
- * lock a batch (SKIP LOCKED), add the jobs with ids derived from the row ids, mark the rows
- * dispatched, commit. If the add fails the attempt is recorded and the rows wait for the next pass;
+ * lock a batch (SKIP LOCKED), add the jobs with ids derived from the row ids (the pass's
+ * `memory.index` rows coalesced into batch jobs), mark the rows dispatched, commit. If the add fails the attempt is recorded and the rows wait for the next pass;
  * if the process dies after the add but before the commit, the next pass re-adds the same ids,
  * which the queue ignores. Several relays (api and worker replicas) can run at once.
  */
@@ -84,11 +97,22 @@ export class OutboxRelay {
     if (this.consecutiveFailures === 0) this.wake?.();
   }
 
-  /** One batch. Exposed for tests and for callers that want to flush synchronously. */
+  /**
+   * One batch. Exposed for tests and for callers that want to flush synchronously.
+   *
+   * While INDEX_BATCHES_WAITING_BEFORE_HOLD `memory.index-batch` jobs wait in the queue (the
+   * workers are behind), new `memory.index` rows stay in the outbox: a later pass then coalesces
+   * the backlog into batches of up to `batchSize` rows, which the worker embeds far faster than
+   * many small ones. When the workers keep up nothing waits, and each row goes out at once.
+   */
   async relayOnce(): Promise<RelayPassResult> {
+    const holding = await this.queue.waiting(INDEX_BATCH_JOB).then(
+      (waiting) => waiting >= INDEX_BATCHES_WAITING_BEFORE_HOLD,
+      () => false,
+    );
     return this.transactions.asSystem(async (tx) => {
-      const rows = await this.repository.claimBatch(tx, this.options.batchSize);
-      if (rows.length === 0) return { dispatched: 0, invalid: 0, failed: 0 };
+      const rows = await this.repository.claimBatch(tx, this.options.batchSize, holding ? [INDEX_JOB] : []);
+      if (rows.length === 0) return { dispatched: 0, invalid: 0, failed: 0, holding };
       const { jobs, invalid } = toJobs(this.options.installationId, rows);
       if (invalid.length > 0) {
         for (const { row, reason } of invalid) {
@@ -98,13 +122,13 @@ export class OutboxRelay {
       }
       const ids = jobs.map((j) => j.row.id);
       try {
-        await this.queue.add(jobs.map((j) => j.job));
+        await this.queue.add(coalesceIndexJobs(this.options.installationId, jobs));
       } catch (error) {
         await this.repository.recordFailure(tx, ids, errorMessage(error));
-        return { dispatched: 0, invalid: invalid.length, failed: ids.length };
+        return { dispatched: 0, invalid: invalid.length, failed: ids.length, holding };
       }
       await this.repository.markDispatched(tx, ids);
-      return { dispatched: ids.length, invalid: invalid.length, failed: 0 };
+      return { dispatched: ids.length, invalid: invalid.length, failed: 0, holding };
     });
   }
 
@@ -116,9 +140,9 @@ export class OutboxRelay {
       const pass = await this.relayOnce();
       dispatched += pass.dispatched;
       invalid += pass.invalid;
-      if (pass.failed > 0) return { dispatched, invalid, failed: pass.failed };
+      if (pass.failed > 0) return { dispatched, invalid, failed: pass.failed, holding: pass.holding };
       if (pass.dispatched + pass.invalid < this.options.batchSize || this.stopping) {
-        return { dispatched, invalid, failed: 0 };
+        return { dispatched, invalid, failed: 0, holding: pass.holding };
       }
     }
   }
@@ -130,8 +154,10 @@ export class OutboxRelay {
   private async run(): Promise<void> {
     while (!this.stopping) {
       this.nudged = false;
+      let holding = false;
       try {
         const result = await this.drain();
+        holding = result.holding;
         this.consecutiveFailures = result.failed > 0 ? this.consecutiveFailures + 1 : 0;
       } catch (error) {
         // Database trouble: keep the loop alive and try again after a pause.
@@ -139,14 +165,16 @@ export class OutboxRelay {
         this.logger.warn(`outbox pass failed: ${errorMessage(error)}`);
       }
       if (this.stopping) break;
-      if (this.nudged && this.consecutiveFailures === 0) continue;
-      await this.sleep(this.delay());
+      // Commits while holding only add to the backlog the next look coalesces; no pass per commit.
+      if (this.nudged && this.consecutiveFailures === 0 && !holding) continue;
+      await this.sleep(this.delay(holding));
     }
   }
 
-  private delay(): number {
+  private delay(holding: boolean): number {
     const { pollIntervalMs } = this.options;
-    if (this.consecutiveFailures === 0) return pollIntervalMs;
+    if (this.consecutiveFailures === 0)
+      return holding ? Math.min(pollIntervalMs, HOLDING_RECHECK_MS) : pollIntervalMs;
     const max = this.options.maxBackoffMs ?? Math.max(pollIntervalMs, 10_000);
     return Math.min(max, pollIntervalMs * 2 ** Math.min(this.consecutiveFailures, 16));
   }
@@ -174,10 +202,10 @@ function toJobs(
   installationId: string,
   rows: readonly OutboxRow[],
 ): {
-  jobs: { row: OutboxRow; job: QueuedJob }[];
+  jobs: RelayedJob[];
   invalid: InvalidRow[];
 } {
-  const jobs: { row: OutboxRow; job: QueuedJob }[] = [];
+  const jobs: RelayedJob[] = [];
   const invalid: InvalidRow[] = [];
   for (const row of rows) {
     if (!Object.hasOwn(JOB_DEFINITIONS, row.jobName)) {

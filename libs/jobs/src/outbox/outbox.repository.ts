@@ -22,8 +22,9 @@ export class OutboxRepository {
   /**
    * Locks the oldest ready rows. SKIP LOCKED lets several relays work side by side: each row is
    * held by exactly one transaction until it is marked dispatched or the transaction ends.
+   * Rows of the `held` jobs are left for a later pass.
    */
-  async claimBatch(tx: Tx, limit: number): Promise<OutboxRow[]> {
+  async claimBatch(tx: Tx, limit: number, held: readonly string[] = []): Promise<OutboxRow[]> {
     const { rows } = await tx.query<{
       id: string;
       tenant_id: string;
@@ -36,11 +37,11 @@ export class OutboxRepository {
       `SELECT id::text AS id, tenant_id, job_name, payload, request_id, attempts,
               (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us
          FROM outbox
-        WHERE dispatched_at IS NULL AND available_at <= now()
+        WHERE dispatched_at IS NULL AND available_at <= now() AND job_name <> ALL($2::text[])
         ORDER BY id
         LIMIT $1
         FOR UPDATE SKIP LOCKED`,
-      [limit],
+      [limit, held],
     );
     return rows.map((r) => ({
       id: r.id,
