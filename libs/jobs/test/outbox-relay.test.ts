@@ -14,6 +14,7 @@ import {
 } from '@app/jobs';
 import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 
 /** Wraps a real queue, records every add, and can simulate an outage. */
 class RecordingQueue implements JobQueue {
@@ -125,10 +126,17 @@ describe('outbox relay', () => {
     return result.rows;
   };
 
+  // A database of its own: a relay claims every tenant's rows, and other suites run relays of their
+  // own against the shared test database.
+  let scratch: ScratchDatabase;
   beforeAll(async () => {
-    db = await openTestDatabase(inject('databaseUrl'), 6);
+    scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'outbox_relay');
+    db = await openTestDatabase(scratch.url, 6);
   });
-  afterAll(async () => db.close());
+  afterAll(async () => {
+    await db.close();
+    await scratch.drop();
+  });
 
   // Each test gets its own tenant, so its outbox rows are easy to tell apart.
   const freshTenant = async () => {
@@ -193,7 +201,7 @@ describe('outbox relay', () => {
     const prefix = `test-relay-${randomUUID().slice(0, 8)}`;
     const bull = new BullMqJobQueue({ url: redisUrl, prefix });
     const inspect = new Queue('memory.index-batch', { connection: { url: redisUrl }, prefix });
-    const second = await openTestDatabase(inject('databaseUrl'), 4);
+    const second = await openTestDatabase(scratch.url, 4);
     try {
       await commitJobs(300);
       const queueA = new RecordingQueue(bull);
