@@ -11,11 +11,12 @@ import { teamFixture } from '../support/e2e-env';
  * not a round trip and not counted. These are today's counts: store 4 (opening, the memory, its index
  * state + outbox + audit rows in one statement, COMMIT); recall 6 (opening, text leg, vector leg with
  * its plan count, candidates with thread neighbours and supersession heads, served rows with links,
- * COMMIT); list 4 (opening, the page, the total, COMMIT; a page that is not full needs no count).
+ * COMMIT); list 4 (opening, the page, the total, COMMIT; a page that is not full needs no count); get 3
+ * (opening, the memory with its links, COMMIT).
  * Each is a ceiling, so a change that adds statements to the request path fails here; lower them as
  * the paths get cheaper.
  */
-const CEILING = { store: 4, recall: 6, list: 4 } as const;
+const CEILING = { store: 4, recall: 6, list: 4, get: 3 } as const;
 
 /** The statements sent on behalf of the request running in this async context. */
 const current = new AsyncLocalStorage<string[]>();
@@ -87,6 +88,8 @@ describe('SQL statements per REST request (in-process API, real Postgres)', () =
   const recall = () =>
     send('POST', '/api/memories/recall', { context: `how do deploys of service ${++n} roll out`, limit: 10 });
   const list = () => send('GET', '/api/memories?limit=50');
+  let stored = 0;
+  const get = () => send('GET', `/api/memories/${stored}`);
 
   beforeAll(async () => {
     restore = countStatements();
@@ -96,6 +99,16 @@ describe('SQL statements per REST request (in-process API, real Postgres)', () =
     for (let i = 0; i < 5; i++) await store();
     await recall();
     await list();
+    const page = await api.app
+      .getHttpAdapter()
+      .getInstance()
+      .inject({
+        method: 'GET',
+        url: '/api/memories?limit=1',
+        headers: { authorization: `Bearer ${team.keys.alice}` },
+      });
+    stored = (JSON.parse(page.body) as { memories: Array<{ id: number }> }).memories[0].id;
+    await get();
   });
   afterAll(async () => {
     await api?.stop();
@@ -106,6 +119,7 @@ describe('SQL statements per REST request (in-process API, real Postgres)', () =
     ['store', store],
     ['recall', recall],
     ['list', list],
+    ['get', get],
   ] as const)('a %s request stays within its statement ceiling', async (name, request) => {
     const statements = await request();
     expect(statements.length, statements.join('\n---\n')).toBeGreaterThan(0);

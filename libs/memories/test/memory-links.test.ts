@@ -4,10 +4,16 @@ import {
   CreateMemoryUseCase,
   DeleteMemoryLinkUseCase,
   GetMemoryLinksUseCase,
+  GetMemoryUseCase,
   type LinkType,
   type NewMemory,
 } from '@app/memories';
-import { IdempotencyRepository, MemoryLinkRepository, MemoryLinkWriter } from '@app/memories/testing';
+import {
+  IdempotencyRepository,
+  MemoryLinkRepository,
+  MemoryLinkWriter,
+  MemoryRepository,
+} from '@app/memories/testing';
 import { ALL_SCOPES, AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -32,6 +38,7 @@ describe('memory links: who may link what', () => {
   let link: CreateMemoryLinkUseCase;
   let unlink: DeleteMemoryLinkUseCase;
   let linksOf: GetMemoryLinksUseCase;
+  let getMemory: GetMemoryUseCase;
 
   const store = async (who: Principal, overrides: Partial<NewMemory> = {}) =>
     (await create.execute(who, note(overrides))).id;
@@ -62,6 +69,7 @@ describe('memory links: who may link what', () => {
     link = new CreateMemoryLinkUseCase(db.tx, linkWriter);
     unlink = new DeleteMemoryLinkUseCase(db.tx, linkWriter);
     linksOf = new GetMemoryLinksUseCase(db.tx, links);
+    getMemory = new GetMemoryUseCase(db.tx, new MemoryRepository());
   });
   afterAll(async () => db?.close());
 
@@ -77,6 +85,9 @@ describe('memory links: who may link what', () => {
     });
     expect(await linksOf.execute(alice, a)).toEqual({ out: [made], in: [] });
     expect(await linksOf.execute(alice, b)).toEqual({ out: [], in: [made] });
+    // Reading the memory brings the same links in the same statement.
+    expect((await getMemory.withLinks(alice, a)).links).toEqual({ out: [made], in: [] });
+    expect((await getMemory.withLinks(alice, b)).links).toEqual({ out: [], in: [made] });
     const audit = await db.tx.asSystem((tx) =>
       tx.query(
         `SELECT action FROM audit_log WHERE tenant_id = $1 AND target_id = $2 AND action = 'memory.link'`,
@@ -119,6 +130,7 @@ describe('memory links: who may link what', () => {
     });
     // Bob sees neither link: each has an end he cannot see.
     expect(await linksOf.execute(bob, b1)).toEqual({ out: [], in: [] });
+    expect((await getMemory.withLinks(bob, b1)).links).toEqual({ out: [], in: [] });
   });
 
   it('answers 404 for a memory the caller cannot see and 403 for one they may not change', async () => {

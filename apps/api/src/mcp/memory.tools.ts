@@ -6,7 +6,6 @@ import {
   CreateMemoryUseCase,
   deleteResponse,
   DeleteMemoryUseCase,
-  GetMemoryLinksUseCase,
   GetMemoryUseCase,
   ListMemoriesUseCase,
   memoryDetailWithLinksResponse,
@@ -40,7 +39,6 @@ export class MemoryTools {
     private readonly restoreMemory: RestoreMemoryUseCase,
     private readonly listMemories: ListMemoriesUseCase,
     private readonly countMemories: CountMemoriesUseCase,
-    private readonly memoryLinks: GetMemoryLinksUseCase,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tools = [
@@ -86,10 +84,8 @@ export class MemoryTools {
       input: z.strictObject({ id: memoryIdArg }),
       output: memoryDetailWithLinksResponse,
       run: async (principal, args) => {
-        const memory = {
-          ...presentDetail(await this.getMemory.execute(principal, args.id)),
-          ...presentLinks(args.id, await this.memoryLinks.execute(principal, args.id)),
-        };
+        const found = await this.getMemory.withLinks(principal, args.id);
+        const memory = { ...presentDetail(found.memory), ...presentLinks(args.id, found.links) };
         const keywords = memory.expanded_keywords ? `keywords: ${memory.expanded_keywords}\n` : '';
         return { text: `${memoryText(memory)}${keywords}`.trimEnd(), data: memory };
       },

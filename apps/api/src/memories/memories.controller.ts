@@ -6,7 +6,6 @@ import {
   CreateMemoryUseCase,
   DeleteMemoryUseCase,
   deleteResponse,
-  GetMemoryLinksUseCase,
   GetMemoryUseCase,
   ImportMemoriesUseCase,
   importMemoriesSchema,
@@ -51,7 +50,6 @@ export class MemoriesController {
     private readonly purgeMemory: PurgeMemoryUseCase,
     private readonly bulkDelete: BulkDeleteMemoriesUseCase,
     private readonly importMemories: ImportMemoriesUseCase,
-    private readonly memoryLinks: GetMemoryLinksUseCase,
   ) {}
 
   @Post()
@@ -141,8 +139,8 @@ export class MemoriesController {
   })
   async get(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     const memoryId = parseInput(memoryIdSchema, id);
-    const memory = presentDetail(await this.getMemory.execute(principal, memoryId));
-    return { ...memory, ...presentLinks(memoryId, await this.memoryLinks.execute(principal, memoryId)) };
+    const { memory, links } = await this.getMemory.withLinks(principal, memoryId);
+    return { ...presentDetail(memory), ...presentLinks(memoryId, links) };
   }
 
   @Put(':id')

@@ -4,6 +4,7 @@ import { type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import type { Memory } from '../domain/memory';
 import { MemoryError } from '../domain/memory.errors';
+import { linksOf, type MemoryLinks } from '../links/domain/memory-link';
 
 @Injectable()
 export class GetMemoryUseCase {
@@ -16,5 +17,14 @@ export class GetMemoryUseCase {
     const memory = await this.tx.inTenant(principal, (tx) => this.memories.findVisibleOne(principal, tx, id));
     if (!memory) throw MemoryError.notFound(id);
     return memory;
+  }
+
+  /** The memory and the links the caller can follow from and to it, in one statement. */
+  async withLinks(principal: Principal, id: number): Promise<{ memory: Memory; links: MemoryLinks }> {
+    const [found] = await this.tx.inTenant(principal, (tx) =>
+      this.memories.findVisibleWithLinks(principal, tx, [id]),
+    );
+    if (!found) throw MemoryError.notFound(id);
+    return { memory: found.memory, links: linksOf(id, found.links) };
   }
 }
