@@ -33,9 +33,10 @@ function alterPolicies(rewrite: (column: string) => string): string {
  *   memories. Wrapped in a scalar subquery, each is evaluated once per statement (an InitPlan) and
  *   the rows compare against a constant. Same rule, same values: the settings do not change inside
  *   a statement. Every policy is rewritten, so a policy added later should use the same form.
- * - `GET /api/memories` pages by importance, then newest: an index in that order over the tenant's
- *   live memories lets the page read its rows in order and stop, instead of sorting every visible
- *   row.
+ * - `GET /api/memories` pages by importance, then newest, over the caller's visible memories read as
+ *   disjoint branches (`visibleMemoryBranchesSql`): indexes in that order over an owner's live
+ *   memories and over a tenant's live team memories let the own and team branches read their rows in
+ *   page order and stop, instead of filtering and sorting the tenant's rows.
  */
 export class PolicySettingsOnce1763700000022 implements MigrationInterface {
   name = 'PolicySettingsOnce1763700000022';
@@ -46,13 +47,16 @@ export class PolicySettingsOnce1763700000022 implements MigrationInterface {
       alterPolicies((column) => `regexp_replace(${column}, '${pattern}', '(SELECT \\1())', 'g')`),
     );
     await q.query(`
-      CREATE INDEX memories_tenant_list_live
-        ON memories (tenant_id, importance DESC, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+      CREATE INDEX memories_owner_list_live
+        ON memories (owner_id, importance DESC, created_at DESC, id DESC) WHERE deleted_at IS NULL;
+      CREATE INDEX memories_team_list_live
+        ON memories (tenant_id, importance DESC, created_at DESC, id DESC)
+        WHERE deleted_at IS NULL AND visibility = 'team';
     `);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX IF EXISTS memories_tenant_list_live`);
+    await q.query(`DROP INDEX IF EXISTS memories_owner_list_live, memories_team_list_live`);
     // pg_policies shows the subquery as `( SELECT app_user_id() AS app_user_id)`.
     const pattern = `\\( SELECT (${CONTEXT_FUNCTIONS.join('|')})\\(\\) AS \\w+\\)`;
     await q.query(alterPolicies((column) => `regexp_replace(${column}, '${pattern}', '\\1()', 'g')`));

@@ -173,6 +173,32 @@ describe('team knowledge: sharing by memory and by tag', () => {
     expect((await dave.get<Shared>('/api/memories/shared-with-me')).body.memories).toEqual([]);
   });
 
+  it('lists what each caller may read, each memory once, with the same total on every page', async () => {
+    const [t1, t2] = [`list-a-${marker}`, `list-b-${marker}`];
+    const secret = await store(`Unshared ${marker} note`, { visibility: 'private' });
+    const direct = await store(`Directly ${marker} shared note`, { visibility: 'private' });
+    const byTags = await store(`Tagged ${marker} note`, { visibility: 'private', tags: [t1, t2] });
+    const both = await store(`Shared ${marker} twice over`, { visibility: 'private', tags: [t1] });
+    const team = await store(`Team ${marker} note`, { visibility: 'team' });
+    for (const id of [direct, both])
+      await alice().post(`/api/memories/${id}/share`, { shared_with: 'carol' });
+    for (const tag of [t1, t2]) await alice().post('/api/memories/share-tag', { tag, shared_with: 'carol' });
+    const ours = [secret, direct, byTags, both, team];
+
+    type Listed = { memories: { id: number }[]; total: number };
+    const listed = async (who: ReturnType<typeof client>) => {
+      const all = (await who.get<Listed>('/api/memories?limit=1000')).body;
+      const firstPage = (await who.get<Listed>('/api/memories?limit=1')).body;
+      const ids = all.memories.map((m) => m.id);
+      expect(new Set(ids).size, 'each memory once').toBe(ids.length);
+      expect([all.total, firstPage.total]).toEqual([ids.length, ids.length]);
+      return ids.filter((id) => ours.includes(id)).sort((a, b) => a - b);
+    };
+    expect(await listed(carol())).toEqual([direct, byTags, both, team]);
+    expect(await listed(bob())).toEqual([team]);
+    expect(await listed(admin())).toEqual([...ours].sort((a, b) => a - b));
+  });
+
   it('lets an admin read and change a private memory of the tenant', async () => {
     const id = await store(`Admin ${marker} can see private notes`);
     expect((await admin().get(`/api/memories/${id}`)).body).toMatchObject({ id, owner: 'alice' });

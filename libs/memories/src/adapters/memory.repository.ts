@@ -10,7 +10,12 @@ import type {
 import { liveMemorySql, toMemory, type MemoryRow } from '../contracts/memory-row';
 import { readableLinksSql } from '../links/contracts/memory-link.sql';
 import type { MemoryLink } from '../links/domain/memory-link';
-import { sharePermissionSql, visibleMemorySql, writableMemorySql } from '../contracts/memory-visibility.sql';
+import {
+  sharePermissionSql,
+  visibleMemoryBranchesSql,
+  visibleMemorySql,
+  writableMemorySql,
+} from '../contracts/memory-visibility.sql';
 import type { MemoryLookup } from '../ports/memory-lookup.port';
 
 /**
@@ -248,21 +253,25 @@ export class MemoryRepository implements MemoryLookup {
     tx: Tx,
     query: MemoryFilter & { limit: number; offset: number },
   ): Promise<{ memories: Memory[]; total: number }> {
-    const { where, params } = this.filterClause(scope, query);
-    // Read in the order of memories_tenant_list_live, which stops after the page.
+    const { params, filters } = this.filterClause(scope, query);
+    // Each branch reads its rows in page order from its own index and stops after offset + limit.
+    const branches = visibleMemoryBranchesSql({ tenant: '$1', user: '$2', where: filters });
+    const order = 'ORDER BY m.importance DESC, m.created_at DESC, m.id DESC';
+    const [limit, offset] = [`$${params.length + 1}::int`, `$${params.length + 2}::int`];
     const { rows } = await tx.query<MemoryRow>(
-      `SELECT ${memoryColumns('$2')} FROM memories m JOIN users u ON u.id = m.owner_id
-        WHERE ${where}
-        ORDER BY m.importance DESC, m.created_at DESC, m.id DESC
-        LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      `WITH visible AS (${branches.map((b) => `(SELECT m.id ${b} ${order} LIMIT ${limit} + ${offset})`).join(' UNION ALL ')})
+       SELECT ${memoryColumns('$2')} FROM visible v JOIN memories m ON m.id = v.id JOIN users u ON u.id = m.owner_id
+        ${order} LIMIT ${limit} OFFSET ${offset}`,
       [...params, query.limit, query.offset],
+      { prepared: true },
     );
     const memories = rows.map(toMemory);
     // A page that is not full ends the list: its end is the total, no count needed.
     if (rows.length > 0 && rows.length < query.limit) return { memories, total: query.offset + rows.length };
     const total = await tx.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM memories m WHERE ${where}`,
+      `SELECT (${branches.map((b) => `(SELECT count(*) ${b})`).join(' + ')})::int AS n`,
       params,
+      { prepared: true },
     );
     return { memories, total: total.rows[0].n };
   }
@@ -377,11 +386,11 @@ export class MemoryRepository implements MemoryLookup {
     scope: TenantScope,
     filter: MemoryFilter,
     reach: 'visible' | 'own' = 'visible',
-  ): { where: string; params: unknown[] } {
+  ): { where: string; params: unknown[]; filters: string } {
     const params: unknown[] = [scope.tenantId, scope.userId];
     // `visible`: what the caller may read (RLS says the same underneath); `own`: the caller's.
     const owner = reach === 'own' ? 'm.owner_id = $2' : visibleMemorySql('m', '$2');
-    const clauses = ['m.tenant_id = $1', owner, liveMemorySql('m')];
+    const clauses = [liveMemorySql('m')];
     if (filter.category !== undefined) {
       params.push(filter.category.toLowerCase());
       clauses.push(`m.category = $${params.length}`);
@@ -394,6 +403,7 @@ export class MemoryRepository implements MemoryLookup {
       params.push(filter.project);
       clauses.push(`m.project = $${params.length}`);
     }
-    return { where: clauses.join(' AND '), params };
+    const filters = clauses.join(' AND ');
+    return { where: `m.tenant_id = $1 AND ${owner} AND ${filters}`, params, filters };
   }
 }
