@@ -1,20 +1,13 @@
 import { casual, type ParsedResult } from 'chrono-node';
 
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
+/** English names as a question writes them: "Thursday 18 January 2024". */
+const english = (options: Intl.DateTimeFormatOptions) =>
+  new Intl.DateTimeFormat('en-GB', { ...options, timeZone: 'UTC' });
+const WEEKDAYS = Array.from({ length: 7 }, (_, i) =>
+  english({ weekday: 'long' }).format(Date.UTC(2024, 0, 7 + i)),
+);
+const MONTHS = Array.from({ length: 12 }, (_, i) => english({ month: 'long' }).format(Date.UTC(2024, i, 1)));
+const DAY = english({ weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });
 
 /**
  * Words every accepted expression contains. Most memories have none, and the parser (tens of
@@ -75,8 +68,9 @@ export function resolveRelativeDates(text: string, reference: Date): string[] {
 
 /** "2024-01-18" → "Thursday 18 January 2024". */
 export function datePhrase(isoDay: string): string {
-  const day = new Date(`${isoDay}T00:00:00Z`);
-  return `${WEEKDAYS[day.getUTCDay()]} ${day.getUTCDate()} ${MONTHS[day.getUTCMonth()]} ${day.getUTCFullYear()}`;
+  const parts = DAY.formatToParts(new Date(`${isoDay}T00:00:00Z`));
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value;
+  return `${part('weekday')} ${part('day')} ${part('month')} ${part('year')}`;
 }
 
 /**
