@@ -23,14 +23,14 @@ import type { BenchContext } from './phases/bench-context';
 import { runRecallPhase } from './phases/recall-phase';
 import { runEventIngestPhase } from './phases/event-ingest-phase';
 import { runTeamRecallPhase } from './phases/team-recall-phase';
-import { runHttpBench } from './http/run-http-bench';
+import { measureHttp, runHttpBench } from './http/run-http-bench';
 import { writeReport } from './report/write-report';
 import { renderBenchReport, type BenchResults, type LoadRow, type RecallRow } from './report/bench-report';
 import { describeMachine } from './report/machine';
 
 const USERS = 100;
 /** Timed queries of the team run (at most; `--queries` lowers it). */
-const TEAM_QUERIES = 100;
+const TEAM_QUERIES = 40;
 const FLAGS = {
   ...SERVICE_FLAGS,
   quick: { type: 'boolean', default: false },
@@ -43,28 +43,32 @@ const FLAGS = {
   'ingest-only': { type: 'boolean', default: false },
   profile: { type: 'string' },
   http: { type: 'boolean', default: false },
+  'without-http': { type: 'boolean', default: false },
   'http-seconds': { type: 'string' },
   'http-team-size': { type: 'string' },
   out: { type: 'string', default: 'bench/results' },
 } as const;
 
 const HELP = `npm run bench -- [options]
-  --quick                 ~2 minutes: 10k memories only, fewer queries and stores
-  --sizes 10000,100000    memory counts for the recall latency runs (ascending)
+  --quick                 ~4 minutes: a 25k team, fewer queries and stores, HTTP at concurrency 1 and 16 only
+  --sizes 10000,100000    memory counts of the 100-user recall latency runs (ascending; default 10000: the
+                          team run and the HTTP part cover 100k visible memories)
   --team-size N           team-visible memories of the one-team run (default 100000, quick 25000; 0 skips it);
-                          it times min(--queries, 100) queries
-  --queries N             timed recall queries per size and configuration (default 300, quick 100)
-  --throughput-count N    memories imported for the worker throughput run (default 3000, quick 600)
-  --store-seconds N       seconds of stores at 100/s for store → searchable (default 20, quick 5)
-  --ingest-seconds N      seconds of session event ingest at 1,000 events/s (default 10, quick 3; 0 skips it)
+                          it times min(--queries, 40) queries
+  --queries N             timed recall queries per size and configuration (default 150, quick 60; the forced-HNSW runs half)
+  --throughput-count N    memories imported for the worker throughput run (default 2000, quick 600)
+  --store-seconds N       seconds of stores at 100/s for store → searchable (default 10, quick 5)
+  --ingest-seconds N      seconds of session event ingest at 1,000 events/s (default 5, quick 3; 0 skips it)
   --ingest-only           only the event ingest run (no memories loaded)
   --profile DIR           write V8 CPU profiles of the API and worker processes of the ingest run (with --http:
                           of the HTTP run's one-API processes) to DIR
-  --http                  only the HTTP run (~5 minutes; quick ~3, concurrency 1 and 16 only): every REST/MCP
+  --http                  only the HTTP run (~5 minutes; quick ~2, concurrency 1 and 16 only): every REST/MCP
                           workload at concurrency 1, 4 and 16 against its raw floor, through the built API
                           and worker processes (results in latest-http.*)
-  --http-seconds N        timed seconds per workload and concurrency (default 2, quick 1)
-  --http-team-size N      team-visible memories of the HTTP run's team shape (default 10000; e.g. 100000)
+  --without-http          leave the HTTP part out of the default run (it is in by default: the run's two shapes
+                          plus the in-process run's team, 1 s per cell)
+  --http-seconds N        timed seconds per workload and concurrency (default 1; --http alone: 2, quick 1)
+  --http-team-size N      team-visible memories of the HTTP run's loaded team shape (default 10000)
   --out DIR               where latest.md and latest.json go (default bench/results)
 ${SERVICE_HELP}`;
 
@@ -74,16 +78,16 @@ async function main(): Promise<void> {
   const flags = parseFlags(process.argv.slice(2), FLAGS);
   if (flags.help) return void process.stdout.write(`${HELP}\n`);
   const quick = flags.quick === true;
-  const sizes = (typeof flags.sizes === 'string' ? flags.sizes : quick ? '10000' : '10000,100000')
+  const sizes = (typeof flags.sizes === 'string' ? flags.sizes : '10000')
     .split(',')
     .map(Number)
     .sort((a, b) => a - b);
-  const queries = intFlag(flags, 'queries', quick ? 100 : 300);
-  const throughputCount = intFlag(flags, 'throughput-count', quick ? 600 : 3000);
-  const storeSeconds = intFlag(flags, 'store-seconds', quick ? 5 : 20);
+  const queries = intFlag(flags, 'queries', quick ? 60 : 150);
+  const throughputCount = intFlag(flags, 'throughput-count', quick ? 600 : 2000);
+  const storeSeconds = intFlag(flags, 'store-seconds', quick ? 5 : 10);
   const ingestOnly = flags['ingest-only'] === true;
   const teamSize = ingestOnly ? 0 : intFlag(flags, 'team-size', quick ? 25_000 : 100_000);
-  const ingestSeconds = intFlag(flags, 'ingest-seconds', quick ? 3 : 10);
+  const ingestSeconds = intFlag(flags, 'ingest-seconds', quick ? 3 : 5);
   const services = serviceOptions(flags);
   const started = Date.now();
   const loadBefore = loadavg()[0];
@@ -125,17 +129,20 @@ async function main(): Promise<void> {
     const notes = [...wiring.notes];
     if (!wiring.vectorLegWired)
       notes.push('VECTOR_RECALL is not wired: recall ran the text leg only, and the floor too.');
+    const stopInProcess = async () => {
+      if (!stacks.includes(stack)) return;
+      await stack.stop();
+      stacks.splice(stacks.indexOf(stack), 1);
+    };
+    const httpTeamMemories = intFlag(flags, 'http-team-size', 10_000);
     if (flags.http === true) {
       await runHttpBench(ctx, wiring, {
         quick,
         seconds: intFlag(flags, 'http-seconds', quick ? 1 : 2),
-        teamMemories: intFlag(flags, 'http-team-size', 10_000),
+        teamMemories: httpTeamMemories,
         profileDir: typeof flags.profile === 'string' ? flags.profile : undefined,
         outDir: stringFlag(flags, 'out'),
-        stopInProcess: async () => {
-          await stack.stop();
-          stacks.splice(stacks.indexOf(stack), 1);
-        },
+        stopInProcess,
         started,
         loadBefore,
         notes,
@@ -179,7 +186,14 @@ async function main(): Promise<void> {
       stacks.push(forced);
       const forcedWiring = resolveRecallWiring(forced.api.app, forced.config);
       recall.push(
-        await runRecallPhase(ctx, { memories: size, config: 'hnsw', wiring: forcedWiring, queries, warmup }),
+        // Half the queries: its latency is the default plan's above, its number is recall@10.
+        await runRecallPhase(ctx, {
+          memories: size,
+          config: 'hnsw',
+          wiring: forcedWiring,
+          queries: Math.ceil(queries / 2),
+          warmup,
+        }),
       );
       await forced.stop();
       stacks.splice(stacks.indexOf(forced), 1);
@@ -198,7 +212,7 @@ async function main(): Promise<void> {
           })
         : null;
     // Last, so the many-small-users numbers above are measured on the same data as before.
-    const team =
+    const teamRun =
       teamSize > 0
         ? await runTeamRecallPhase(ctx, {
             memories: teamSize,
@@ -206,10 +220,22 @@ async function main(): Promise<void> {
             apiUrl: stack.api.url,
             // Each team recall ranks every text match of a large set: fewer queries keep the run short.
             queries: Math.min(queries, TEAM_QUERIES),
-            warmup: Math.min(20, Math.ceil(queries / 5)),
+            warmup: Math.min(10, Math.ceil(queries / 5)),
             qualityQueries: Math.min(queries, quick ? 20 : 50),
           })
         : null;
+    // Through the front door last: it stops the in-process services.
+    const http =
+      ingestOnly || flags['without-http'] === true
+        ? null
+        : await measureHttp(ctx, wiring, {
+            quick,
+            seconds: intFlag(flags, 'http-seconds', 1),
+            teamMemories: httpTeamMemories,
+            loadedTeam: teamRun ? { ...teamRun.team, memories: teamRun.row.memories } : undefined,
+            profileDir: typeof flags.profile === 'string' ? flags.profile : undefined,
+            stopInProcess,
+          });
     const results: BenchResults = {
       mode: ingestOnly ? 'ingest' : quick ? 'quick' : 'full',
       startedAt: new Date(started).toISOString(),
@@ -221,9 +247,10 @@ async function main(): Promise<void> {
       overrides: services.env,
       loads,
       recall,
-      team,
+      team: teamRun?.row ?? null,
       ...indexing,
       ingest,
+      http,
       notes,
     };
     await pg.end();

@@ -17,7 +17,9 @@ export interface ActiveModel {
 
 export interface BulkLoadTimings {
   readonly rows: number;
+  /** Time in the model. */
   readonly embedMs: number;
+  /** Time of the insert transactions, which overlap the next batch's embedding. */
   readonly insertMs: number;
 }
 
@@ -46,24 +48,32 @@ export async function bulkLoadMemories(
   let embedMs = 0;
   let insertMs = 0;
   let batch: GeneratedMemory[] = [];
+  // The model embeds the next batch in this process while Postgres writes the previous one.
+  let inserting: Promise<void> = Promise.resolve();
   const flush = async () => {
     if (batch.length === 0) return;
-    const texts = batch.map(embeddingInput);
-    let started = performance.now();
+    const current = batch;
+    batch = [];
+    const texts = current.map(embeddingInput);
+    const started = performance.now();
     const vectors = await options.embedder.embed(texts);
     embedMs += performance.now() - started;
-    started = performance.now();
-    await insertBatch(pg, options, batch, texts, vectors);
-    insertMs += performance.now() - started;
-    rows += batch.length;
-    batch = [];
-    options.onBatch?.(rows);
+    await inserting;
+    const issued = performance.now();
+    inserting = insertBatch(pg, options, current, texts, vectors).then(() => {
+      insertMs += performance.now() - issued;
+      rows += current.length;
+      options.onBatch?.(rows);
+    });
+    // A failed insert must not go unobserved while the next batch embeds.
+    inserting.catch(() => undefined);
   };
   for (const memory of options.memories) {
     batch.push(memory);
     if (batch.length >= BATCH) await flush();
   }
   await flush();
+  await inserting;
   return { rows, embedMs, insertMs };
 }
 

@@ -44,6 +44,11 @@ export class QueryStream {
 
   constructor(private readonly texts: readonly string[]) {}
 
+  /** Distinct texts the stream holds. */
+  get size(): number {
+    return this.texts.length;
+  }
+
   take(): string {
     if (this.next >= this.texts.length) this.reused += 1;
     return this.texts[this.next++ % this.texts.length];
@@ -63,43 +68,72 @@ export class QueryStream {
 }
 
 /**
- * Creates the shape's tenant, members and keys and loads its memories in bulk (embedded by the real
- * model, HNSW rebuilt), in the state the API plus the index job would leave them.
+ * Creates each shape's tenant, members and keys and loads its memories in bulk (embedded by the real
+ * model), in the state the API plus the index job would leave them; the HNSW index is rebuilt once
+ * for all of them.
  */
-export async function prepareShape(
+export async function prepareShapes(
   ctx: BenchContext,
   wiring: RecallWiring,
-  spec: ShapeSpec,
+  specs: readonly ShapeSpec[],
+  queryCount: number,
+): Promise<HttpShape[]> {
+  const embedder = await wiring.embedders.get(ctx.active.id);
+  const { result: loaded } = await withVectorIndexesRebuilt(ctx.pg, async () => {
+    const tenants = [];
+    for (const spec of specs) {
+      const principals = await createBenchTenant(ctx.pg, { slug: spec.slug, users: spec.users });
+      const keys = await createBenchKeys(ctx.pg, principals);
+      ctx.log(`http: loading ${spec.memories} memories for ${spec.label}`);
+      const corpus = generateMemories({ count: spec.memories * 2, users: spec.users, seed: spec.seed });
+      await bulkLoadMemories(ctx.pg, {
+        memories: take(corpus, spec.memories),
+        principals,
+        embedder,
+        model: ctx.active,
+        visibility: spec.visibility,
+      });
+      // The rest of the same corpus: same style, contents the tenant does not hold yet.
+      tenants.push({ ...spec, principals, keys, stores: corpus });
+    }
+    return tenants;
+  });
+  const shapes: HttpShape[] = [];
+  for (const tenant of loaded) shapes.push(await describeShape(ctx, wiring, tenant, queryCount));
+  return shapes;
+}
+
+/** A tenant already loaded (e.g. by the in-process team run) as the HTTP workloads see it. */
+export async function describeShape(
+  ctx: BenchContext,
+  wiring: RecallWiring,
+  loaded: Pick<ShapeSpec, 'label' | 'visibility' | 'seed' | 'users'> & {
+    readonly principals: readonly Principal[];
+    readonly keys: ReadonlyMap<string, string>;
+    /** Memories to store, none of them in the tenant yet. */
+    readonly stores: Iterator<GeneratedMemory>;
+  },
   queryCount: number,
 ): Promise<HttpShape> {
-  const principals = await createBenchTenant(ctx.pg, { slug: spec.slug, users: spec.users });
-  const keys = await createBenchKeys(ctx.pg, principals);
-  ctx.log(`http: loading ${spec.memories} memories for ${spec.label}`);
-  const embedder = await wiring.embedders.get(ctx.active.id);
-  const corpus = generateMemories({ count: spec.memories * 2, users: spec.users, seed: spec.seed });
-  await withVectorIndexesRebuilt(ctx.pg, () =>
-    bulkLoadMemories(ctx.pg, {
-      memories: take(corpus, spec.memories),
-      principals,
-      embedder,
-      model: ctx.active,
-      visibility: spec.visibility,
-    }),
-  );
+  const { principals } = loaded;
   const { rows } = await ctx.pg.query<{ id: string; owner_id: string }>(
     `SELECT id::text, owner_id::text FROM memories WHERE tenant_id = $1 AND deleted_at IS NULL`,
     [principals[0].tenantId],
   );
   const all = rows.map((r) => Number(r.id));
   const own = new Map<string, number[]>();
-  for (const r of rows) own.set(r.owner_id, [...(own.get(r.owner_id) ?? []), Number(r.id)]);
+  for (const r of rows) {
+    const ids = own.get(r.owner_id);
+    if (ids) ids.push(Number(r.id));
+    else own.set(r.owner_id, [Number(r.id)]);
+  }
   const readable = new Map(
-    principals.map((p) => [p.userId, spec.visibility === 'team' ? all : (own.get(p.userId) ?? [])]),
+    principals.map((p) => [p.userId, loaded.visibility === 'team' ? all : (own.get(p.userId) ?? [])]),
   );
   const texts = generateQueries({
     count: queryCount,
-    users: spec.users,
-    seed: spec.seed + 1,
+    users: loaded.users,
+    seed: loaded.seed + 1,
     exclude: ctx.usedQueries,
   }).map((q) => q.text);
   texts.forEach((t) => ctx.usedQueries.add(t));
@@ -107,16 +141,15 @@ export async function prepareShape(
   const plans = new Map<string, VectorPlan>();
   for (const p of principals) plans.set(p.userId, await planOf(p));
   return {
-    label: spec.label,
+    label: loaded.label,
     principals,
-    keys,
+    keys: loaded.keys,
     readable,
     plans,
-    visibility: spec.visibility,
-    visiblePerUser: spec.visibility === 'team' ? all.length : Math.round(all.length / spec.users),
+    visibility: loaded.visibility,
+    visiblePerUser: loaded.visibility === 'team' ? all.length : Math.round(all.length / principals.length),
     queries: new QueryStream(texts),
-    // The rest of the same corpus: same style, contents the tenant does not hold yet.
-    stores: corpus,
+    stores: loaded.stores,
   };
 }
 

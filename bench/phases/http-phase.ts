@@ -2,7 +2,7 @@ import type { RecallWiring } from '../harness/recall-wiring';
 import { startServiceProcesses, type ProcessStack } from '../harness/service-processes';
 import { ApiClient, MAX_CONNECTIONS } from '../http/api-client';
 import { runClosedLoop, type Call, type LoadResult } from '../http/closed-loop';
-import { prepareShape, QueryStream, type HttpShape, type ShapeSpec } from '../http/http-shape';
+import { prepareShapes, QueryStream, type HttpShape, type ShapeSpec } from '../http/http-shape';
 import { serviceCalls, WORKLOADS, type WorkloadName } from '../http/http-workloads';
 import { backendPids, cpuSpent, rssMb, RssPeaks, snapshotCpu, type CpuGroups } from '../http/process-usage';
 import { FLOOR_APPLICATION, FLOOR_OF, RawFloors, type FloorName } from '../http/raw-floors';
@@ -53,8 +53,8 @@ export interface HttpResults {
   readonly reusedQueries: number;
 }
 
-const USER_SHAPE = { slug: 'http-users', users: 100, visibility: 'private', seed: 31 } as const;
-const TEAM_SHAPE = { slug: 'http-team', users: 20, visibility: 'team', seed: 32 } as const;
+export const USER_SHAPE = { slug: 'http-users', users: 100, visibility: 'private', seed: 31 } as const;
+export const TEAM_SHAPE = { slug: 'http-team', users: 20, visibility: 'team', seed: 32 } as const;
 
 /**
  * Loads both data shapes while the in-process services are still up (the loader and the plan
@@ -80,9 +80,7 @@ export async function prepareHttpShapes(
       label: `team of 20, ${count(options.teamMemories)} visible`,
     },
   ];
-  const shapes: HttpShape[] = [];
-  for (const spec of specs) shapes.push(await prepareShape(ctx, wiring, spec, texts));
-  return shapes;
+  return prepareShapes(ctx, wiring, specs, texts);
 }
 
 /**
@@ -126,7 +124,8 @@ export async function runHttpPhase(
       const two = await startStack(ctx, 2);
       try {
         const c = Math.max(...options.concurrencies);
-        const shape = shapes[shapes.length - 1];
+        // The loaded team (10k by default): the shape the one-API rows above also ran first.
+        const shape = shapes[Math.min(1, shapes.length - 1)];
         const cells = (['recall', 'list', 'store'] as const).map((workload) => ({ workload, c }));
         rows.push(...(await measureCells(ctx, two, floors, shape, cells, options)));
       } finally {

@@ -32,6 +32,13 @@ export interface TeamRecallRow {
   readonly quality: VectorQualityResult;
 }
 
+/** The loaded team, for the HTTP run that follows (not part of the report: it holds keys). */
+export interface LoadedTeam {
+  readonly principals: readonly Principal[];
+  /** user id → plaintext API key */
+  readonly keys: ReadonlyMap<string, string>;
+}
+
 export interface TeamRecallOptions {
   readonly memories: number;
   readonly wiring: RecallWiring;
@@ -51,7 +58,7 @@ export interface TeamRecallOptions {
 export async function runTeamRecallPhase(
   ctx: BenchContext,
   options: TeamRecallOptions,
-): Promise<TeamRecallRow> {
+): Promise<{ row: TeamRecallRow; team: LoadedTeam }> {
   const { wiring } = options;
   const principals = await createBenchTenant(ctx.pg, { slug: 'bench-team', users: TEAM_USERS });
   const keys = await createBenchKeys(ctx.pg, principals);
@@ -90,7 +97,7 @@ export async function runTeamRecallPhase(
     wiring,
     pairs.slice(options.warmup, options.warmup + options.qualityQueries).map(([a]) => a),
   );
-  return {
+  const row: TeamRecallRow = {
     memories: options.memories,
     users: TEAM_USERS,
     visible,
@@ -105,6 +112,7 @@ export async function runTeamRecallPhase(
     latency,
     quality,
   };
+  return { row, team: { principals, keys } };
 }
 
 /** `count` pairs of unseen query texts, each pair from one member, with the plan the repository picks. */

@@ -7,6 +7,8 @@ import type { LatencySummary } from '../metrics';
 import type { TeamRecallRow } from '../phases/team-recall-phase';
 import { machineLine, type MachineInfo } from './machine';
 import { renderIngestSection } from './ingest-report';
+import { httpSections } from './http-report';
+import type { HttpResults } from '../phases/http-phase';
 import { renderTeamSection } from './team-report';
 import { count, fixed, markdownTable, ms, ratio, triple, verdict } from './markdown';
 
@@ -57,6 +59,8 @@ export interface BenchResults {
   readonly store: StoreLatencyResult | null;
   /** Session event capture through HTTP (null with `--ingest-seconds 0`). */
   readonly ingest: EventIngestResult | null;
+  /** REST and MCP through the built processes (null with `--without-http` or `--ingest-only`). */
+  readonly http: HttpResults | null;
   readonly notes: readonly string[];
 }
 
@@ -157,6 +161,9 @@ export function renderBenchReport(r: BenchResults): string {
     '',
     ...renderIngestSection(r.ingest),
     '',
+    ...(r.http
+      ? ['## Through the front door: REST and MCP against their floors', '', ...httpSections(r.http, '###')]
+      : []),
     '## Data loading (not a target; for reading the run)',
     '',
     markdownTable(
@@ -169,7 +176,10 @@ export function renderBenchReport(r: BenchResults): string {
       ]),
     ),
   ];
-  if (r.notes.length > 0) sections.push('', '## Notes', '', ...r.notes.map((n) => `- ${n}`));
+  const notes = [...r.notes];
+  if (r.http && r.http.reusedQueries > 0)
+    notes.push(`${r.http.reusedQueries} HTTP recalls reused a text (they may have hit the query cache).`);
+  if (notes.length > 0) sections.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));
   return `${sections.join('\n')}\n`;
 }
 

@@ -82,7 +82,6 @@ function mcpTable(rows: readonly HttpRow[]): string {
 }
 
 export function renderHttpReport(results: HttpBenchResults): string {
-  const { http } = results;
   const lines = [
     `# HTTP benchmark (${results.mode}, ${results.startedAt})`,
     '',
@@ -95,6 +94,18 @@ export function renderHttpReport(results: HttpBenchResults): string {
             .join(', ')}.`
         : ''),
     '',
+    ...httpSections(results.http, '##'),
+  ];
+  const notes = [...results.notes];
+  if (results.http.reusedQueries > 0)
+    notes.push(`${results.http.reusedQueries} recalls reused a text (they may have hit the query cache).`);
+  if (notes.length > 0) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/** The HTTP run's tables, headed at `level` (`##` alone, `###` inside the whole benchmark's report). */
+export function httpSections(http: HttpResults, level: '##' | '###'): string[] {
+  const lines = [
     `The built API and worker as processes; each workload × concurrency (c lanes in a closed loop, ` +
       `keep-alive undici connections) runs ${http.secondsPerCell} s after 2×c warm-up calls, then its ` +
       'floor at the same concurrency through plain `pg` connections as the schema owner. CPU per request ' +
@@ -104,7 +115,7 @@ export function renderHttpReport(results: HttpBenchResults): string {
   ];
   for (const shape of http.shapes) {
     lines.push(
-      `## ${shape.label}`,
+      `${level} ${shape.label}`,
       '',
       `${count(shape.users)} members, ${count(shape.memories)} memories, ${count(shape.visiblePerUser)} visible to each caller.`,
       '',
@@ -113,16 +124,16 @@ export function renderHttpReport(results: HttpBenchResults): string {
     );
   }
   lines.push(
-    '## MCP against REST recall',
+    `${level} MCP against REST recall`,
     '',
     mcpTable(http.rows),
     '',
-    '## Memory',
+    `${level} Memory`,
     '',
     `API RSS ${ms(http.rss.apiIdle)} MB idle, ${ms(http.rss.apiPeak)} MB peak under load; worker ` +
       `${ms(http.rss.workerIdle)} MB idle, ${ms(http.rss.workerPeak)} MB peak.`,
     '',
-    '## What each row sends',
+    `${level} What each row sends`,
     '',
     ...Object.entries(WORKLOAD_REQUESTS).map(([name, what]) => `- **${name}**: ${what}`),
     '',
@@ -131,9 +142,5 @@ export function renderHttpReport(results: HttpBenchResults): string {
     ...Object.entries(FLOOR_REQUESTS).map(([name, what]) => `- **${name}**: ${what}`),
     '',
   );
-  const notes = [...results.notes];
-  if (http.reusedQueries > 0)
-    notes.push(`${http.reusedQueries} recalls reused a text (they may have hit the query cache).`);
-  if (notes.length > 0) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
-  return `${lines.join('\n').trimEnd()}\n`;
+  return lines;
 }
