@@ -15,6 +15,8 @@ export * from './application/delete-memory.use-case';
 export * from './application/restore-memory.use-case';
 export * from './application/purge-memory.use-case';
 export * from './application/bulk-delete-memories.use-case';
+export * from './application/delete-user.use-case';
+export * from './application/user-deletion.factory';
 export * from './application/import-memories.use-case';
 export * from './application/count-memories.use-case';
 export * from './application/expire-memories.use-case';

@@ -13,6 +13,7 @@ import { CountMemoriesUseCase } from './application/count-memories.use-case';
 import { CreateMemoryUseCase } from './application/create-memory.use-case';
 import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
 import { EraseUserDataUseCase } from './application/erase-user-data.use-case';
+import { DeleteUserUseCase } from './application/delete-user.use-case';
 import { ExpireMemoriesUseCase } from './application/expire-memories.use-case';
 import { FoldTextStatisticsUseCase } from './application/fold-text-statistics.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
@@ -65,6 +66,7 @@ const USE_CASES = [
   ExpireMemoriesUseCase,
   FoldTextStatisticsUseCase,
   EraseUserDataUseCase,
+  DeleteUserUseCase,
   ExportMemoriesUseCase,
 ];
 

@@ -3,6 +3,8 @@ import { EmbeddingsModule } from '@app/embeddings';
 import { JobsModule } from '@app/jobs';
 import { TenancyModule } from '@app/tenancy';
 import { AdminController } from './admin.controller';
+import { AdminKeysController } from './admin-keys.controller';
+import { AdminUsersController } from './admin-users.controller';
 import { EmbeddingsAdminController } from './embeddings-admin.controller';
 import { SecretsAdminController } from './secrets-admin.controller';
 import { MemoriesModule } from '@app/memories';
@@ -13,6 +15,12 @@ import { MemoriesModule } from '@app/memories';
  */
 @Module({
   imports: [TenancyModule, EmbeddingsModule, MemoriesModule, JobsModule],
-  controllers: [AdminController, EmbeddingsAdminController, SecretsAdminController],
+  controllers: [
+    AdminController,
+    AdminUsersController,
+    AdminKeysController,
+    EmbeddingsAdminController,
+    SecretsAdminController,
+  ],
 })
 export class AdminModule {}
