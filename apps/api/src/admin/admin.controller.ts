@@ -15,10 +15,11 @@ import {
   type Principal,
   type TenantSettingsResponse,
 } from '@app/tenancy';
+import { GetTenantStatsUseCase, presentTenantStats, tenantStatsResponse } from '@app/jobs';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { ApiRoute } from '../openapi/api-route.decorator';
 
-/** The tenant's settings and audit log (admin scope, the caller's own tenant only). */
+/** The tenant's settings, counts and audit log (admin scope, the caller's own tenant only). */
 @Controller('admin')
 @RequireScopes('admin')
 export class AdminController {
@@ -26,7 +27,19 @@ export class AdminController {
     @Inject(GetTenantSettingsUseCase) private readonly getSettings: GetTenantSettingsUseCase,
     @Inject(UpdateTenantSettingsUseCase) private readonly updateSettings: UpdateTenantSettingsUseCase,
     @Inject(ListAuditLogUseCase) private readonly listAudit: ListAuditLogUseCase,
+    @Inject(GetTenantStatsUseCase) private readonly tenantStats: GetTenantStatsUseCase,
   ) {}
+
+  @Get('stats')
+  @ApiRoute({
+    operationId: 'getTenantStats',
+    tag: 'admin',
+    summary: 'What your tenant holds (memories, users, keys, sessions) and its job backlog',
+    response: tenantStatsResponse,
+  })
+  async stats(@CurrentPrincipal() principal: Principal) {
+    return presentTenantStats(await this.tenantStats.execute(principal));
+  }
 
   @Get('settings')
   @ApiRoute({

@@ -3,6 +3,7 @@ import { EmbeddingsModule } from '@app/embeddings';
 import { JobsModule } from '@app/jobs';
 import { TenancyModule } from '@app/tenancy';
 import { AdminController } from './admin.controller';
+import { AdminJobsController } from './admin-jobs.controller';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminUsersController } from './admin-users.controller';
 import { EmbeddingsAdminController } from './embeddings-admin.controller';
@@ -19,6 +20,7 @@ import { MemoriesModule } from '@app/memories';
     AdminController,
     AdminUsersController,
     AdminKeysController,
+    AdminJobsController,
     EmbeddingsAdminController,
     SecretsAdminController,
   ],

@@ -27,7 +27,19 @@ export const auditQuery = z
   })
   .extend(pageQuery.shape);
 
-export const auditQuerySchema = auditQuery.transform((q) => ({
+export interface AuditQuery {
+  /** Username or user id. */
+  readonly actor?: string;
+  readonly action?: string;
+  /** `action` is a prefix (the query ended it with `*`). */
+  readonly actionPrefix?: boolean;
+  readonly target?: string;
+  readonly since?: Date;
+  readonly cursor?: string;
+  readonly limit: number;
+}
+
+export const auditQuerySchema = auditQuery.transform((q): AuditQuery => ({
   actor: q.actor,
   action: q.action?.replace(/\*$/, ''),
   actionPrefix: q.action?.endsWith('*') === true,
@@ -36,7 +48,6 @@ export const auditQuerySchema = auditQuery.transform((q) => ({
   cursor: q.cursor,
   limit: q.limit,
 }));
-export type AuditQuery = z.output<typeof auditQuerySchema>;
 
 export const auditEntryResponseSchema = z.object({
   id: z.number().int(),
