@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '@app/config';
-import { runCli } from '../../apps/cli/src/cli';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { teamFixture } from '../support/e2e-env';
 import { client } from '../support/http-client';
+import { adminKeyInOtherTenant } from '../support/other-tenant';
 import { startApiProcess, type ApiProcess } from '../support/processes';
 
 type UserBody = { id: string; username: string; display_name: string | null; is_admin: boolean };
@@ -18,26 +17,6 @@ type KeyBody = {
   last_used_at: string | null;
 };
 type CreatedKey = KeyBody & { key: string };
-
-/** Creates an admin with a key in another tenant of the same database, through the CLI. */
-async function adminKeyInOtherTenant(tenant: string): Promise<string> {
-  const env = { DATABASE_URL: inject('databaseUrl') };
-  const io = { out: () => undefined, err: () => undefined };
-  let out = '';
-  await runCli(['users', 'create', 'root', '--admin', '--tenant', tenant], {
-    io,
-    loadConfig: () => loadConfig(env),
-  });
-  const code = await runCli(
-    ['--json', 'keys', 'create', '--user', 'root', '--scopes', 'admin', '--tenant', tenant],
-    {
-      io: { out: (t) => void (out += t), err: () => undefined },
-      loadConfig: () => loadConfig(env),
-    },
-  );
-  expect(code).toBe(0);
-  return (JSON.parse(out) as CreatedKey).key;
-}
 
 describe('auth and admin routes (built API process, real Postgres)', () => {
   const team = teamFixture();

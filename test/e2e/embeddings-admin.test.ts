@@ -57,6 +57,7 @@ describe('embedding reindex and job progress over REST (built API and worker)', 
     });
     expect(started.status).toBe(202);
     expect(started.body.job_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(started.headers.get('location')).toBe(`/api/admin/jobs/${started.body.job_id}`);
 
     const done = await waitFor('reindex job to finish', async () => {
       const res = await admin.get<JobBody>(`/api/admin/jobs/${started.body.job_id}`);
@@ -73,7 +74,10 @@ describe('embedding reindex and job progress over REST (built API and worker)', 
     expect(done.progress.done).toBe(done.progress.total);
     expect(done.progress.total).toBeGreaterThanOrEqual(1);
     expect(Object.keys(done).sort()).toEqual(
-      ['created_at', 'error', 'finished_at', 'id', 'kind', 'progress', 'started_at', 'status'].sort(),
+      [
+        ...['created_at', 'error', 'finished_at', 'id', 'kind', 'progress', 'started_at', 'status'],
+        ...['name', 'state', 'attempts', 'max_attempts', 'queue_job_id', 'tracked_job_id'],
+      ].sort(),
     );
   });
 

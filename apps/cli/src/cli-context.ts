@@ -68,7 +68,10 @@ export class CliContext {
   async useCases(): Promise<TenancyUseCases> {
     if (this.cases) return this.cases;
     const runner = new TransactionRunner(await this.dataSource(), this.config.database.appRole);
-    this.cases = createTenancyUseCases(runner, { ttlMs: 0 });
+    this.cases = createTenancyUseCases(runner, {
+      ttlMs: 0,
+      keyRotationGraceSeconds: this.config.auth.keyRotationGraceSeconds,
+    });
     return this.cases;
   }
 

@@ -3,7 +3,9 @@ import { ConfigError, loadConfig, type AppConfig } from '@app/config';
 import { DomainError } from '@app/kernel';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
 import { CliContext, CliUsageError, type CliIo } from './cli-context';
+import { registerAuditCommand } from './commands/audit.command';
 import { registerEmbeddingsCommands } from './commands/embeddings.command';
+import { registerJobsCommands } from './commands/jobs.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerSecretsCommands } from './commands/secrets.command';
@@ -31,7 +33,7 @@ const STD_IO: CliIo = {
 export function buildProgram(context: CliContext): Command {
   const program = new Command('memory-cli')
     .description(
-      'Operate the memory service database: migrations, users, API keys, tenant settings and embedding models.',
+      'Operate the memory service: migrations, users, API keys, tenant settings, the audit log, jobs and embedding models.',
     )
     .option('--json', 'print machine-readable JSON')
     .exitOverride()
@@ -41,6 +43,8 @@ export function buildProgram(context: CliContext): Command {
   registerUsersCommands(program, context);
   registerKeysCommands(program, context);
   registerTenantsCommands(program, context);
+  registerAuditCommand(program, context);
+  registerJobsCommands(program, context);
   registerEmbeddingsCommands(program, context);
   registerSecretsCommands(program, context);
   registerTransferCommands(program, context);

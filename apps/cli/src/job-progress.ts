@@ -17,7 +17,10 @@ export interface FollowOptions {
   readonly detail?: (job: AdminJob) => string;
 }
 
-/** Polls an admin job's row, drawing a bar on stderr (live on a terminal, periodic lines otherwise). */
+/**
+ * Polls an admin job's row, drawing a bar on stderr (live on a terminal, periodic lines otherwise).
+ * The bar starts once the worker has counted the items, so its total is the real one from the start.
+ */
 export async function followJob(
   context: CliContext,
   getJob: GetAdminJobUseCase,
@@ -46,18 +49,27 @@ export async function followJob(
     detail: options.detail ? ` | ${options.detail(j)}` : '',
   });
   let current = job;
-  if (options.showBar) bar.start(job.progress.total ?? 0, 0, payload(job));
+  let started = false;
+  const draw = (j: AdminJob) => {
+    if (!options.showBar) return;
+    if (!started && j.progress.total === null) return;
+    if (!started) {
+      bar.start(j.progress.total ?? 0, 0, payload(j));
+      started = true;
+    }
+    bar.update(j.progress.done + j.progress.failed, payload(j));
+  };
+  if (options.showBar && job.progress.total === null)
+    context.io.err(`${options.label}: waiting for a worker to count the ${options.unit}…\n`);
+  draw(job);
   try {
     while (!isFinished(current)) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       current = await getJob.execute(actor, job.id);
-      if (options.showBar) {
-        bar.setTotal(current.progress.total ?? 0);
-        bar.update(current.progress.done + current.progress.failed, payload(current));
-      }
+      draw(current);
     }
   } finally {
-    if (options.showBar) bar.stop();
+    if (started) bar.stop();
   }
   return current;
 }

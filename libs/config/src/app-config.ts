@@ -33,6 +33,12 @@ export interface AppConfig {
     readonly apiKeys: Readonly<Record<string, string>>;
     readonly apiKey: string | undefined;
     readonly adminApiKey: string | undefined;
+    /** How long a rotated key keeps working after its replacement is issued. */
+    readonly keyRotationGraceSeconds: number;
+  };
+  readonly audit: {
+    /** Days an audit row is kept; 0 keeps them forever. */
+    readonly retentionDays: number;
   };
   readonly limits: {
     readonly maxContentBytes: number;
@@ -199,7 +205,9 @@ function toAppConfig(env: Env): AppConfig {
       apiKeys: env.API_KEYS,
       apiKey: env.API_KEY,
       adminApiKey: env.ADMIN_API_KEY,
+      keyRotationGraceSeconds: env.KEY_ROTATION_GRACE_SECONDS,
     },
+    audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
     limits: {
       maxContentBytes: env.MAX_CONTENT_BYTES,
       maxImportBatch: env.MAX_IMPORT_BATCH,

@@ -105,6 +105,10 @@ export const envSchema = z.object({
   API_KEYS: apiKeysJson,
   API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
+  /** After `keys rotate`, how long the old key keeps working (0: it stops at once). */
+  KEY_ROTATION_GRACE_SECONDS: int(86_400, 0, 31_536_000),
+  /** Audit rows older than this many days are deleted by the worker (0: kept forever). */
+  AUDIT_RETENTION_DAYS: int(90, 0, 36_500),
   /** Who reads a memory stored without `visibility`: the whole team (`team`) or its writer (`private`). */
   DEFAULT_VISIBILITY: z.enum(['team', 'private']).default('team'),
   /**

@@ -49,6 +49,11 @@ export const JOB_DEFINITIONS = {
     slot: z.string().max(64).optional(),
     tables: z.array(z.enum(PLANNED_TABLES)).max(PLANNED_TABLES.length).optional(),
   }),
+  /** Delete audit rows older than AUDIT_RETENTION_DAYS (all tenants), on a schedule. */
+  'audit.purge': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
   /** Soft-delete memories past their `expires_at` (all tenants), on a schedule. */
   'memories.expire': z.object({
     tenantId: uuid.optional(),

@@ -24,9 +24,20 @@ import { OutboxWriter } from './outbox-writer';
 import { AdminJobRepository } from './admin-jobs/admin-job.repository';
 import { GetAdminJobUseCase } from './admin-jobs/get-admin-job.use-case';
 import { GetJobUseCase } from './admin-jobs/get-job.use-case';
+import { AdminJobLookup } from './admin-jobs/admin-job-lookup';
+import { CancelAdminJobUseCase } from './admin-jobs/cancel-admin-job.use-case';
+import { ListAdminJobsUseCase } from './admin-jobs/list-admin-jobs.use-case';
+import { RetryAdminJobUseCase } from './admin-jobs/retry-admin-job.use-case';
+import { ShowAdminJobUseCase } from './admin-jobs/show-admin-job.use-case';
+import { GetTenantStatsUseCase } from './admin-stats/get-tenant-stats.use-case';
+import { TenantStatsRepository } from './admin-stats/tenant-stats.repository';
+import { BullMqJobInspector } from './drivers/bullmq-inspector';
+import { JOB_INSPECTOR, type JobInspector } from './job-inspector.port';
 import { JobHandlerDiscovery } from './job-handler.discovery';
 import { SlotScheduler } from './slot-scheduler';
 import { AnalyzeStatisticsJob } from './maintenance/analyze-statistics.job';
+import { PurgeAuditLogJob } from './maintenance/purge-audit-log.job';
+import { TenancyModule } from '@app/tenancy';
 import { INSTALLATION_ID, loadInstallationId } from './installation';
 
 export type JobsRole = 'api' | 'worker';
@@ -133,15 +144,40 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
+/** The admin job routes' use cases; they read the queue through JOB_INSPECTOR (JobsRuntimeModule). */
+const ADMIN_JOB_USE_CASES = [
+  AdminJobLookup,
+  ShowAdminJobUseCase,
+  ListAdminJobsUseCase,
+  RetryAdminJobUseCase,
+  CancelAdminJobUseCase,
+  GetTenantStatsUseCase,
+];
+
+function createInspector(queue: JobQueue): JobInspector {
+  if (queue instanceof BullMqJobQueue) return new BullMqJobInspector((name) => queue.queueFor(name));
+  return queue as InProcessJobQueue;
+}
+
 /**
  * What domain libs use to produce work and report on it: the outbox writer and the admin job
  * store. Import it where a use case records a job; the runtime (queue, relay, consumer) is the
  * apps' business, through JobsRuntimeModule.
  */
 @Module({
-  // AnalyzeStatisticsJob declares the `maintenance.analyze` job; every composition imports this module.
-  providers: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, GetJobUseCase, AnalyzeStatisticsJob],
-  exports: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, GetJobUseCase],
+  imports: [TenancyModule],
+  // The maintenance jobs (`maintenance.analyze`, `audit.purge`) live here: every composition imports this module.
+  providers: [
+    OutboxWriter,
+    AdminJobRepository,
+    GetAdminJobUseCase,
+    GetJobUseCase,
+    ...ADMIN_JOB_USE_CASES,
+    TenantStatsRepository,
+    AnalyzeStatisticsJob,
+    PurgeAuditLogJob,
+  ],
+  exports: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, GetJobUseCase, ...ADMIN_JOB_USE_CASES],
 })
 export class JobsModule {}
 
@@ -156,6 +192,8 @@ export class JobsRuntimeModule {
     const { role } = options;
     return {
       module: JobsRuntimeModule,
+      // Global: the admin job use cases (in JobsModule, imported by many modules) read the queue.
+      global: true,
       imports: [DiscoveryModule],
       providers: [
         { provide: JOBS_MODULE_OPTIONS, useValue: options },
@@ -197,9 +235,18 @@ export class JobsRuntimeModule {
             installationId: string,
           ) => createRelay(config, transactions, queue, installationId),
         },
+        { provide: JOB_INSPECTOR, inject: [JOB_QUEUE], useFactory: createInspector },
         JobsLifecycle,
       ],
-      exports: [JOB_QUEUE, JOB_CONSUMER, JobHandlerRegistry, JobExecutor, OutboxRelay, INSTALLATION_ID],
+      exports: [
+        JOB_QUEUE,
+        JOB_CONSUMER,
+        JOB_INSPECTOR,
+        JobHandlerRegistry,
+        JobExecutor,
+        OutboxRelay,
+        INSTALLATION_ID,
+      ],
     };
   }
 }

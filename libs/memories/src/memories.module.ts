@@ -13,6 +13,12 @@ import { CountMemoriesUseCase } from './application/count-memories.use-case';
 import { CreateMemoryUseCase } from './application/create-memory.use-case';
 import { DeleteMemoryUseCase } from './application/delete-memory.use-case';
 import { EraseUserDataUseCase } from './application/erase-user-data.use-case';
+import { DeleteUserUseCase } from './application/delete-user.use-case';
+import { MemoryStatsRepository } from './stats/adapters/memory-stats.repository';
+import {
+  GetMemoryStatsUseCase,
+  ListMemoryFacetsUseCase,
+} from './stats/application/get-memory-stats.use-case';
 import { ExpireMemoriesUseCase } from './application/expire-memories.use-case';
 import { FoldTextStatisticsUseCase } from './application/fold-text-statistics.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
@@ -65,7 +71,10 @@ const USE_CASES = [
   ExpireMemoriesUseCase,
   FoldTextStatisticsUseCase,
   EraseUserDataUseCase,
+  DeleteUserUseCase,
   ExportMemoriesUseCase,
+  GetMemoryStatsUseCase,
+  ListMemoryFacetsUseCase,
 ];
 
 const SHARING_USE_CASES = [
@@ -121,6 +130,7 @@ const SECRET_MEMORY_USE_CASES = [
     { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
     ShareRepository,
     MemoryExportRepository,
+    MemoryStatsRepository,
     ...USE_CASES,
     ...SHARING_USE_CASES,
     ...LINK_USE_CASES,

@@ -16,6 +16,11 @@ import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
 import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
 import { UpdateTenantSettingsUseCase } from './application/update-tenant-settings.use-case';
+import { AuditLogRepository } from './adapters/audit-log.repository';
+import { ChangeUserStatusUseCase } from './application/change-user-status.use-case';
+import { ListAuditLogUseCase } from './application/list-audit-log.use-case';
+import { PurgeAuditLogUseCase } from './application/purge-audit-log.use-case';
+import { RotateApiKeyUseCase } from './application/rotate-api-key.use-case';
 
 export interface TenancyUseCases {
   readonly authenticateApiKey: AuthenticateApiKeyUseCase;
@@ -29,6 +34,10 @@ export interface TenancyUseCases {
   readonly resolveSystemActor: ResolveSystemActorUseCase;
   readonly getTenantSettings: GetTenantSettingsUseCase;
   readonly updateTenantSettings: UpdateTenantSettingsUseCase;
+  readonly rotateApiKey: RotateApiKeyUseCase;
+  readonly changeUserStatus: ChangeUserStatusUseCase;
+  readonly listAuditLog: ListAuditLogUseCase;
+  readonly purgeAuditLog: PurgeAuditLogUseCase;
   readonly cache: ApiKeyCache;
 }
 
@@ -36,15 +45,21 @@ export interface TenancyUseCases {
  * The same wiring as TenancyModule without a Nest container, for the CLI (which should start fast
  * and without the HTTP stack) and for integration tests.
  */
+export interface TenancyFactoryOptions extends ApiKeyCacheOptions {
+  /** KEY_ROTATION_GRACE_SECONDS (default one day). */
+  readonly keyRotationGraceSeconds?: number;
+}
+
 export function createTenancyUseCases(
   tx: TransactionRunner,
-  cacheOptions?: ApiKeyCacheOptions,
+  options: TenancyFactoryOptions = {},
 ): TenancyUseCases {
   const tenants = new TenantRepository();
   const users = new UserRepository();
   const keys = new ApiKeyRepository();
   const audit = new AuditWriter();
-  const cache = new ApiKeyCache(cacheOptions);
+  const cache = new ApiKeyCache(options);
+  const auditLog = new AuditLogRepository();
   return {
     authenticateApiKey: new AuthenticateApiKeyUseCase(tx, keys, cache),
     bootstrapFromEnv: new BootstrapFromEnvUseCase(tx, tenants, new EnvBootstrapRepository(), keys, audit),
@@ -57,6 +72,10 @@ export function createTenancyUseCases(
     resolveSystemActor: new ResolveSystemActorUseCase(tx, tenants),
     getTenantSettings: new GetTenantSettingsUseCase(tx, tenants),
     updateTenantSettings: new UpdateTenantSettingsUseCase(tx, tenants, audit),
+    rotateApiKey: new RotateApiKeyUseCase(tx, keys, audit, cache, options.keyRotationGraceSeconds ?? 86_400),
+    changeUserStatus: new ChangeUserStatusUseCase(tx, users, audit, cache),
+    listAuditLog: new ListAuditLogUseCase(tx, users, auditLog),
+    purgeAuditLog: new PurgeAuditLogUseCase(tx, auditLog),
     cache,
   };
 }

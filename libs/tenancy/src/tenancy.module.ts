@@ -1,3 +1,4 @@
+import { APP_CONFIG, type AppConfig } from '@app/config';
 import { Module } from '@nestjs/common';
 import { ApiKeyRepository } from './adapters/api-key.repository';
 import { EnvBootstrapRepository } from './adapters/env-bootstrap.repository';
@@ -16,6 +17,11 @@ import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
 import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
 import { UpdateTenantSettingsUseCase } from './application/update-tenant-settings.use-case';
+import { AuditLogRepository } from './adapters/audit-log.repository';
+import { ChangeUserStatusUseCase } from './application/change-user-status.use-case';
+import { ListAuditLogUseCase } from './application/list-audit-log.use-case';
+import { PurgeAuditLogUseCase } from './application/purge-audit-log.use-case';
+import { KEY_ROTATION_GRACE_SECONDS, RotateApiKeyUseCase } from './application/rotate-api-key.use-case';
 
 const USE_CASES = [
   AuthenticateApiKeyUseCase,
@@ -29,6 +35,10 @@ const USE_CASES = [
   ResolveSystemActorUseCase,
   GetTenantSettingsUseCase,
   UpdateTenantSettingsUseCase,
+  RotateApiKeyUseCase,
+  ChangeUserStatusUseCase,
+  ListAuditLogUseCase,
+  PurgeAuditLogUseCase,
 ];
 
 /**
@@ -42,6 +52,12 @@ const USE_CASES = [
     ApiKeyRepository,
     EnvBootstrapRepository,
     AuditWriter,
+    AuditLogRepository,
+    {
+      provide: KEY_ROTATION_GRACE_SECONDS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.auth.keyRotationGraceSeconds,
+    },
     { provide: ApiKeyCache, useFactory: () => new ApiKeyCache() },
     ...USE_CASES,
   ],

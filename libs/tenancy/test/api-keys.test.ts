@@ -103,9 +103,9 @@ describe('API keys and admin use cases', () => {
     await cases.createUser.execute(admin, { username: 'bob', displayName: null, isAdmin: false });
     const created = await cases.createApiKey.execute(admin, { ...noExpiry, user: 'bob', scopes: undefined });
 
-    const users = await cases.listUsers.execute(admin);
+    const users = (await cases.listUsers.execute(admin)).items;
     expect(users.map((u) => u.username)).toContain('bob');
-    const keys = await cases.listApiKeys.execute(admin, { user: 'bob' });
+    const keys = (await cases.listApiKeys.execute(admin, { user: 'bob' })).items;
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatchObject({
       id: created.key.id,
@@ -194,7 +194,7 @@ describe('API keys and admin use cases', () => {
       code: TenancyErrorCode.Unauthenticated,
       message: 'API key has expired',
     });
-    const [listed] = await cases.listApiKeys.execute(admin, { user: 'dave' });
+    const [listed] = (await cases.listApiKeys.execute(admin, { user: 'dave' })).items;
     expect(listed.expiresAt).toBeInstanceOf(Date);
 
     const other = await cases.createApiKey.execute(admin, { ...noExpiry, user: 'dave', scopes: undefined });
@@ -327,8 +327,8 @@ describe('API keys and admin use cases', () => {
       scopes: undefined,
     });
 
-    expect((await cases.listUsers.execute(awayAdmin)).map((u) => u.id)).not.toContain(alice.id);
-    const awayKeys = await cases.listApiKeys.execute(awayAdmin);
+    expect((await cases.listUsers.execute(awayAdmin)).items.map((u) => u.id)).not.toContain(alice.id);
+    const awayKeys = (await cases.listApiKeys.execute(awayAdmin)).items;
     expect(awayKeys.map((k) => k.id)).not.toContain(key.id);
     expect(awayKeys.every((k) => k.username.startsWith('root-'))).toBe(true);
 

@@ -1,69 +1,45 @@
+import { Body, Controller, Get, Inject, Patch, Query } from '@nestjs/common';
 import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  Header,
-  HttpCode,
-  Inject,
-  Param,
-  Patch,
-  Post,
-  Query,
-} from '@nestjs/common';
-import {
-  apiKeyResponseSchema,
-  createApiKeyBody,
-  createApiKeyBodySchema,
-  CreateApiKeyUseCase,
-  createdApiKeyResponseSchema,
-  createUserBody,
-  createUserBodySchema,
-  CreateUserUseCase,
-  listApiKeysQuery,
-  listApiKeysQuerySchema,
-  ListApiKeysUseCase,
-  ListUsersUseCase,
+  auditPageResponseSchema,
+  auditQuery,
+  auditQuerySchema,
   GetTenantSettingsUseCase,
+  ListAuditLogUseCase,
   parseInput,
-  RevokeApiKeyUseCase,
   tenantSettingsResponseSchema,
-  toApiKeyResponse,
-  toCreatedApiKeyResponse,
+  toAuditEntryResponse,
   toTenantSettingsResponse,
-  toUserResponse,
   updateTenantSettingsBody,
   updateTenantSettingsBodySchema,
   UpdateTenantSettingsUseCase,
-  userResponseSchema,
-  type ApiKeyResponse,
-  type CreatedApiKeyResponse,
   type Principal,
   type TenantSettingsResponse,
-  type UserResponse,
 } from '@app/tenancy';
-import { EraseUserDataUseCase, erasureReceiptResponse, presentErasureReceipt } from '@app/memories';
+import { GetTenantStatsUseCase, presentTenantStats, tenantStatsResponse } from '@app/jobs';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { ApiRoute } from '../openapi/api-route.decorator';
-import { keyIdParams, keysResponse, userRefParams, usersResponse } from '../openapi/route-schemas';
 
-/**
- * User, key and settings management inside the caller's own tenant. Validate, call one use case,
- * shape the answer.
- */
+/** The tenant's settings, counts and audit log (admin scope, the caller's own tenant only). */
 @Controller('admin')
 @RequireScopes('admin')
 export class AdminController {
   constructor(
-    @Inject(CreateUserUseCase) private readonly createUser: CreateUserUseCase,
-    @Inject(ListUsersUseCase) private readonly listUsers: ListUsersUseCase,
-    @Inject(CreateApiKeyUseCase) private readonly createApiKey: CreateApiKeyUseCase,
-    @Inject(ListApiKeysUseCase) private readonly listApiKeys: ListApiKeysUseCase,
-    @Inject(RevokeApiKeyUseCase) private readonly revokeApiKey: RevokeApiKeyUseCase,
-    @Inject(EraseUserDataUseCase) private readonly eraseUserData: EraseUserDataUseCase,
     @Inject(GetTenantSettingsUseCase) private readonly getSettings: GetTenantSettingsUseCase,
     @Inject(UpdateTenantSettingsUseCase) private readonly updateSettings: UpdateTenantSettingsUseCase,
+    @Inject(ListAuditLogUseCase) private readonly listAudit: ListAuditLogUseCase,
+    @Inject(GetTenantStatsUseCase) private readonly tenantStats: GetTenantStatsUseCase,
   ) {}
+
+  @Get('stats')
+  @ApiRoute({
+    operationId: 'getTenantStats',
+    tag: 'admin',
+    summary: 'What your tenant holds (memories, users, keys, sessions) and its job backlog',
+    response: tenantStatsResponse,
+  })
+  async stats(@CurrentPrincipal() principal: Principal) {
+    return presentTenantStats(await this.tenantStats.execute(principal));
+  }
 
   @Get('settings')
   @ApiRoute({
@@ -93,96 +69,21 @@ export class AdminController {
     return toTenantSettingsResponse(await this.updateSettings.execute(principal, patch));
   }
 
-  @Post('users')
-  @HttpCode(201)
+  @Get('audit')
   @ApiRoute({
-    operationId: 'createUser',
+    operationId: 'listAuditLog',
     tag: 'admin',
-    summary: 'Create a user in the admin’s tenant',
-    body: createUserBody,
-    response: userResponseSchema,
-    responseDescription: 'Created',
-    errors: { 409: 'A user with this username exists' },
+    summary: 'The tenant’s audit log, newest first, a page at a time',
+    description:
+      'Every write and admin action appends a row. Filter by actor (username or id), action (exact, or a ' +
+      'prefix ending in `*`), target id and start time; follow `next_cursor` for older rows. Rows older than ' +
+      'AUDIT_RETENTION_DAYS are deleted by the worker.',
+    query: auditQuery,
+    response: auditPageResponseSchema,
+    errors: { 404: 'The actor is no user of this tenant', 422: 'A malformed filter, limit or cursor' },
   })
-  async addUser(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<UserResponse> {
-    return toUserResponse(await this.createUser.execute(principal, parseInput(createUserBodySchema, body)));
-  }
-
-  @Get('users')
-  @ApiRoute({ operationId: 'listUsers', tag: 'admin', summary: 'List users', response: usersResponse })
-  async users(@CurrentPrincipal() principal: Principal): Promise<{ users: UserResponse[] }> {
-    return { users: (await this.listUsers.execute(principal)).map(toUserResponse) };
-  }
-
-  /** `:id` is a username or a user id. The key is in this response only. */
-  @Post('users/:id/keys')
-  @HttpCode(201)
-  @Header('Cache-Control', 'no-store')
-  @ApiRoute({
-    operationId: 'createApiKey',
-    tag: 'admin',
-    summary: 'Create a key for a user (the key is returned once)',
-    params: userRefParams,
-    body: createApiKeyBody,
-    response: createdApiKeyResponseSchema,
-    responseDescription: 'Created',
-    errors: { 404: 'No such user in this tenant' },
-  })
-  async addKey(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') user: string,
-    @Body() body: unknown,
-  ): Promise<CreatedApiKeyResponse> {
-    const input = parseInput(createApiKeyBodySchema, body ?? {});
-    return toCreatedApiKeyResponse(await this.createApiKey.execute(principal, { ...input, user }));
-  }
-
-  @Get('keys')
-  @ApiRoute({
-    operationId: 'listApiKeys',
-    tag: 'admin',
-    summary: 'List keys (never the key itself)',
-    query: listApiKeysQuery,
-    response: keysResponse,
-    errors: { 404: 'No such user in this tenant', 422: 'Validation failed' },
-  })
-  async keys(
-    @CurrentPrincipal() principal: Principal,
-    @Query() query: unknown,
-  ): Promise<{ keys: ApiKeyResponse[] }> {
-    const keys = await this.listApiKeys.execute(principal, parseInput(listApiKeysQuerySchema, query ?? {}));
-    const now = new Date();
-    return { keys: keys.map((key) => toApiKeyResponse(key, now)) };
-  }
-
-  @Delete('keys/:id')
-  @ApiRoute({
-    operationId: 'revokeApiKey',
-    tag: 'admin',
-    summary: 'Revoke a key',
-    params: keyIdParams,
-    response: apiKeyResponseSchema,
-    responseDescription: 'Revoked',
-    errors: { 404: 'No such key in this tenant' },
-  })
-  async revoke(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') keyId: string,
-  ): Promise<ApiKeyResponse> {
-    return toApiKeyResponse(await this.revokeApiKey.execute(principal, { keyId }));
-  }
-
-  @Delete('users/:id/data')
-  @ApiRoute({
-    operationId: 'eraseUserData',
-    tag: 'admin',
-    summary: "Erase a user's memory data (rows, vectors, history, queued jobs, secrets); answers a receipt",
-    params: userRefParams,
-    response: erasureReceiptResponse,
-    responseDescription: 'Erased (the receipt counts what was removed); the erasure is audited',
-    errors: { 404: 'No such user in this tenant' },
-  })
-  async erase(@CurrentPrincipal() principal: Principal, @Param('id') user: string) {
-    return presentErasureReceipt(await this.eraseUserData.execute(principal, user));
+  async audit(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    const page = await this.listAudit.execute(principal, parseInput(auditQuerySchema, query ?? {}));
+    return { entries: page.items.map(toAuditEntryResponse), next_cursor: page.nextCursor };
   }
 }

@@ -3,6 +3,9 @@ import { EmbeddingsModule } from '@app/embeddings';
 import { JobsModule } from '@app/jobs';
 import { TenancyModule } from '@app/tenancy';
 import { AdminController } from './admin.controller';
+import { AdminJobsController } from './admin-jobs.controller';
+import { AdminKeysController } from './admin-keys.controller';
+import { AdminUsersController } from './admin-users.controller';
 import { EmbeddingsAdminController } from './embeddings-admin.controller';
 import { SecretsAdminController } from './secrets-admin.controller';
 import { MemoriesModule } from '@app/memories';
@@ -13,6 +16,13 @@ import { MemoriesModule } from '@app/memories';
  */
 @Module({
   imports: [TenancyModule, EmbeddingsModule, MemoriesModule, JobsModule],
-  controllers: [AdminController, EmbeddingsAdminController, SecretsAdminController],
+  controllers: [
+    AdminController,
+    AdminUsersController,
+    AdminKeysController,
+    AdminJobsController,
+    EmbeddingsAdminController,
+    SecretsAdminController,
+  ],
 })
 export class AdminModule {}

@@ -1,24 +1,20 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { adminJobResponseSchema, toAdminJobResponse, type AdminJobResponse } from '@app/jobs';
-import { GetAdminJobUseCase } from '@app/jobs';
+import { Body, Controller, HttpCode, Inject, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { StartReindexUseCase } from '@app/embeddings';
 import { reindexBody, reindexBodySchema, reindexResponseSchema, type ReindexResponse } from '@app/embeddings';
 import { parseInput, type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { ApiRoute } from '../openapi/api-route.decorator';
-import { jobIdParams } from '../openapi/route-schemas';
+import { adminJobLocation } from './admin-jobs.controller';
 
 /**
- * Embedding model switch and admin job progress. A reindex re-embeds every tenant's memories,
+ * Embedding model switch; its job is followed at `GET /api/admin/jobs/:id`. A reindex re-embeds every tenant's memories,
  * so in a multi-tenant install only operators should hold the admin scope.
  */
 @Controller('admin')
 @RequireScopes('admin')
 export class EmbeddingsAdminController {
-  constructor(
-    @Inject(StartReindexUseCase) private readonly startReindex: StartReindexUseCase,
-    @Inject(GetAdminJobUseCase) private readonly getJob: GetAdminJobUseCase,
-  ) {}
+  constructor(@Inject(StartReindexUseCase) private readonly startReindex: StartReindexUseCase) {}
 
   @Post('embeddings/reindex')
   @HttpCode(202)
@@ -32,27 +28,19 @@ export class EmbeddingsAdminController {
       'multi-tenant install: the job re-embeds every tenant’s memories.',
     body: reindexBody,
     response: reindexResponseSchema,
-    responseDescription: 'Job queued',
+    responseDescription: 'Job queued; `Location` is /api/admin/jobs/{job_id}',
     errors: {
       409: 'A reindex to another model is unfinished',
       422: 'Invalid model id, or a model that cannot be loaded',
     },
   })
-  async reindex(@CurrentPrincipal() principal: Principal, @Body() body: unknown): Promise<ReindexResponse> {
+  async reindex(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ReindexResponse> {
     const job = await this.startReindex.execute(principal, parseInput(reindexBodySchema, body ?? {}));
+    void reply.header('location', adminJobLocation(job.id));
     return { job_id: job.id };
-  }
-
-  @Get('jobs/:id')
-  @ApiRoute({
-    operationId: 'getAdminJob',
-    tag: 'admin',
-    summary: 'Progress of an admin job (reindex, secret migration) of the caller’s tenant',
-    params: jobIdParams,
-    response: adminJobResponseSchema,
-    errors: { 404: 'No such job in this tenant' },
-  })
-  async job(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<AdminJobResponse> {
-    return toAdminJobResponse(await this.getJob.execute(principal, id));
   }
 }

@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   secretMigrationBodySchema,
   secretMigrationResponseSchema,
@@ -7,6 +8,7 @@ import {
 import { parseInput, type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { ApiRoute } from '../openapi/api-route.decorator';
+import { adminJobLocation } from './admin-jobs.controller';
 
 /** Starts the secret migration of the caller's tenant; progress at `GET /api/admin/jobs/:id`. */
 @Controller('admin')
@@ -26,15 +28,17 @@ export class SecretsAdminController {
       'progress has scanned, found, migrated and failed.',
     body: secretMigrationBodySchema,
     response: secretMigrationResponseSchema,
-    responseDescription: 'Job queued',
+    responseDescription: 'Job queued; `Location` is /api/admin/jobs/{job_id}',
     errors: { 404: 'Unknown tenant' },
   })
   async migrate(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ job_id: string }> {
     const input = parseInput(secretMigrationBodySchema, body ?? {});
     const job = await this.start.execute(principal, { tenant: input.tenant, dryRun: input.dry_run });
+    void reply.header('location', adminJobLocation(job.id));
     return { job_id: job.id };
   }
 }

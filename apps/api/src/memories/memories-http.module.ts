@@ -9,6 +9,7 @@ import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
 import { MemorySecretsController } from './memory-secrets.controller';
 import { MemorySharesController } from './memory-shares.controller';
+import { MemoryStatsController } from './memory-stats.controller';
 
 @Module({
   imports: [MemoriesModule, RecallModule, SyncModule],
@@ -20,6 +21,7 @@ import { MemorySharesController } from './memory-shares.controller';
     MemorySharesController,
     MemoriesController,
     MemoryLinksController,
+    MemoryStatsController,
   ],
 })
 export class MemoriesHttpModule {}

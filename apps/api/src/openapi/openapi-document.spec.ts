@@ -3,6 +3,9 @@ import { METHOD_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { AdminController } from '../admin/admin.controller';
+import { AdminJobsController } from '../admin/admin-jobs.controller';
+import { AdminKeysController } from '../admin/admin-keys.controller';
+import { AdminUsersController } from '../admin/admin-users.controller';
 import { EmbeddingsAdminController } from '../admin/embeddings-admin.controller';
 import { SecretsAdminController } from '../admin/secrets-admin.controller';
 import { AuthCheckController } from '../auth/auth-check.controller';
@@ -14,6 +17,7 @@ import { MemorySearchController } from '../memories/memory-search.controller';
 import { MemorySecretsController } from '../memories/memory-secrets.controller';
 import { MemorySharesController } from '../memories/memory-shares.controller';
 import { MemorySyncController } from '../memories/memory-sync.controller';
+import { MemoryStatsController } from '../memories/memory-stats.controller';
 import { JobsController } from '../jobs/jobs.controller';
 import { SessionImportController } from '../sessions/session-import.controller';
 import { SessionsController } from '../sessions/sessions.controller';
@@ -32,7 +36,11 @@ const API_CONTROLLERS: Type[] = [
   MemorySharesController,
   MemorySyncController,
   MemoryExportController,
+  MemoryStatsController,
   AdminController,
+  AdminUsersController,
+  AdminKeysController,
+  AdminJobsController,
   EmbeddingsAdminController,
   SecretsAdminController,
   AuthCheckController,
@@ -70,7 +78,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(45);
+    expect(operations()).toHaveLength(57);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {

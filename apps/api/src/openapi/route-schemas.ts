@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { memoryIdSchema, storedMemoryResponse } from '@app/memories';
+import { erasureReceiptResponse, memoryIdSchema, storedMemoryResponse } from '@app/memories';
 import { sessionIdSchema } from '@app/sessions';
-import { apiKeyResponseSchema, userResponseSchema } from '@app/tenancy';
+import { userResponseSchema } from '@app/tenancy';
 import { idempotencyKeySchema } from '../memories/idempotency-key.schema';
 
 /**
@@ -28,10 +28,11 @@ export const authCheckResponse = z.object({
 });
 
 export const userRefParams = z.object({ id: z.string().describe('Username or user id') });
-export const keyIdParams = z.object({ id: z.string().describe('Key id') });
+export const keyRefParams = z.object({
+  id: z.string().max(200).describe('Key id, or the key prefix `GET /api/admin/keys` shows (msk_1a2B3c4D)'),
+});
 export const jobIdParams = z.object({ id: z.uuid() });
 
-export const usersResponse = z.object({ users: z.array(userResponseSchema) });
-export const keysResponse = z.object({ keys: z.array(apiKeyResponseSchema) });
+export const deletedUserResponse = z.object({ user: userResponseSchema, erasure: erasureReceiptResponse });
 
 export const sessionIdParams = z.object({ id: sessionIdSchema });

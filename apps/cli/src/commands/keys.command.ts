@@ -5,9 +5,12 @@ import {
   parseInput,
   toApiKeyResponse,
   toCreatedApiKeyResponse,
+  toRotatedApiKeyResponse,
+  type ApiKeySummary,
 } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
 import { json, keysTable } from '../cli-output';
+import { allPages } from '../paging';
 
 interface Globals {
   json?: boolean;
@@ -16,7 +19,7 @@ interface Globals {
 
 const TENANT_OPTION = ['--tenant <slug>', 'tenant slug (default: DEFAULT_TENANT)'] as const;
 
-/** `keys create|list|revoke`: same use cases (and validation) as the admin REST routes. */
+/** `keys create|list|rotate|revoke`: same use cases (and validation) as the admin REST routes. */
 export function registerKeysCommands(program: Command, context: CliContext): void {
   const keys = program.command('keys').description('manage API keys');
 
@@ -63,16 +66,39 @@ export function registerKeysCommands(program: Command, context: CliContext): voi
       const globals = command.optsWithGlobals<Globals>();
       const query = parseInput(listApiKeysQuerySchema, { user: options.user });
       const { listApiKeys } = await context.useCases();
+      const actor = await context.actor(globals.tenant);
       const now = new Date();
-      const list = (await listApiKeys.execute(await context.actor(globals.tenant), query)).map((k) =>
-        toApiKeyResponse(k, now),
+      const keys = await allPages<ApiKeySummary>((cursor) =>
+        listApiKeys.execute(actor, { ...query, cursor }),
       );
+      const list = keys.map((k) => toApiKeyResponse(k, now));
       context.io.out(globals.json ? json({ keys: list }) : keysTable(list));
     });
 
   keys
-    .command('revoke <id>')
-    .description('revoke an API key by id (see keys list)')
+    .command('rotate <key>')
+    .description(
+      'replace a key (id or prefix, see keys list) with a new one; the old one works for KEY_ROTATION_GRACE_SECONDS more',
+    )
+    .option(...TENANT_OPTION)
+    .action(async (keyId: string, _options: unknown, command: Command) => {
+      const globals = command.optsWithGlobals<Globals>();
+      const { rotateApiKey } = await context.useCases();
+      const rotated = toRotatedApiKeyResponse(
+        await rotateApiKey.execute(await context.actor(globals.tenant), { keyId }),
+      );
+      context.io.out(
+        globals.json
+          ? json(rotated)
+          : `Rotated key ${rotated.previous.prefix} of "${rotated.username}": the old key works until ` +
+              `${rotated.previous.expires_at}.\nNew key ${rotated.id}; store it now, it is not shown again:\n\n` +
+              `${rotated.key}\n\n`,
+      );
+    });
+
+  keys
+    .command('revoke <key>')
+    .description('revoke an API key by id or by the prefix keys list shows')
     .option(...TENANT_OPTION)
     .action(async (keyId: string, _options: unknown, command: Command) => {
       const globals = command.optsWithGlobals<Globals>();

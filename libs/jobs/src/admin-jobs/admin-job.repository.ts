@@ -76,6 +76,24 @@ export class AdminJobRepository {
     return rows[0] ? toJob(rows[0]) : null;
   }
 
+  async findMany(scope: TenantScope, tx: Tx, ids: readonly string[]): Promise<AdminJob[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await tx.query<JobRow>(
+      `SELECT ${COLUMNS} FROM jobs WHERE id = ANY($1::uuid[]) AND tenant_id = $2`,
+      [[...ids], scope.tenantId],
+    );
+    return rows.map(toJob);
+  }
+
+  /** A failed job queued again (an admin's retry): it resumes from its checkpoint. */
+  async reopen(scope: TenantScope, tx: Tx, id: string): Promise<void> {
+    await tx.query(
+      `UPDATE jobs SET status = 'queued', error = NULL, finished_at = NULL
+        WHERE id = $1 AND tenant_id = $2 AND status = 'failed'`,
+      [id, scope.tenantId],
+    );
+  }
+
   /** Unfinished jobs of a kind in any tenant visible to the transaction, oldest first. */
   async findOpen(tx: Tx, kind: string): Promise<AdminJob[]> {
     const { rows } = await tx.query<JobRow>(

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** A long-running admin job (reindex, secret migration) as the `jobs` table records it. */
 export type AdminJobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -32,41 +30,4 @@ export const FINISHED_JOB_STATUSES: readonly AdminJobStatus[] = ['succeeded', 'f
 
 export function isFinished(job: Pick<AdminJob, 'status'>): boolean {
   return FINISHED_JOB_STATUSES.includes(job.status);
-}
-
-/** `GET /api/admin/jobs/:id` (snake_case JSON), also the CLI's --json output. */
-export const adminJobResponseSchema = z.object({
-  id: z.uuid(),
-  kind: z.string(),
-  status: z.enum(['queued', 'running', 'succeeded', 'failed']),
-  progress: z
-    .object({
-      total: z.number().int().nullable(),
-      done: z.number().int(),
-      failed: z.number().int(),
-    })
-    .catchall(z.number().int().nullable()),
-  error: z.string().nullable(),
-  created_at: z.string(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-});
-export type AdminJobResponse = z.infer<typeof adminJobResponseSchema>;
-
-export function toAdminJobResponse(job: AdminJob): AdminJobResponse {
-  return {
-    id: job.id,
-    kind: job.kind,
-    status: job.status,
-    progress: {
-      ...job.progress.counters,
-      total: job.progress.total,
-      done: job.progress.done,
-      failed: job.progress.failed,
-    },
-    error: job.error,
-    created_at: job.createdAt,
-    started_at: job.startedAt,
-    finished_at: job.finishedAt,
-  };
 }

@@ -88,6 +88,11 @@ export class BullMqJobQueue implements JobQueue {
     return this.options.connectionName ?? `${this.options.prefix}-producer`;
   }
 
+  /** The producer's queue for a job name (the admin inspector reads the same queues). */
+  queueFor(name: JobName): Queue {
+    return this.queue(name);
+  }
+
   private queue(name: JobName): Queue {
     let queue = this.queues.get(name);
     if (!queue) {

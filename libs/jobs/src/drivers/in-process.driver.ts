@@ -3,6 +3,8 @@ import type { JobExecutor } from '../job-executor';
 import { backoffDelayMs, defaultJobPolicy, type JobPolicyResolver } from '../job-policies';
 import type { JobName } from '../job-definitions';
 import type { JobConsumer, JobQueue, QueuedJob } from '../job-queue.port';
+import type { JobInspector, QueueJob, QueueJobState } from '../job-inspector.port';
+import { InProcessJobLedger } from './in-process-ledger';
 import { isRetryableJobError, JobsError, JobsErrorCode } from '../jobs.errors';
 
 export interface InProcessDriverOptions {
@@ -22,7 +24,7 @@ interface Entry {
  * retry policy and id-based dedupe as BullMQ. Jobs live in memory only; the outbox row is already
  * marked dispatched, so a crash loses queued jobs (acceptable for a single-user embedded setup).
  */
-export class InProcessJobQueue implements JobQueue, JobConsumer {
+export class InProcessJobQueue implements JobQueue, JobConsumer, JobInspector {
   readonly driver = 'in-process' as const;
   private readonly logger = new Logger('InProcessJobQueue');
   private readonly policy: JobPolicyResolver;
@@ -30,7 +32,8 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
   private readonly pending: Entry[] = [];
   /** jobId → time until which a re-add is ignored (Infinity while queued or running). */
   private readonly known = new Map<string, number>();
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly retryTimers = new Map<NodeJS.Timeout, string>();
+  private readonly ledger: InProcessJobLedger;
   private waiters: Array<{ readonly ready: () => boolean; readonly resolve: () => void }> = [];
   private active = 0;
   private started = false;
@@ -42,6 +45,7 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
   ) {
     this.policy = options.policy ?? defaultJobPolicy;
     this.now = options.now ?? Date.now;
+    this.ledger = new InProcessJobLedger(this.now);
   }
 
   async add(jobs: readonly QueuedJob[]): Promise<void> {
@@ -50,6 +54,7 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
     for (const job of jobs) {
       if (this.known.has(job.jobId)) continue;
       this.known.set(job.jobId, Number.POSITIVE_INFINITY);
+      this.ledger.added(job, this.policy(job.name).attempts);
       this.pending.push({ job, attempt: 1 });
     }
     this.pump();
@@ -88,7 +93,7 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
     });
     const result = await Promise.race([drained, timedOut]);
     clearTimeout(timer);
-    for (const t of this.retryTimers) clearTimeout(t);
+    for (const t of this.retryTimers.keys()) clearTimeout(t);
     if (result === 'timeout' || this.retryTimers.size > 0) {
       this.logger.warn(
         `closed with ${this.active} running, ${this.pending.length} queued and ${this.retryTimers.size} retrying jobs`,
@@ -112,6 +117,7 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
   private async runEntry(entry: Entry): Promise<void> {
     const { job, attempt } = entry;
     const policy = this.policy(job.name);
+    this.ledger.started(job.jobId);
     try {
       await this.executor.run(job.name, job.payload, {
         jobId: job.jobId,
@@ -120,8 +126,11 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
         requestId: job.requestId,
       });
       this.known.set(job.jobId, this.now() + policy.keepCompletedSeconds * 1000);
+      this.ledger.ended(job.jobId, { retrying: false });
     } catch (error) {
-      if (attempt < policy.attempts && isRetryableJobError(error) && !this.closed) {
+      const retrying = attempt < policy.attempts && isRetryableJobError(error) && !this.closed;
+      this.ledger.ended(job.jobId, { error, retrying });
+      if (retrying) {
         const timer = setTimeout(
           () => {
             this.retryTimers.delete(timer);
@@ -130,7 +139,7 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
           },
           backoffDelayMs(policy, attempt),
         );
-        this.retryTimers.add(timer);
+        this.retryTimers.set(timer, job.jobId);
       } else {
         this.known.set(job.jobId, this.now() + policy.keepFailedSeconds * 1000);
       }
@@ -138,6 +147,44 @@ export class InProcessJobQueue implements JobQueue, JobConsumer {
       this.active -= 1;
       this.pump();
     }
+  }
+
+  async list(
+    tenantId: string,
+    filter: { names: readonly JobName[]; states: readonly QueueJobState[] },
+  ): Promise<QueueJob[]> {
+    return this.ledger
+      .all()
+      .filter(
+        (j) => j.tenantId === tenantId && filter.names.includes(j.name) && filter.states.includes(j.state),
+      );
+  }
+
+  async find(id: string, names: readonly JobName[]): Promise<QueueJob | null> {
+    const job = this.ledger.get(id);
+    return job && names.includes(job.name) ? job : null;
+  }
+
+  async retry(job: QueueJob): Promise<void> {
+    const queued = this.ledger.queued(job.id);
+    if (!queued || this.ledger.get(job.id)?.state !== 'failed') return;
+    this.known.set(job.id, Number.POSITIVE_INFINITY);
+    this.ledger.requeued(job.id);
+    this.pending.push({ job: queued, attempt: 1 });
+    this.pump();
+  }
+
+  async cancel(job: QueueJob): Promise<void> {
+    const index = this.pending.findIndex((entry) => entry.job.jobId === job.id);
+    if (index >= 0) this.pending.splice(index, 1);
+    for (const [timer, jobId] of this.retryTimers) {
+      if (jobId !== job.id) continue;
+      clearTimeout(timer);
+      this.retryTimers.delete(timer);
+    }
+    this.known.delete(job.id);
+    this.ledger.forget(job.id);
+    this.notifyWaiters();
   }
 
   private waitFor(ready: () => boolean): Promise<void> {

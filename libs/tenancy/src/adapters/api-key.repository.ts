@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type TenantScope, type Tx } from '@app/persistence';
+import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { ApiKeySource, ApiKeySummary } from '../domain/api-key';
 import { normalizeScopes, type Scope } from '../domain/principal';
 import { isUuid } from '../domain/user';
@@ -17,6 +17,8 @@ interface SummaryRow {
   revoked_at: Date | null;
   last_used_at: Date | null;
   created_at: Date;
+  created_iso: string;
+  replaced_by: string | null;
 }
 
 /** A key found by its hash, with what authentication decides on computed by the database clock. */
@@ -54,7 +56,17 @@ interface AuthRow {
 }
 
 const SUMMARY_COLUMNS = `k.id, k.user_id, u.username, k.name, k.key_prefix, k.scopes, k.source,
-  k.expires_at, k.default_visibility, k.revoked_at, k.last_used_at, k.created_at`;
+  k.expires_at, k.default_visibility, k.revoked_at, k.last_used_at, k.created_at, k.replaced_by,
+  ${isoTimestamp('k.created_at')} AS created_iso`;
+
+/** A key of the tenant with what rotation decides on, computed by the database clock. */
+export interface KeyForRotation extends ApiKeySummary {
+  readonly active: boolean;
+  readonly userDisabled: boolean;
+}
+
+/** Where a page of keys starts: after this (username, creation time, id). */
+export type KeyPageKey = readonly [string, string, string];
 
 export interface NewManagedKey {
   readonly userId: string;
@@ -139,15 +151,68 @@ export class ApiKeyRepository {
     return toSummary(rows[0]);
   }
 
-  async list(scope: TenantScope, tx: Tx, filter: { userId?: string }): Promise<ApiKeySummary[]> {
+  /** Keys by (username, creation, id) after `after`; `limit` rows at most, each with its page key. */
+  async list(
+    scope: TenantScope,
+    tx: Tx,
+    filter: { userId?: string; after: KeyPageKey | null; limit: number },
+  ): Promise<{ key: ApiKeySummary; pageKey: KeyPageKey }[]> {
+    const [username, createdAt, id] = filter.after ?? [null, null, null];
     const { rows } = await tx.query<SummaryRow>(
       `SELECT ${SUMMARY_COLUMNS}
          FROM api_keys k JOIN users u ON u.id = k.user_id
         WHERE k.tenant_id = $1 AND ($2::uuid IS NULL OR k.user_id = $2::uuid)
-        ORDER BY u.username, k.created_at, k.id`,
-      [scope.tenantId, filter.userId ?? null],
+          AND ($3::text IS NULL OR (u.username, k.created_at, k.id) > ($3::text, $4::timestamptz, $5::uuid))
+        ORDER BY u.username, k.created_at, k.id
+        LIMIT $6`,
+      [scope.tenantId, filter.userId ?? null, username, createdAt, id, filter.limit],
     );
-    return rows.map(toSummary);
+    return rows.map((row) => ({
+      key: toSummary(row),
+      pageKey: [row.username, row.created_iso, row.id] as const,
+    }));
+  }
+
+  /**
+   * The tenant's keys named by `ref`: the key id, or the display prefix `keys list` shows (which a
+   * few keys could share). Locked, so a rotation or revocation of the same key waits for this one.
+   */
+  async findByRef(scope: TenantScope, tx: Tx, ref: string): Promise<KeyForRotation[]> {
+    const { rows } = await tx.query<SummaryRow & { active: boolean; user_disabled: boolean }>(
+      `SELECT ${SUMMARY_COLUMNS},
+              (k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now()) AND k.replaced_by IS NULL) AS active,
+              u.disabled_at IS NOT NULL AS user_disabled
+         FROM api_keys k JOIN users u ON u.id = k.user_id
+        WHERE k.tenant_id = $1 AND (k.id = $2::uuid OR ($2::uuid IS NULL AND k.key_prefix = $3))
+        ORDER BY k.created_at
+        LIMIT 10
+        FOR UPDATE OF k`,
+      [scope.tenantId, isUuid(ref) ? ref : null, ref],
+    );
+    return rows.map((row) => ({ ...toSummary(row), active: row.active, userDisabled: row.user_disabled }));
+  }
+
+  /**
+   * Marks a key replaced by `replacement`; it keeps working until `graceSeconds` from now (or its
+   * own earlier expiry), then expires like any key.
+   */
+  async markRotated(
+    scope: TenantScope,
+    tx: Tx,
+    rotation: { keyId: string; replacement: string; graceSeconds: number },
+  ): Promise<ApiKeySummary> {
+    const { rows } = await tx.query<SummaryRow>(
+      `WITH k AS (
+         UPDATE api_keys
+            SET replaced_by = $3,
+                expires_at = LEAST(coalesce(expires_at, 'infinity'), now() + make_interval(secs => $4))
+          WHERE tenant_id = $1 AND id = $2
+          RETURNING *
+       )
+       SELECT ${SUMMARY_COLUMNS} FROM k JOIN users u ON u.id = k.user_id`,
+      [scope.tenantId, rotation.keyId, rotation.replacement, rotation.graceSeconds],
+    );
+    return toSummary(rows[0]);
   }
 
   /**
@@ -186,5 +251,6 @@ function toSummary(row: SummaryRow): ApiKeySummary {
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
     createdAt: row.created_at,
+    replacedBy: row.replaced_by,
   };
 }

@@ -35,12 +35,26 @@ export class UserRepository {
     return rows[0] ? toUser(rows[0]) : null;
   }
 
-  async list(scope: TenantScope, tx: Tx): Promise<User[]> {
+  /** Users by username after `after` (exclusive); `limit` rows at most. */
+  async list(scope: TenantScope, tx: Tx, page: { after: string | null; limit: number }): Promise<User[]> {
     const { rows } = await tx.query<UserRow>(
-      `SELECT ${COLUMNS} FROM users WHERE tenant_id = $1 ORDER BY username`,
-      [scope.tenantId],
+      `SELECT ${COLUMNS} FROM users
+        WHERE tenant_id = $1 AND ($2::text IS NULL OR username > $2::text)
+        ORDER BY username LIMIT $3`,
+      [scope.tenantId, page.after, page.limit],
     );
     return rows.map(toUser);
+  }
+
+  /** Disables (keeping the first time) or enables a user; null when no such user is in the tenant. */
+  async setDisabled(scope: TenantScope, tx: Tx, userId: string, disabled: boolean): Promise<User | null> {
+    const { rows } = await tx.query<UserRow>(
+      `UPDATE users SET disabled_at = CASE WHEN $3 THEN coalesce(disabled_at, now()) END
+        WHERE tenant_id = $1 AND id = $2
+        RETURNING ${COLUMNS}`,
+      [scope.tenantId, userId, disabled],
+    );
+    return rows[0] ? toUser(rows[0]) : null;
   }
 
   /** Finds a user by username or, when `ref` is a UUID, by id (an id match wins). */

@@ -69,6 +69,13 @@ export class ApiKeyCache {
     }
   }
 
+  /** Forgets every key of a user (disabled). */
+  evictUser(userId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.principal.userId === userId) this.entries.delete(hash);
+    }
+  }
+
   clear(): void {
     this.entries.clear();
   }

@@ -1,14 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { z } from 'zod';
 import { TransactionRunner } from '@app/persistence';
 import { ApiKeyRepository } from '../adapters/api-key.repository';
 import { UserRepository } from '../adapters/user.repository';
 import type { ListApiKeysInput } from '../contracts/admin.schemas';
+import { decodeCursor, cursorTimestampSchema, toPage, type Page } from '../contracts/page';
 import { assertAdmin, tenantScopeOf, type Actor } from '../domain/actor';
 import type { ApiKeySummary } from '../domain/api-key';
 import { TenancyError, TenancyErrorCode } from '../domain/tenancy.errors';
 import { AuditWriter } from './audit-writer';
 
-/** Lists the keys of the actor's tenant (optionally one user's): metadata only, never hash or plaintext. */
+const cursorSchema = z.tuple([z.string(), cursorTimestampSchema, z.uuid()]);
+
+/**
+ * Lists the keys of the actor's tenant (optionally one user's) by user, then creation, a page at a
+ * time: metadata only, never hash or plaintext.
+ */
 @Injectable()
 export class ListApiKeysUseCase {
   constructor(
@@ -18,8 +25,10 @@ export class ListApiKeysUseCase {
     @Inject(AuditWriter) private readonly audit: AuditWriter,
   ) {}
 
-  async execute(actor: Actor, input: ListApiKeysInput = {}): Promise<ApiKeySummary[]> {
+  async execute(actor: Actor, input: ListApiKeysInput = {}): Promise<Page<ApiKeySummary>> {
     assertAdmin(actor);
+    const limit = input.limit ?? 100;
+    const after = input.cursor === undefined ? null : decodeCursor(cursorSchema, input.cursor);
     const scope = tenantScopeOf(actor);
     return this.tx.inTenant(scope, async (tx) => {
       let userId: string | undefined;
@@ -28,13 +37,19 @@ export class ListApiKeysUseCase {
         if (!user) throw new TenancyError(TenancyErrorCode.UserNotFound, `User "${input.user}" not found`);
         userId = user.id;
       }
-      const keys = await this.keys.list(scope, tx, { userId });
+      const rows = await this.keys.list(scope, tx, { userId, after, limit: limit + 1 });
+      const page = toPage(
+        rows,
+        limit,
+        (row) => row.key,
+        (row) => row.pageKey,
+      );
       await this.audit.record(actor, tx, {
         action: 'api_key.list',
         targetType: 'api_key',
-        details: { user_id: userId ?? null, count: keys.length },
+        details: { user_id: userId ?? null, count: page.items.length },
       });
-      return keys;
+      return page;
     });
   }
 }

@@ -6,8 +6,10 @@ import type { ApiKeySummary } from '../domain/api-key';
 import { TenancyError, TenancyErrorCode } from '../domain/tenancy.errors';
 import { ApiKeyCache } from './api-key-cache';
 import { AuditWriter } from './audit-writer';
+import { singleKey } from './single-key';
 
 export interface RevokeApiKeyInput {
+  /** The key's id, or the prefix `keys list` shows (refused when it names several keys). */
   readonly keyId: string;
 }
 
@@ -29,7 +31,8 @@ export class RevokeApiKeyUseCase {
     assertAdmin(actor);
     const scope = tenantScopeOf(actor);
     const key = await this.tx.inTenant(scope, async (tx) => {
-      const revoked = await this.keys.revoke(scope, tx, input.keyId);
+      const found = singleKey(await this.keys.findByRef(scope, tx, input.keyId), input.keyId);
+      const revoked = await this.keys.revoke(scope, tx, found.id);
       if (!revoked)
         throw new TenancyError(TenancyErrorCode.KeyNotFound, `API key "${input.keyId}" not found`);
       await this.audit.record(actor, tx, {

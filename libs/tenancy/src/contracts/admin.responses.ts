@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiKeyStatus, type ApiKeySummary, type CreatedApiKey } from '../domain/api-key';
+import { apiKeyStatus, type ApiKeySummary, type CreatedApiKey, type RotatedApiKey } from '../domain/api-key';
 import { SCOPES } from '../domain/principal';
 import type { TenantSettings } from '../domain/tenant';
 import type { User } from '../domain/user';
@@ -29,8 +29,26 @@ export const apiKeyResponseSchema = z.object({
   revoked_at: z.string().nullable(),
   last_used_at: z.string().nullable(),
   created_at: z.string(),
+  replaced_by: z
+    .uuid()
+    .nullable()
+    .describe('The key that replaced this one in a rotation; this one works until expires_at'),
 });
 export type ApiKeyResponse = z.infer<typeof apiKeyResponseSchema>;
+
+const nextCursor = z
+  .string()
+  .nullable()
+  .describe('Pass as `cursor` for the next page; null on the last page');
+
+export const usersPageResponseSchema = z.object({
+  users: z.array(userResponseSchema),
+  next_cursor: nextCursor,
+});
+export const keysPageResponseSchema = z.object({
+  keys: z.array(apiKeyResponseSchema),
+  next_cursor: nextCursor,
+});
 
 export const createdApiKeyResponseSchema = apiKeyResponseSchema.extend({
   key: z.string().describe('The API key itself. Shown only in this response; store it now.'),
@@ -63,7 +81,22 @@ export function toApiKeyResponse(key: ApiKeySummary, now: Date = new Date()): Ap
     revoked_at: iso(key.revokedAt),
     last_used_at: iso(key.lastUsedAt),
     created_at: key.createdAt.toISOString(),
+    replaced_by: key.replacedBy,
   };
+}
+
+export const rotatedApiKeyResponseSchema = createdApiKeyResponseSchema.extend({
+  previous: apiKeyResponseSchema.describe(
+    'The old key: it keeps working until its expires_at (the grace period)',
+  ),
+});
+export type RotatedApiKeyResponse = z.infer<typeof rotatedApiKeyResponseSchema>;
+
+export function toRotatedApiKeyResponse(
+  rotated: RotatedApiKey,
+  now: Date = new Date(),
+): RotatedApiKeyResponse {
+  return { ...toCreatedApiKeyResponse(rotated, now), previous: toApiKeyResponse(rotated.previous, now) };
 }
 
 export function toCreatedApiKeyResponse(

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SCOPES } from '../domain/principal';
 import type { TenantSettingsPatch } from '../domain/tenant';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../domain/user';
+import { pageQuery, type PageQuery } from './page';
 
 const required = (what: string) => ({
   error: (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
@@ -64,19 +65,26 @@ export const createApiKeyBodySchema = createApiKeyBody.transform((body) => ({
 
 export type CreateApiKeyBody = z.output<typeof createApiKeyBodySchema>;
 
-export interface ListApiKeysInput {
+export interface ListApiKeysInput extends Partial<PageQuery> {
   /** Username or user id; all of the tenant's keys when absent. */
   readonly user?: string;
 }
 
-/** `GET /api/admin/keys?user=` and `cli keys list --user`. */
-export const listApiKeysQuery = z.object({
-  user: z.string('must be a string').trim().min(1).max(128).optional().describe('Username or user id'),
-});
+/** `GET /api/admin/keys?user=&cursor=&limit=` and `cli keys list --user`. */
+export const listApiKeysQuery = z
+  .object({
+    user: z.string('must be a string').trim().min(1).max(128).optional().describe('Username or user id'),
+  })
+  .extend(pageQuery.shape);
 
-export const listApiKeysQuerySchema = listApiKeysQuery.transform((query): ListApiKeysInput =>
-  query.user === undefined ? {} : { user: query.user },
-);
+export const listApiKeysQuerySchema = listApiKeysQuery.transform((query): ListApiKeysInput => ({
+  ...(query.user === undefined ? {} : { user: query.user }),
+  ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+  limit: query.limit,
+}));
+
+/** `GET /api/admin/users?cursor=&limit=` and `cli users list`. */
+export const listUsersQuery = pageQuery;
 
 /** `PATCH /api/admin/settings` and `cli tenants settings`: at least one setting. */
 export const updateTenantSettingsBody = z

@@ -21,12 +21,19 @@ export interface ApiKeySummary {
   readonly revokedAt: Date | null;
   readonly lastUsedAt: Date | null;
   readonly createdAt: Date;
+  /** The key that replaced this one in a rotation; this one then works until its expiry. */
+  readonly replacedBy: string | null;
 }
 
 export interface CreatedApiKey {
   readonly key: ApiKeySummary;
   /** Shown once; only its hash is stored. */
   readonly plaintext: string;
+}
+
+export interface RotatedApiKey extends CreatedApiKey {
+  /** The old key: `replacedBy` names the new one; it expires at the end of the grace period. */
+  readonly previous: ApiKeySummary;
 }
 
 export function apiKeyStatus(key: Pick<ApiKeySummary, 'revokedAt' | 'expiresAt'>, now: Date): ApiKeyStatus {

@@ -6,6 +6,10 @@ export enum TenancyErrorCode {
   UserNotFound = 'user_not_found',
   UserExists = 'user_exists',
   KeyNotFound = 'key_not_found',
+  /** A prefix that names more than one key of the tenant: use the id (409). */
+  KeyAmbiguous = 'key_ambiguous',
+  /** Rotating a key that is revoked, expired or already rotated (409). */
+  KeyNotActive = 'key_not_active',
   TenantNotFound = 'tenant_not_found',
   // The same code as every other contract violation (docs/api.md lists one code set).
   InvalidInput = 'validation_failed',
@@ -16,6 +20,8 @@ const KIND: Record<TenancyErrorCode, ErrorKind> = {
   [TenancyErrorCode.Forbidden]: 'forbidden',
   [TenancyErrorCode.UserNotFound]: 'not_found',
   [TenancyErrorCode.KeyNotFound]: 'not_found',
+  [TenancyErrorCode.KeyAmbiguous]: 'conflict',
+  [TenancyErrorCode.KeyNotActive]: 'conflict',
   [TenancyErrorCode.TenantNotFound]: 'not_found',
   [TenancyErrorCode.UserExists]: 'conflict',
   [TenancyErrorCode.InvalidInput]: 'invalid',
