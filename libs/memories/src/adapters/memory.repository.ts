@@ -113,6 +113,8 @@ export class MemoryRepository implements MemoryLookup {
         memory.createdAt ?? null,
         memory.updatedAt ?? null,
       ],
+      // Planning this INSERT under the memories policies costs more than running it.
+      { prepared: true },
     );
     if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };
     const existing = await tx.query<StoredRow>(

@@ -74,17 +74,23 @@ export class MemoryWriter {
     });
     if (staged) await this.staging.confirm(principal, tx, [staged]);
     if (stored.created) {
-      // The row's bookkeeping (index state, outbox, audit) in one round trip.
-      await runTogether(tx, [
-        ...this.indexingStatements(principal, tx, stored.id, memory),
-        this.audit.statement(principal, {
-          action: 'memory.create',
-          targetType: 'memory',
-          targetId: stored.id,
-          details:
-            screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : undefined,
-        }),
-      ]);
+      // The row's bookkeeping (index state, outbox, audit) in one round trip, planned once per connection.
+      await runTogether(
+        tx,
+        [
+          ...this.indexingStatements(principal, tx, stored.id, memory),
+          this.audit.statement(principal, {
+            action: 'memory.create',
+            targetType: 'memory',
+            targetId: stored.id,
+            details:
+              screened.kinds.length > 0
+                ? { redacted: screened.kinds, sensitive: staged !== null }
+                : undefined,
+          }),
+        ],
+        { prepared: true },
+      );
     }
     if (memory.supersedes !== undefined) {
       // Replacing a memory is changing it: the caller needs write access to it. A duplicate
