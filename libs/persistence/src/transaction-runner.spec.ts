@@ -110,4 +110,26 @@ describe('TransactionRunner prepared statements', () => {
     expect(sent[0]).toContain(`set_config('app.admin', 'on', true)`);
     expect(() => new TransactionRunner(fakeDataSource([]), "memory_app'; --")).toThrow(/identifier/);
   });
+
+  it('plans prepared statements once when the transaction asks for generic plans', async () => {
+    const sent: string[] = [];
+    const prepared = new TransactionRunner(fakeDataSource([], sent), 'memory_app', {
+      preparedStatements: true,
+    });
+    await prepared.inTenant(scope, async () => undefined, { genericPlans: true });
+    await prepared.inTenant(scope, async () => undefined);
+    // Embedded mode prepares nothing: the setting would have nothing to act on.
+    await new TransactionRunner(fakeDataSource([], sent), 'memory_app').inTenant(
+      scope,
+      async () => undefined,
+      {
+        genericPlans: true,
+      },
+    );
+    const openings = sent.filter((statement) => statement.startsWith('BEGIN'));
+    expect(openings).toHaveLength(3);
+    expect(openings[0]).toContain(`set_config('plan_cache_mode', 'force_generic_plan', true)`);
+    expect(openings[1]).not.toContain('plan_cache_mode');
+    expect(openings[2]).not.toContain('plan_cache_mode');
+  });
 });

@@ -20,6 +20,15 @@ export interface TransactionOptions {
    * rolled back, so running it again is safe) and that a client would retry anyway.
    */
   readonly retryConflicts?: number;
+  /**
+   * Plan the transaction's prepared statements once per connection (`plan_cache_mode =
+   * force_generic_plan`). For statements whose best plan does not depend on the values bound —
+   * such as the visibility branches, which differ only in the tenant and caller ids — Postgres
+   * otherwise keeps re-planning on every execution, because the plan made for the values looks
+   * cheaper, and planning those statements costs several times their execution. Functions that
+   * need plans for the actual values set `plan_cache_mode` themselves.
+   */
+  readonly genericPlans?: boolean;
 }
 
 export interface TransactionRunnerOptions {
@@ -67,7 +76,11 @@ export class TransactionRunner {
     const admin = scope.scopes?.includes('admin') ? 'on' : 'off';
     const opening = `BEGIN; SELECT set_config('role', ${literal(this.appRole)}, true),
       set_config('app.tenant_id', '${scope.tenantId}', true), set_config('app.user_id', '${scope.userId}', true),
-      set_config('app.admin', '${admin}', true)`;
+      set_config('app.admin', '${admin}', true)${
+        options.genericPlans && this.options.preparedStatements
+          ? `, set_config('plan_cache_mode', 'force_generic_plan', true)`
+          : ''
+      }`;
     for (let retries = options.retryConflicts ?? 0; ; retries--) {
       try {
         return await this.run(work, opening);

@@ -260,10 +260,14 @@ export class MemoryRepository implements MemoryLookup {
     const branches = visibleMemoryBranchesSql({ tenant: '$1', user: '$2', where: filters });
     const order = 'ORDER BY m.importance DESC, m.created_at DESC, m.id DESC';
     const [limit, offset] = [`$${params.length + 1}::int`, `$${params.length + 2}::int`];
+    // The page's ids are chosen from the branches' index columns alone; only those rows are then
+    // read whole (a plan made once for any caller must not join the visible set to the table).
     const { rows } = await tx.query<MemoryRow>(
-      `WITH visible AS (${branches.map((b) => `(SELECT m.id ${b} ${order} LIMIT ${limit} + ${offset})`).join(' UNION ALL ')})
-       SELECT ${memoryColumns('$2')} FROM visible v JOIN memories m ON m.id = v.id JOIN users u ON u.id = m.owner_id
-        ${order} LIMIT ${limit} OFFSET ${offset}`,
+      `WITH visible AS (${branches.map((b) => `(SELECT m.id, m.importance, m.created_at ${b} ${order} LIMIT ${limit} + ${offset})`).join(' UNION ALL ')}),
+       page AS (SELECT v.id, v.importance, v.created_at FROM visible v
+                 ORDER BY v.importance DESC, v.created_at DESC, v.id DESC LIMIT ${limit} OFFSET ${offset})
+       SELECT ${memoryColumns('$2')} FROM page p JOIN memories m ON m.id = p.id JOIN users u ON u.id = m.owner_id
+        ORDER BY p.importance DESC, p.created_at DESC, p.id DESC`,
       [...params, query.limit, query.offset],
       { prepared: true },
     );

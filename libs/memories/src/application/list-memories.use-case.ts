@@ -1,3 +1,4 @@
+import { READ_TRANSACTION } from './read-transaction';
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
@@ -25,8 +26,10 @@ export class ListMemoriesUseCase {
     // Clients ask for "everything" with limit=10000; clamp rather than refuse.
     const limit = Math.min(input.limit ?? DEFAULT_LIST_LIMIT, this.limits.maxListLimit);
     const offset = input.offset ?? 0;
-    return this.tx.inTenant(principal, (tx) =>
-      this.memories.list(principal, tx, { ...input, limit, offset }),
+    return this.tx.inTenant(
+      principal,
+      (tx) => this.memories.list(principal, tx, { ...input, limit, offset }),
+      READ_TRANSACTION,
     );
   }
 }
