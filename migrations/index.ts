@@ -18,7 +18,7 @@ import { SessionProcessingQueued1763700000016 } from './1763700000016-session-pr
 import { Bm25TextSearch1763700000017 } from './1763700000017-bm25-text-search';
 import { PolicySettingsOnce1763700000022 } from './1763700000022-policy-settings-once';
 import { OutboxWithoutNotify1763700000023 } from './1763700000023-outbox-without-notify';
-import { ListCoveringIndexes1763700000024 } from './1763700000024-list-covering-indexes';
+import { ReadPathIndexes1763700000024 } from './1763700000024-read-path-indexes';
 import { AdminSurface1763700000026 } from './1763700000026-admin-surface';
 
 /** Every migration, oldest first. Add new ones at the end. */
@@ -43,6 +43,6 @@ export const MIGRATIONS = [
   Bm25TextSearch1763700000017,
   PolicySettingsOnce1763700000022,
   OutboxWithoutNotify1763700000023,
-  ListCoveringIndexes1763700000024,
+  ReadPathIndexes1763700000024,
   AdminSurface1763700000026,
 ];

@@ -33,7 +33,10 @@ export class SyncMemoryChangesUseCase {
     const cursor = input.cursor === undefined ? null : codec.decode(input.cursor, principal.userId);
     const admin = hasScope(principal, 'admin');
     const from = readFrom(cursor);
-    const read = await this.tx.inTenant(principal, (tx) => this.feed.read(principal, tx, from, limit));
+    // One plan for every caller: the feed's branches differ only in the ids bound.
+    const read = await this.tx.inTenant(principal, (tx) => this.feed.read(principal, tx, from, limit), {
+      genericPlans: true,
+    });
     // Checked against the state read with the page: a purge racing the read cannot slip past it.
     if (cursor) assertUsable(cursor, read.state, admin);
 
