@@ -4,3 +4,4 @@ export * from './logger-options';
 export * from './http-metrics';
 export * from './observability.module';
 export * from './backlog-gauges';
+export * from './service-logger';

@@ -4,6 +4,7 @@ import type { DestinationStream } from 'pino';
 import { type AppConfig } from '@app/config';
 import { createMetricsRegistry, METRICS_REGISTRY } from './http-metrics';
 import { buildLoggerParams } from './logger-options';
+import { ServiceLogger } from './service-logger';
 
 export interface ObservabilityOptions {
   /** Logger name and the `service` label on every metric. */
@@ -27,8 +28,11 @@ export class ObservabilityModule {
           buildLoggerParams(config, { name, destination: options.destination, redactUrl: options.redactUrl }),
         ),
       ],
-      providers: [{ provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry({ service: name }) }],
-      exports: [LoggerModule, METRICS_REGISTRY],
+      providers: [
+        { provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry({ service: name }) },
+        ServiceLogger,
+      ],
+      exports: [LoggerModule, METRICS_REGISTRY, ServiceLogger],
     };
   }
 }
