@@ -18,35 +18,15 @@ const API = 'dist/apps/api/src/main.js';
 const WORKER = 'dist/apps/worker/src/main.js';
 
 describe('a dependency that does not answer at start: one line naming it, exit code 1', () => {
-  it('API: Postgres on a closed port', async () => {
+  it.each([
+    ['Postgres', (port: number) => ({ DATABASE_URL: `postgres://memsvc:secret@127.0.0.1:${port}/memsvc` })],
+    ['Redis', (port: number) => ({ REDIS_URL: `redis://127.0.0.1:${port}` })],
+    ['Vault', (port: number) => ({ VAULT_ADDR: `http://127.0.0.1:${port}`, VAULT_TOKEN: 'root' })],
+  ])('API in server mode: %s on a closed port', async (name, settings) => {
     const port = await freePort();
-    const { code, lines } = await runToExit(API, {
-      ...teamFixture().env,
-      DATABASE_URL: `postgres://memsvc:secret-password@127.0.0.1:${port}/memsvc`,
-    });
+    const { code, lines } = await runToExit(API, { ...teamFixture().env, ...settings(port) });
     expect(code).toBe(1);
-    expect(lines).toEqual([`cannot reach Postgres at 127.0.0.1:${port}: connection refused`]);
-  });
-
-  it('API in server mode: Redis on a closed port', async () => {
-    const port = await freePort();
-    const { code, lines } = await runToExit(API, {
-      ...teamFixture().env,
-      REDIS_URL: `redis://127.0.0.1:${port}`,
-    });
-    expect(code).toBe(1);
-    expect(lines).toEqual([`cannot reach Redis at 127.0.0.1:${port}: connection refused`]);
-  });
-
-  it('API with Vault configured: Vault on a closed port', async () => {
-    const port = await freePort();
-    const { code, lines } = await runToExit(API, {
-      ...teamFixture().env,
-      VAULT_ADDR: `http://127.0.0.1:${port}`,
-      VAULT_TOKEN: 'root',
-    });
-    expect(code).toBe(1);
-    expect(lines).toEqual([`cannot reach Vault at 127.0.0.1:${port}: connection refused`]);
+    expect(lines).toEqual([`cannot reach ${name} at 127.0.0.1:${port}: connection refused`]);
   });
 
   it('worker: Postgres that refuses the credentials (the password never printed)', async () => {

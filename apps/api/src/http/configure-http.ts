@@ -20,8 +20,9 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   const fastify = app.getHttpAdapter().getInstance();
   registerInputGuards(fastify);
 
-  // Errors raised by Fastify itself (body parsing, size limit) reach HttpExceptionFilter too:
-  // Nest installs Fastify's error handler during init and routes it through the global filters.
+  // Errors raised by Fastify itself (body parsing, size limit) and by its plugins (rate limit) reach
+  // HttpExceptionFilter too: Nest installs Fastify's error handler during init and routes it through
+  // the global filters (Fastify's own errors as HttpExceptions; error-mapping names them by status).
   if (config.http.rateLimitPerMinute > 0) {
     const authenticate = app.get(AuthenticateApiKeyUseCase);
     await app.register(rateLimit, {
