@@ -276,7 +276,18 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
         }),
     },
     {
-      row: /sent as anything but/,
+      row: /a body type the route does not read/,
+      code: 'unsupported_media_type',
+      run: () =>
+        send(`${url('main')}/api/memories`, {
+          method: 'POST',
+          key: team.keys.alice,
+          type: 'application/xml',
+          body: '<memory>x</memory>',
+        }),
+    },
+    {
+      row: /a body type the route does not read/,
       code: 'unsupported_media_type',
       run: () =>
         send(`${url('main')}/api/import/claude-code`, {
