@@ -13,7 +13,7 @@ import { registerInputGuards } from './input-guards';
 export const API_PREFIX = 'api';
 
 /** Paths served outside the `/api` prefix and without authentication. */
-export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metrics'];
+export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metrics', 'version'];
 
 /** Everything about the HTTP surface that is not a controller: parsing, limits, errors, docs. */
 export async function configureHttp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
