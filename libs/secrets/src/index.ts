@@ -11,3 +11,4 @@ export * from './vault/probe-vault';
 export * from './detection';
 export * from './secrets.module';
 export * from './local/embedded-key-file';
+export * from './metered-secret-store';
