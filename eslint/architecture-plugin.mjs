@@ -14,7 +14,7 @@ export const LIB_DEPENDENCIES = {
   config: [],
   kernel: [],
   observability: ['config'],
-  persistence: ['config', 'migrations'],
+  persistence: ['config', 'kernel', 'migrations'],
   tenancy: FOUNDATION,
   secrets: [...FOUNDATION, 'tenancy'],
   jobs: [...FOUNDATION, 'tenancy'],

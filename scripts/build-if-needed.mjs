@@ -10,6 +10,7 @@ import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'no
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeBuildInfo } from './write-build-info.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRY_POINTS = [
@@ -82,6 +83,7 @@ function build(reason) {
   }
   const missing = ENTRY_POINTS.filter((entry) => !existsSync(join(root, entry)));
   if (missing.length > 0) fail(`the build did not produce ${missing.join(', ')}`);
+  writeBuildInfo();
   // Stamp with the start time: a file saved while tsc ran is newer and triggers the next build.
   writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
   utimesSync(STAMP, startedAt, startedAt);

@@ -151,6 +151,7 @@ describe('docker/compose.yaml', () => {
     read_only?: boolean;
     tmpfs?: string[];
     healthcheck?: { test: string[] };
+    ports?: string[];
   }
 
   it('runs Postgres with pgvector, Redis with AOF and noeviction, and a Vault dev server', () => {
@@ -158,6 +159,8 @@ describe('docker/compose.yaml', () => {
     expect(services.redis.command?.join(' ')).toMatch(/--appendonly yes/);
     expect(services.redis.command?.join(' ')).toMatch(/--maxmemory-policy noeviction/);
     expect(services.vault.command).toContain('-dev');
+    // A dev Vault with a known root token never listens beyond this machine.
+    expect(services.vault.ports).toEqual(['127.0.0.1:8200:8200']);
     expect(readFileSync(join(composeDir, 'vault-init.sh'), 'utf8')).toMatch(
       /vault secrets enable -path=secret -version=2 kv/,
     );

@@ -220,8 +220,8 @@ describe('Helm chart helm/memory-service', () => {
         for (const env of mainContainer(dep).env ?? []) covered.add(env.name);
     }
     const known = new Set(Object.keys(envSchema.shape));
-    // Set in the image (docker/Dockerfile), not per install.
-    const imageOnly = new Set(['DATA_DIR', 'MODELS_DIR']);
+    // Set in the image (docker/Dockerfile), not per install; BUILD_COMMIT is recorded at image build time.
+    const imageOnly = new Set(['DATA_DIR', 'MODELS_DIR', 'BUILD_COMMIT']);
     const extraEnv = new Set(['NODE_OPTIONS']); // ci/full-values.yaml's api.extraEnv example
     expect([...covered].filter((name) => !known.has(name) && !extraEnv.has(name))).toEqual([]);
     expect([...known].filter((name) => !covered.has(name) && !imageOnly.has(name))).toEqual([]);
@@ -369,6 +369,7 @@ describe('Helm chart helm/memory-service', () => {
         /enable one of them/,
       ],
       ['KEDA without a Redis address', ['worker.keda.enabled=true'], /worker\.keda\.redis\.address/],
+      ['/metrics on the API port twice', ['metrics.port=8080'], /metrics\.port \(8080\) must differ/],
       [
         'an API grace period shorter than its drain',
         ['config.SHUTDOWN_GRACE_MS=30000'],

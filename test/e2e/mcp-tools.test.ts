@@ -42,7 +42,7 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
   const team = teamFixture({
     REDIS_URL: '',
     MCP_ALLOWED_ORIGINS: 'https://agents.example.com',
-    MCP_MAX_OUTPUT_CHARS: '600',
+    MCP_MAX_OUTPUT_CHARS: '1200',
   });
   let api: StartedApi;
   let mcpUrl: string;
@@ -70,6 +70,8 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
   it('initializes statelessly and lists every tool with schemas and annotations', async () => {
     expect(alice.getServerVersion()).toMatchObject({ name: 'memory-service' });
     expect(alice.getInstructions()).toContain('startup_context');
+    // Stateless: no session to notify, so the tool list is not advertised as changing.
+    expect(alice.getServerCapabilities()?.tools).toEqual({});
     const { tools } = await alice.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -90,7 +92,21 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
       },
     });
     expect(byName.get('memory_recall')?.inputSchema.properties).toHaveProperty('expanded_query');
-    expect(byName.get('memory_delete')?.inputSchema.properties).toHaveProperty('memory_id');
+    // One id field per tool: `id` names the memory, as in the REST paths and docs/mcp-clients.md.
+    expect(Object.keys(byName.get('memory_delete')?.inputSchema.properties ?? {})).toEqual(['id']);
+    for (const tool of tools) {
+      const properties = Object.keys(tool.inputSchema.properties ?? {});
+      expect(properties.includes('id') && properties.includes('memory_id'), tool.name).toBe(false);
+    }
+    // The limits REST enforces, advertised: MAX_LIST_LIMIT (10000 here) for list, 100 for recall.
+    expect(byName.get('memory_list')?.inputSchema.properties?.limit).toMatchObject({
+      minimum: 1,
+      maximum: 10_000,
+    });
+    expect(byName.get('memory_recall')?.inputSchema.properties?.limit).toMatchObject({
+      minimum: 1,
+      maximum: 100,
+    });
     expect(byName.get('memory_recall')?.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get('memory_delete')?.annotations).toMatchObject({
       readOnlyHint: false,
@@ -145,7 +161,7 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     const counted = await callTool(alice, 'memory_count', { project: 'billing' });
     expect(counted).toMatchObject({ text: '1 memory.', structuredContent: { total: 1 } });
 
-    const deleted = await callTool(alice, 'memory_delete', { memory_id: id });
+    const deleted = await callTool(alice, 'memory_delete', { id });
     expect(deleted.structuredContent).toEqual({ deleted: id, preview: expect.stringContaining('billing') });
     expect((await callTool(alice, 'memory_get', { id })).isError).toBe(true);
     expect((await callTool(alice, 'memory_restore', { id })).structuredContent).toEqual({ restored: id });
@@ -222,10 +238,15 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     const page = listed.structuredContent as Listed & { omitted: number };
     expect(page).toMatchObject({ total: 8, truncated: true });
     expect(page.memories.length + page.omitted).toBe(8);
-    expect(listed.text).toMatch(/more not shown .* 600-character output budget; continue with offset=\d+/);
+    expect(listed.text).toMatch(/more not shown .* 1200-character output budget; continue with offset=\d+/);
     const recalled = await callTool(alice, 'memory_recall', { context: 'budget probe lorem', limit: 8 });
     expect(recalled.structuredContent).toMatchObject({ truncated: true });
-    expect(recalled.text.length).toBeLessThan(900);
+    expect(recalled.text.length).toBeLessThan(1_500);
+    // The structured copy is held to the same budget as the text.
+    for (const result of [listed, recalled]) {
+      expect(JSON.stringify(result.structuredContent).length).toBeLessThanOrEqual(1_200);
+      expect((result.structuredContent as Listed).memories.length).toBeGreaterThan(0);
+    }
   });
 
   it('turns domain errors into isError results with the REST detail, code and advice', async () => {
@@ -252,7 +273,14 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     const identity = await callTool(alice, 'memory_list', { user_id: 'bob' });
     expect(identity).toMatchObject({ isError: true });
     expect(identity.text).toContain('user_id');
-    expect((await callTool(alice, 'memory_delete', {})).text).toContain('memory_id');
+    expect((await callTool(alice, 'memory_delete', {})).text).toContain('id');
+    expect((await callTool(alice, 'memory_delete', { memory_id: 1 })).isError).toBe(true);
+    const tooMany = await callTool(alice, 'memory_recall', { context: 'anything', limit: 101 });
+    expect(tooMany).toMatchObject({ isError: true });
+    expect(tooMany.text).toContain('limit must be at most 100');
+    const pageTooLarge = await callTool(alice, 'memory_list', { limit: 10_001 });
+    expect(pageTooLarge).toMatchObject({ isError: true });
+    expect(pageTooLarge.text).toContain('limit must be at most 10000');
     expect((await callTool(alice, 'no_such_tool')).isError).toBe(true);
     expect((await callTool(alice, 'memory_count')).isError).toBeFalsy();
   });

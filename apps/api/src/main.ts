@@ -3,15 +3,22 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, withDatabaseUrl, type AppConfig } from '@app/config';
-import { genReqId, registerHttpMetrics, registerRequestIdHeader, METRICS_REGISTRY } from '@app/observability';
+import { startupFailureMessage } from '@app/kernel';
+import {
+  genReqId,
+  registerHttpMetrics,
+  registerRequestIdHeader,
+  METRICS_REGISTRY,
+  ServiceLogger,
+} from '@app/observability';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@app/persistence';
 import { AppModule } from './app.module';
 import { BootstrapResultHolder } from './auth/auth.module';
 import { drainJobs } from '@app/jobs';
 import { ShutdownState } from './health/shutdown-state';
 import { configureHttp } from './http/configure-http';
+import { checkDependencies } from './preflight';
 
 export interface StartedApi {
   readonly app: NestFastifyApplication;
@@ -40,10 +47,15 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
   try {
     app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(effective), adapter, {
       bufferLogs: true,
+      // A failed start is reported once by the caller (startupFailureMessage), not as Nest's stack
+      // trace followed by the buffered start-up lines.
+      abortOnError: false,
+      autoFlushLogs: false,
       // JSON parsing is ours (configureHttp): safe parser, empty body allowed, NUL/surrogates refused.
       bodyParser: false,
     });
-    app.useLogger(app.get(Logger));
+    app.useLogger(app.get(ServiceLogger));
+    app.flushLogs();
     registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
     registerRequestIdHeader(app.getHttpAdapter().getInstance());
     closeConnectionsWhenDraining(app);
@@ -122,8 +134,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  await checkDependencies(config);
   const api = await startApi(config);
-  const logger = api.app.get(Logger);
+  const logger = api.app.get(ServiceLogger);
   logger.log(`memory service listening on ${api.url} (${config.mode} mode)`, 'Bootstrap');
   const generated = api.app.get(BootstrapResultHolder).result?.generatedAdminKey;
   if (generated) {
@@ -151,9 +164,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   void main().catch((error: unknown) => {
-    process.stderr.write(
-      `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    process.stderr.write(`${startupFailureMessage(error)}\n`);
     process.exit(1);
   });
 }

@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig, type AppConfig } from '@app/config';
+import { startupFailureMessage } from '@app/kernel';
+import { ServiceLogger } from '@app/observability';
 import { WorkerHealthServer } from './health/worker-health.server';
 import { drainJobs } from '@app/jobs';
 import { WorkerModule } from './worker.module';
+import { checkWorkerDependencies } from './preflight';
 
 export interface StartedWorker {
   readonly app: INestApplicationContext;
@@ -24,8 +26,14 @@ export function missingWorkerSettings(config: AppConfig): string[] {
 
 /** Builds and starts the worker (used by main and by in-process tests). */
 export async function startWorker(config: AppConfig): Promise<StartedWorker> {
-  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), { bufferLogs: true });
-  app.useLogger(app.get(Logger));
+  const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
+    bufferLogs: true,
+    // A failed start is reported once by main (startupFailureMessage), not as Nest's stack trace.
+    abortOnError: false,
+    autoFlushLogs: false,
+  });
+  app.useLogger(app.get(ServiceLogger));
+  app.flushLogs();
   await app.init();
   const health = app.get(WorkerHealthServer);
   const host = config.worker.healthHost === '0.0.0.0' ? '127.0.0.1' : config.worker.healthHost;
@@ -61,8 +69,9 @@ async function main(): Promise<void> {
     );
     process.exit(1);
   }
+  await checkWorkerDependencies(config);
   const worker = await startWorker(config);
-  const logger = worker.app.get(Logger);
+  const logger = worker.app.get(ServiceLogger);
   logger.log(`worker started; health and metrics on ${worker.healthUrl}`, 'Bootstrap');
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
@@ -85,9 +94,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   void main().catch((error: unknown) => {
-    process.stderr.write(
-      `worker failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    process.stderr.write(`${startupFailureMessage(error, 'worker failed to start')}\n`);
     process.exit(1);
   });
 }

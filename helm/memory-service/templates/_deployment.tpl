@@ -5,6 +5,8 @@ One long-running component (api or worker). Call with a dict:
   values     .Values.<component>
   command    the image command: api | worker
   port       {name, number}: the container port the probes use
+  extraPorts more container ports (list of {name, number})
+  metricsPort {name, number}: where /metrics is (scrape annotations)
   env        extra env entries (list of {name, value})
   external   true when an autoscaler owns the replica count
 */}}
@@ -39,6 +41,11 @@ spec:
       annotations:
         # Roll the pods when the settings change.
         checksum/config: {{ include (print $root.Template.BasePath "/configmap.yaml") $root | sha256sum }}
+        {{- if $root.Values.metrics.podAnnotations }}
+        prometheus.io/scrape: "true"
+        prometheus.io/port: {{ .metricsPort.number | quote }}
+        prometheus.io/path: /metrics
+        {{- end }}
         {{- with $v.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -79,18 +86,27 @@ spec:
       tolerations:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+      {{- with $v.initContainers }}
+      initContainers:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
       containers:
         - name: {{ .component }}
           image: {{ include "memory-service.image" $root }}
           imagePullPolicy: {{ $root.Values.image.pullPolicy }}
           args: [{{ .command | quote }}]
           ports:
-            - name: {{ .port.name }}
-              containerPort: {{ .port.number }}
+            {{- range (prepend (default list .extraPorts) .port) }}
+            - name: {{ .name }}
+              containerPort: {{ .number }}
               protocol: TCP
+            {{- end }}
           envFrom:
             - configMapRef:
                 name: {{ include "memory-service.configMapName" $root }}
+            {{- with $v.extraEnvFrom }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
           env:
             - name: RUN_MIGRATIONS
               value: {{ include "memory-service.runMigrations" $root | quote }}
@@ -127,6 +143,12 @@ spec:
               mountPath: /var/run/secrets/vault
               readOnly: true
             {{- end }}
+            {{- with $v.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+        {{- with $v.sidecars }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
       volumes:
         # The root filesystem is read-only; /tmp is the only writable path.
         - name: tmp
@@ -142,5 +164,8 @@ spec:
                   {{- with $root.Values.vault.auth.kubernetes.audience }}
                   audience: {{ . }}
                   {{- end }}
+        {{- end }}
+        {{- with $v.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
         {{- end }}
 {{- end -}}

@@ -78,4 +78,25 @@ describe('loadConfig', () => {
       llm: { url: 'http://127.0.0.1:11434/v1', model: 'qwen2.5:7b', timeoutMs: 5000 },
     });
   });
+
+  it('logs pretty lines on a terminal in development and JSON otherwise, unless LOG_FORMAT says', () => {
+    const tty = { stdoutIsTty: true };
+    const pipe = { stdoutIsTty: false };
+    expect(loadConfig({}, tty).log.format).toBe('pretty');
+    expect(loadConfig({ NODE_ENV: 'development' }, tty).log.format).toBe('pretty');
+    expect(loadConfig({ NODE_ENV: 'production' }, tty).log.format).toBe('json');
+    expect(loadConfig({}, pipe).log.format).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'json' }, tty).log.format).toBe('json');
+    expect(loadConfig({ LOG_FORMAT: 'pretty', NODE_ENV: 'production' }, pipe).log.format).toBe('pretty');
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+
+  it('reads the metrics port and token, refusing a short token without echoing it', () => {
+    expect(loadConfig({}).metrics).toEqual({ port: 0, token: undefined });
+    expect(loadConfig({ METRICS_PORT: '9090', METRICS_TOKEN: 'a'.repeat(32) }).metrics).toEqual({
+      port: 9090,
+      token: 'a'.repeat(32),
+    });
+    expect(() => loadConfig({ METRICS_TOKEN: 'short-secret' })).toThrow(/METRICS_TOKEN.*value hidden/);
+  });
 });

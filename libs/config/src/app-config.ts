@@ -17,7 +17,15 @@ export interface AppConfig {
     /** SIGTERM → listener close: time for load balancers that watch readiness to see the 503. */
     readonly shutdownDelayMs: number;
   };
-  readonly log: { readonly level: Env['LOG_LEVEL'] };
+  readonly log: { readonly level: Env['LOG_LEVEL']; readonly format: 'pretty' | 'json' };
+  readonly metrics: {
+    /** The API serves /metrics on this port instead of PORT (0: on PORT). */
+    readonly port: number;
+    /** Bearer token /metrics requires; undefined → open. */
+    readonly token: string | undefined;
+  };
+  /** Overrides what was recorded at build time (dist/build-info.json). */
+  readonly build: { readonly commit: string | undefined };
   readonly database: {
     /** Absent in embedded mode until the embedded server has started. */
     readonly url: string | undefined;
@@ -148,13 +156,31 @@ export class ConfigError extends Error {
   }
 }
 
+export interface RuntimeFacts {
+  /** Whether stdout is a terminal (chooses the default LOG_FORMAT). */
+  readonly stdoutIsTty: boolean;
+}
+
 /** Validates the whole environment at once and reports every problem together. */
-export function loadConfig(source: Record<string, string | undefined> = process.env): AppConfig {
+export function loadConfig(
+  source: Record<string, string | undefined> = process.env,
+  runtime: RuntimeFacts = { stdoutIsTty: process.stdout.isTTY === true },
+): AppConfig {
   const result = envSchema.safeParse(source);
   if (!result.success) throw new ConfigError(describeIssues(result.error));
   const problems = crossFieldProblems(result.data);
   if (problems.length > 0) throw new ConfigError(problems);
-  return toAppConfig(result.data);
+  const logFormat = result.data.LOG_FORMAT ?? defaultLogFormat(source.NODE_ENV, runtime);
+  return toAppConfig(result.data, logFormat);
+}
+
+/**
+ * Pretty lines for a developer at a terminal; JSON for everything else (containers, files, log
+ * shippers). NODE_ENV counts as set only when the environment sets it (its schema default is
+ * `production`), so `npm start` in a terminal is pretty and the image (NODE_ENV=production) is JSON.
+ */
+export function defaultLogFormat(nodeEnv: string | undefined, runtime: RuntimeFacts): 'pretty' | 'json' {
+  return nodeEnv === 'production' || !runtime.stdoutIsTty ? 'json' : 'pretty';
 }
 
 /** Rules that tie variables together (each variable alone was valid). */
@@ -177,7 +203,7 @@ function describeIssues(error: z.ZodError): string[] {
   });
 }
 
-function toAppConfig(env: Env): AppConfig {
+function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
   return {
     mode: env.DATABASE_URL ? 'server' : 'embedded',
     env: env.NODE_ENV,
@@ -190,7 +216,9 @@ function toAppConfig(env: Env): AppConfig {
       rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
       shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     },
-    log: { level: env.LOG_LEVEL },
+    log: { level: env.LOG_LEVEL, format: logFormat },
+    metrics: { port: env.METRICS_PORT, token: env.METRICS_TOKEN },
+    build: { commit: env.BUILD_COMMIT },
     database: {
       url: env.DATABASE_URL,
       poolSize: env.DATABASE_POOL_SIZE,

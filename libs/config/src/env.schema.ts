@@ -12,6 +12,7 @@ export const SENSITIVE_ENV_KEYS = [
   'VAULT_SECRET_ID',
   'MEMORY_ENCRYPTION_KEY',
   'EXTRACTOR_LLM_API_KEY',
+  'METRICS_TOKEN',
 ] as const;
 
 const optionalString = z
@@ -84,6 +85,16 @@ export const envSchema = z.object({
   PORT: int(8080, 0, 65535),
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` lines, or short `pretty` lines for a terminal; unset → pretty on a terminal unless NODE_ENV=production. */
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  /** The API's /metrics on its own port (0: on PORT with everything else). */
+  METRICS_PORT: int(0, 0, 65535),
+  /** When set, /metrics (API and worker) answers only `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: optionalString.refine((v) => v === undefined || v.length >= 16, {
+    message: 'must be at least 16 characters',
+  }),
+  /** Git commit of the build, shown by /version and memsvc_build_info (else the one recorded at build time). */
+  BUILD_COMMIT: optionalString,
   DATABASE_URL: optionalString.refine((v) => v === undefined || /^postgres(ql)?:\/\//.test(v), {
     message: 'must start with postgres:// or postgresql://',
   }),

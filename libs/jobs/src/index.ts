@@ -10,6 +10,7 @@ export * from './outbox/outbox.repository';
 export * from './outbox/outbox-signal';
 export * from './outbox/outbox-relay';
 export * from './drivers/redis-connection';
+export * from './drivers/probe-redis';
 export * from './drivers/in-process.driver';
 export * from './drivers/bullmq.driver';
 export * from './jobs.module';

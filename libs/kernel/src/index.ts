@@ -1,3 +1,4 @@
 export * from './domain-error';
 export * from './project-identity';
 export * from './text-budget';
+export * from './dependency-unavailable';

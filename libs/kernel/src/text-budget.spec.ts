@@ -48,3 +48,27 @@ describe('clipLine', () => {
     expect(clipLine('😀'.repeat(10), 4)).toBe('😀…');
   });
 });
+
+describe('fitToBudget with a second measure (the JSON of a structured result)', () => {
+  const items = [1, 2, 3].map((id) => ({ id, content: `memory ${id} ${'w'.repeat(30)}`, owner: 'alice' }));
+  const render = (m: { id: number; content: string }) => `#${m.id} ${m.content}\n`;
+  const json = (m: object) => JSON.stringify(m).length + 1;
+
+  it('keeps items while both their text and their JSON fit', () => {
+    const textOnly = fitToBudget(items, render, 200);
+    expect(textOnly.items).toHaveLength(3);
+    const both = fitToBudget(items, render, 200, { alsoWithin: { measure: json, budget: 160 } });
+    expect(both.items.map((m) => m.id)).toEqual([1, 2]);
+    expect(both.items.reduce((sum, m) => sum + json(m), 0)).toBeLessThanOrEqual(160);
+    expect(both).toMatchObject({ omitted: 1, truncated: true });
+  });
+
+  it('clips a first item whose JSON alone is over, escapes included', () => {
+    const quoted = { id: 1, content: '"\\'.repeat(200), owner: 'alice' };
+    const fitted = fitToBudget([quoted], render, 1_000, { alsoWithin: { measure: json, budget: 120 } });
+    expect(fitted.truncated).toBe(true);
+    expect(json(fitted.items[0])).toBeLessThanOrEqual(120);
+    expect(fitted.items[0].content.endsWith(CLIPPED_MARKER)).toBe(true);
+    expect(render(fitted.items[0]).length).toBeLessThanOrEqual(1_000);
+  });
+});

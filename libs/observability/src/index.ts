@@ -4,3 +4,7 @@ export * from './logger-options';
 export * from './http-metrics';
 export * from './observability.module';
 export * from './backlog-gauges';
+export * from './service-logger';
+export * from './build-info';
+export * from './metrics-access';
+export * from './internal-http-server';

@@ -3,6 +3,7 @@ import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import type { Options } from 'pino-http';
 import type { DestinationStream, Level } from 'pino';
+import pinoPretty from 'pino-pretty';
 import { type AppConfig } from '@app/config';
 import { genReqId } from './request-id';
 
@@ -51,11 +52,43 @@ export function buildLoggerParams(config: AppConfig, options: LoggerParamsOption
     customLogLevel: requestLogLevel,
     ...(options.redactUrl ? { serializers: { req: urlRedactingSerializer(options.redactUrl) } } : {}),
   };
+  const destination =
+    options.destination ?? (config.log.format === 'pretty' ? prettyDestination() : undefined);
   return {
-    pinoHttp: options.destination ? [pinoHttp, options.destination] : pinoHttp,
+    pinoHttp: destination ? [pinoHttp, destination] : pinoHttp,
     // Nest 11 path syntax for "every route" (the library's default `*` triggers a warning).
     forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
   };
+}
+
+/** Fields the pretty format shows in the message or leaves out; anything else follows on the line. */
+const PRETTY_IGNORED = 'pid,hostname,name,context,req,res,responseTime,reqId';
+
+/**
+ * Development format for a terminal: one short line per entry, `12:03:04.567 INFO [Context] message`,
+ * requests as `GET /api/memories 200 4ms` (LOG_FORMAT=pretty). Written synchronously, so the
+ * lines before an exit are never lost.
+ */
+export function prettyDestination(options: { colorize?: boolean; destination?: NodeJS.WritableStream } = {}) {
+  return pinoPretty({
+    colorize: options.colorize,
+    destination: options.destination,
+    sync: true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: PRETTY_IGNORED,
+    messageFormat: prettyMessage,
+  });
+}
+
+export function prettyMessage(log: Record<string, unknown>, messageKey: string): string {
+  const context = typeof log.context === 'string' ? `[${log.context}] ` : '';
+  const message = typeof log[messageKey] === 'string' ? (log[messageKey] as string) : '';
+  const req = log.req as { method?: string; url?: string } | undefined;
+  const res = log.res as { statusCode?: number } | undefined;
+  if (!req?.method || !res?.statusCode) return `${context}${message}`;
+  const outcome = message === 'request completed' ? '' : ` ${message}`;
+  return `${context}${req.method} ${req.url ?? ''} ${res.statusCode} ${String(log.responseTime ?? '?')}ms${outcome}`;
 }
 
 /**

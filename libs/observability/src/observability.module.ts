@@ -3,7 +3,9 @@ import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { type AppConfig } from '@app/config';
 import { createMetricsRegistry, METRICS_REGISTRY } from './http-metrics';
+import { BUILD_INFO, readBuildInfo, registerBuildInfo } from './build-info';
 import { buildLoggerParams } from './logger-options';
+import { ServiceLogger } from './service-logger';
 
 export interface ObservabilityOptions {
   /** Logger name and the `service` label on every metric. */
@@ -14,12 +16,13 @@ export interface ObservabilityOptions {
   readonly redactUrl?: (url: string) => string;
 }
 
-/** pino logging (nestjs-pino) and a Prometheus registry under `METRICS_REGISTRY`. */
+/** pino logging (nestjs-pino), a Prometheus registry under `METRICS_REGISTRY`, and `BUILD_INFO`. */
 @Global()
 @Module({})
 export class ObservabilityModule {
   static forRoot(config: AppConfig, options: ObservabilityOptions = {}): DynamicModule {
     const name = options.name ?? 'memory-api';
+    const buildInfo = readBuildInfo(config);
     return {
       module: ObservabilityModule,
       imports: [
@@ -27,8 +30,19 @@ export class ObservabilityModule {
           buildLoggerParams(config, { name, destination: options.destination, redactUrl: options.redactUrl }),
         ),
       ],
-      providers: [{ provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry({ service: name }) }],
-      exports: [LoggerModule, METRICS_REGISTRY],
+      providers: [
+        { provide: BUILD_INFO, useValue: buildInfo },
+        {
+          provide: METRICS_REGISTRY,
+          useFactory: () => {
+            const registry = createMetricsRegistry({ service: name });
+            registerBuildInfo(registry, buildInfo);
+            return registry;
+          },
+        },
+        ServiceLogger,
+      ],
+      exports: [LoggerModule, METRICS_REGISTRY, BUILD_INFO, ServiceLogger],
     };
   }
 }

@@ -9,3 +9,4 @@ export { DataDirLockedError } from './embedded/data-dir-lock';
 export * from './sql-fragments';
 export * from './server-secret.repository';
 export * from './statistics';
+export * from './probe-postgres';

@@ -7,6 +7,8 @@ export * from './local/encryption-key';
 export * from './local/local-secret-store.adapter';
 export * from './vault/vault-auth';
 export * from './vault/vault-secret-store.adapter';
+export * from './vault/probe-vault';
 export * from './detection';
 export * from './secrets.module';
 export * from './local/embedded-key-file';
+export * from './metered-secret-store';

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { METRICS_REGISTRY } from '@app/observability';
 import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
 import { SecretDetector } from './detection/secret-detector';
 import { EMBEDDED_KEY_FILE, readOrCreateEmbeddedKey } from './local/embedded-key-file';
 import { isRawKey } from './local/encryption-key';
+import { MeteredSecretStore } from './metered-secret-store';
+import { NoSecretStore } from './no-secret-store';
 import { createSecretStore, type ConfiguredSecretStore } from './secret-store.factory';
 import { SECRET_STORE } from './secret-store.port';
 import { VaultSecretStore } from './vault/vault-secret-store.adapter';
@@ -21,6 +25,7 @@ export async function secretStoreFromConfig(
   config: AppConfig,
   tx: TransactionRunner,
   serverSecrets: ServerSecretRepository,
+  metrics?: Registry,
 ): Promise<ConfiguredSecretStore> {
   const key = config.secrets.encryptionKey ?? embeddedKey(config);
   const needsSalt = !config.secrets.vault.address && key !== undefined && !isRawKey(key);
@@ -29,7 +34,8 @@ export async function secretStoreFromConfig(
         'hex',
       )
     : undefined;
-  return createSecretStore({ ...config.secrets, encryptionKey: key }, { kdfSalt });
+  const store = createSecretStore({ ...config.secrets, encryptionKey: key }, { kdfSalt });
+  return metrics && !(store instanceof NoSecretStore) ? new MeteredSecretStore(store, metrics) : store;
 }
 
 /** Embedded mode without Vault or a configured key: a generated key file in DATA_DIR. */
@@ -50,7 +56,8 @@ class SecretStoreLifecycle implements OnApplicationShutdown {
   constructor(@Inject(SECRET_STORE) private readonly store: ConfiguredSecretStore) {}
 
   onApplicationShutdown(): void {
-    if (this.store instanceof VaultSecretStore) this.store.close();
+    const store = this.store instanceof MeteredSecretStore ? this.store.inner : this.store;
+    if (store instanceof VaultSecretStore) store.close();
   }
 }
 
@@ -59,7 +66,12 @@ class SecretStoreLifecycle implements OnApplicationShutdown {
   providers: [
     {
       provide: SECRET_STORE,
-      inject: [APP_CONFIG, TransactionRunner, ServerSecretRepository],
+      inject: [
+        APP_CONFIG,
+        TransactionRunner,
+        ServerSecretRepository,
+        { token: METRICS_REGISTRY, optional: true },
+      ],
       useFactory: secretStoreFromConfig,
     },
     { provide: SecretDetector, useFactory: () => new SecretDetector() },

@@ -80,6 +80,13 @@ const CUSTOM: Record<string, z.ZodType> = {
                   path: z.string().startsWith('/'),
                   interval: z.string().regex(/^\d+(ms|s|m|h)$/),
                   scrapeTimeout: z.string().regex(/^\d+(ms|s|m|h)$/),
+                  authorization: z
+                    .object({
+                      type: z.literal('Bearer'),
+                      credentials: z.object({ name: z.string().min(1), key: z.string().min(1) }).strict(),
+                    })
+                    .strict()
+                    .optional(),
                 })
                 .strict(),
             )

@@ -11,7 +11,7 @@ export interface ContainerView {
     value?: string;
     valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean } };
   }[];
-  envFrom?: { configMapRef?: { name: string } }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   startupProbe?: ProbeView;
   readinessProbe?: ProbeView;
   livenessProbe?: ProbeView;
@@ -34,6 +34,7 @@ export interface PodSpecView {
   securityContext?: Record<string, unknown>;
   containers: ContainerView[];
   volumes?: { name: string; emptyDir?: unknown; projected?: unknown }[];
+  initContainers?: ContainerView[];
   affinity?: Record<string, unknown>;
   topologySpreadConstraints?: {
     topologyKey: string;
@@ -50,10 +51,13 @@ export function podTemplate(obj: K8sObject): { labels: Record<string, string>; s
   return { labels: spec.template.metadata.labels, spec: spec.template.spec };
 }
 
+/** The pod's only container, or (next to sidecars) the one named after its component. */
 export function mainContainer(obj: K8sObject): ContainerView {
-  const { containers } = podTemplate(obj).spec;
-  if (containers.length !== 1) throw new Error(`${obj.metadata.name}: expected one container`);
-  return containers[0];
+  const { labels, spec } = podTemplate(obj);
+  if (spec.containers.length === 1) return spec.containers[0];
+  const main = spec.containers.find((c) => c.name === labels['app.kubernetes.io/component']);
+  if (!main) throw new Error(`${obj.metadata.name}: no container named after its component`);
+  return main;
 }
 
 export function selects(selector: Record<string, string>, labels: Record<string, string>): boolean {

@@ -3,13 +3,18 @@ import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseHealthIndicator, RedisHealthIndicator } from './dependency-health.indicators';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
+import { MetricsPortServer } from './metrics-port.server';
+import { VersionController } from './version.controller';
 import { ShutdownState } from './shutdown-state';
 
-/** /health, /health/live, /health/ready and /metrics. Needs the global config, persistence and observability modules. */
+/**
+ * /health, /health/live, /health/ready, /version and /metrics (or METRICS_PORT). Needs the global
+ * config, persistence and observability modules.
+ */
 @Module({
   imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
-  controllers: [HealthController, MetricsController],
-  providers: [ShutdownState, DatabaseHealthIndicator, RedisHealthIndicator],
+  controllers: [HealthController, MetricsController, VersionController],
+  providers: [ShutdownState, DatabaseHealthIndicator, RedisHealthIndicator, MetricsPortServer],
   exports: [ShutdownState],
 })
 export class HealthModule {}

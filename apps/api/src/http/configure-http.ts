@@ -13,15 +13,16 @@ import { registerInputGuards } from './input-guards';
 export const API_PREFIX = 'api';
 
 /** Paths served outside the `/api` prefix and without authentication. */
-export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metrics'];
+export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metrics', 'version'];
 
 /** Everything about the HTTP surface that is not a controller: parsing, limits, errors, docs. */
 export async function configureHttp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   registerInputGuards(fastify);
 
-  // Errors raised by Fastify itself (body parsing, size limit) reach HttpExceptionFilter too:
-  // Nest installs Fastify's error handler during init and routes it through the global filters.
+  // Errors raised by Fastify itself (body parsing, size limit) and by its plugins (rate limit) reach
+  // HttpExceptionFilter too: Nest installs Fastify's error handler during init and routes it through
+  // the global filters (Fastify's own errors as HttpExceptions; error-mapping names them by status).
   if (config.http.rateLimitPerMinute > 0) {
     const authenticate = app.get(AuthenticateApiKeyUseCase);
     await app.register(rateLimit, {

@@ -1,3 +1,5 @@
+import { HttpException } from '@nestjs/common';
+import { errorCodes } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { AdminJobError } from '@app/jobs';
 import { EmbeddingError, EmbeddingErrorCode } from '@app/embeddings';
@@ -45,5 +47,40 @@ describe('domain errors → HTTP, by kind', () => {
       status: 500,
       body: { detail: 'Internal server error', code: 'internal_error' },
     });
+  });
+});
+
+describe('errors raised outside the controllers → {detail, code}', () => {
+  it.each([
+    [new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), 413, 'body_too_large'],
+    [new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('application/xml'), 415, 'unsupported_media_type'],
+    [new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), 400, 'malformed_json'],
+    // Nest turns Fastify's errors into HttpExceptions without their code: the status names it.
+    [new HttpException('Request body is too large', 413), 413, 'body_too_large'],
+    [new HttpException('Unsupported Media Type', 415), 415, 'unsupported_media_type'],
+    [new HttpException('Body is not valid JSON', 400), 400, 'bad_request'],
+  ])('%s answers %i %s', (error, status, code) => {
+    const response = toErrorResponse(error);
+    expect(response).toMatchObject({ status, body: { code } });
+    expect(response.body.detail).not.toBe('');
+  });
+
+  it('answers any 429 a plugin throws as rate_limited with a detail', () => {
+    // @fastify/rate-limit throws what its errorResponseBuilder returns; other builders say less.
+    expect(toErrorResponse({ statusCode: 429, code: 'rate_limited', detail: 'slow down' })).toEqual({
+      status: 429,
+      body: { detail: 'slow down', code: 'rate_limited' },
+    });
+    for (const thrown of [
+      { statusCode: 429 },
+      { statusCode: 429, code: 'FST_ERR_RATE_LIMITED', message: '' },
+      Object.assign(new Error(''), { statusCode: 429 }),
+      new HttpException('', 429),
+    ]) {
+      const response = toErrorResponse(thrown);
+      expect(response.status).toBe(429);
+      expect(response.body.code).toBe('rate_limited');
+      expect(response.body.detail.length).toBeGreaterThan(0);
+    }
   });
 });

@@ -66,21 +66,25 @@ function transientDatabaseError(error: unknown): ErrorResponse | undefined {
   };
 }
 
+/**
+ * An error Fastify or one of its plugins raised while reading a request (body parsing, size and
+ * media type, rate limiting): a numeric `statusCode`, and usually a `code` (`FST_ERR_…`) and a
+ * message; a plugin's own error object may carry `detail` instead.
+ */
 interface FastifyLikeError {
-  statusCode?: number;
-  code?: string;
-  message: string;
+  statusCode: number;
+  code?: unknown;
+  message?: unknown;
+  detail?: unknown;
 }
 
 function isFastifyError(error: unknown): error is FastifyLikeError {
   return (
-    typeof error === 'object' &&
-    error !== null &&
-    typeof (error as FastifyLikeError).statusCode === 'number' &&
-    typeof (error as FastifyLikeError).code === 'string'
+    typeof error === 'object' && error !== null && typeof (error as FastifyLikeError).statusCode === 'number'
   );
 }
 
+/** Fastify's own codes, as docs/api.md "Limits and errors" names them. */
 const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -88,6 +92,47 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: 'empty_body',
   FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
 };
+
+/** The code of a 4xx that carries none of its own (an HttpException, a plugin's bare status). */
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  408: 'request_timeout',
+  413: 'body_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+const DETAIL_BY_STATUS: Record<number, string> = {
+  413: 'The request body is too large',
+  415: 'Unsupported media type',
+  429: 'Rate limit exceeded; retry after the time in Retry-After',
+};
+
+const codeForStatus = (status: number) => CODE_BY_STATUS[status] ?? `http_${status}`;
+const defaultDetail = (status: number) => DETAIL_BY_STATUS[status] ?? `HTTP ${status}`;
+
+const nonEmpty = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' ? value : undefined;
+
+/**
+ * A client error raised outside the controllers: always `{detail, code}`. A rate limit is
+ * `rate_limited` whatever the plugin calls it (the plugin sets Retry-After itself).
+ */
+function fastifyErrorResponse(error: FastifyLikeError): ErrorResponse {
+  const status = error.statusCode;
+  const own = nonEmpty(error.code);
+  const code =
+    status === 429
+      ? 'rate_limited'
+      : ((own && FASTIFY_CODES[own]) ??
+        (own && !own.startsWith('FST_') ? own.toLowerCase() : codeForStatus(status)));
+  const detail = nonEmpty(error.detail) ?? nonEmpty(error.message) ?? defaultDetail(status);
+  return { status, body: { detail, code } };
+}
 
 /** Maps anything thrown while serving a request to `{detail, code}`; unknown errors become a plain 500. */
 export function toErrorResponse(error: unknown): ErrorResponse {
@@ -98,23 +143,15 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof HttpException) {
     const status = error.getStatus();
     const response = error.getResponse();
-    const detail =
-      typeof response === 'string'
-        ? response
-        : typeof response === 'object' && response !== null && 'message' in response
-          ? String((response as { message: unknown }).message)
-          : error.message;
-    const code = status === 404 ? 'not_found' : status === 429 ? 'rate_limited' : `http_${status}`;
-    return { status, body: { detail, code } };
+    const message =
+      typeof response === 'object' && response !== null && 'message' in response
+        ? (response as { message: unknown }).message
+        : response;
+    const detail = nonEmpty(message) ?? nonEmpty(error.message) ?? defaultDetail(status);
+    return { status, body: { detail, code: codeForStatus(status) } };
   }
-  if (isFastifyError(error)) {
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      const fastifyCode = error.code ?? '';
-      let code = FASTIFY_CODES[fastifyCode] ?? fastifyCode.toLowerCase().replace(/^fst_err_/, '');
-      if (/prototype|constructor/i.test(error.message)) code = 'forbidden_property';
-      return { status, body: { detail: error.message, code } };
-    }
+  if (isFastifyError(error) && error.statusCode >= 400 && error.statusCode < 500) {
+    return fastifyErrorResponse(error);
   }
   const transient = transientDatabaseError(error);
   if (transient) return transient;

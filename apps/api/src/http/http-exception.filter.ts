@@ -19,6 +19,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     // A streamed body its handler stopped reading (an error mid-upload): close the connection after
     // the answer rather than read the rest of an upload nobody wants.
     if (!request.raw.complete) void reply.header('connection', 'close');
-    void reply.status(mapped.status).send(mapped.body);
+    // A route's own Content-Type (`@Header`, e.g. the Prometheus text type) must not apply to the error.
+    void reply.status(mapped.status).type('application/json; charset=utf-8').send(mapped.body);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { findInvalidText, registerInputGuards, STREAMED_BODY } from './input-guards';
+import { findInvalidText, jsonParseError, registerInputGuards, STREAMED_BODY } from './input-guards';
 
 describe('findInvalidText', () => {
   it('finds NUL bytes and lone surrogates anywhere in a JSON value, including keys', () => {
@@ -71,5 +71,17 @@ describe('application/x-ndjson bodies', () => {
   it('refuses a line that is not JSON, or text Postgres cannot store', async () => {
     expect((await parse('{"content":"a"}\n{nope')).status).toBe(400);
     expect((await parse('{"content":"a\\u0000"}')).status).toBe(400);
+  });
+});
+
+describe('jsonParseError', () => {
+  it('tells malformed JSON from a prototype-poisoning key', () => {
+    expect(jsonParseError('{"content": "x"')).toMatchObject({ status: 400, code: 'malformed_json' });
+    expect(jsonParseError('{"content": "x"').message).toMatch(/^Malformed JSON: /);
+    // Valid JSON that Fastify's safe parser refused: a __proto__ or constructor.prototype key.
+    expect(jsonParseError('{"__proto__": {"admin": true}}')).toMatchObject({
+      status: 400,
+      code: 'forbidden_property',
+    });
   });
 });

@@ -41,6 +41,25 @@ export function findInvalidText(value: unknown, path = 'body', depth = 0): strin
 }
 
 /**
+ * Why Fastify's safe parser refused a body: JSON.parse accepts what it refused only when the body
+ * holds a `__proto__` or `constructor.prototype` key (prototype poisoning); otherwise it is
+ * malformed, and JSON.parse says where.
+ */
+export function jsonParseError(text: string): RequestValidationError {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    const where = error instanceof SyntaxError ? `: ${error.message}` : '';
+    return new RequestValidationError(`Malformed JSON${where}`, 400, 'malformed_json');
+  }
+  return new RequestValidationError(
+    '`__proto__` and `constructor.prototype` keys are not allowed',
+    400,
+    'forbidden_property',
+  );
+}
+
+/**
  * JSON parsing with Fastify's own safe parser (`__proto__` / `constructor.prototype` keys are
  * refused with 400), an empty body read as "no body", and text that Postgres cannot store refused
  * with 400 before any handler runs.
@@ -56,7 +75,7 @@ export function registerInputGuards(fastify: FastifyInstance): void {
     }
     defaultParser(request, text, (error: Error | null, parsed?: unknown) => {
       if (error) {
-        done(error, undefined);
+        done(jsonParseError(text), undefined);
         return;
       }
       const problem = findInvalidText(parsed);
@@ -84,10 +103,8 @@ export function registerInputGuards(fastify: FastifyInstance): void {
           values.push(parsed);
         });
         if (failure) {
-          done(
-            new RequestValidationError(`line ${index + 1}: not valid JSON`, 400, 'invalid_json'),
-            undefined,
-          );
+          const cause = jsonParseError(line);
+          done(new RequestValidationError(`line ${index + 1}: ${cause.message}`, 400, cause.code), undefined);
           return;
         }
       }

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
+import { RequestValidationError } from '../http/request-validation.error';
 import { authenticationHook, toAuthInfo } from './mcp-auth';
 import { originHook, PREFLIGHT_HEADERS } from './mcp-origin.hook';
 import { McpServerFactory } from './mcp-server.factory';
@@ -38,6 +39,7 @@ export class McpHttpRoute implements OnModuleInit {
       url: MCP_PATH,
       onRequest: [checkOrigin, authenticationHook(this.authenticate)],
       handler: (request, reply) => this.handle(request, reply),
+      errorHandler: parseErrorAsJsonRpc,
     });
     // Browser preflight; carries no key, so only the origin is checked.
     fastify.route({
@@ -110,6 +112,20 @@ async function countBatchCalls(request: FastifyRequest, reply: FastifyReply): Pr
     }
   }
   return false;
+}
+
+/**
+ * A body that is not JSON answers as JSON-RPC says: HTTP 400 with a Parse error (-32700), which MCP
+ * clients understand. Any other error goes on to the global handler (`{detail, code}`).
+ */
+function parseErrorAsJsonRpc(error: unknown, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof RequestValidationError && error.code === 'malformed_json') {
+    return reply
+      .code(400)
+      .type('application/json')
+      .send(jsonRpcError(-32700, `Parse error: ${error.message}`));
+  }
+  throw error;
 }
 
 function sendInternalError(res: ServerResponse): void {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fitToBudget, truncationNote } from './mcp-output-budget';
+import { fitToBudget } from '@app/kernel';
+import { fitToOutputBudget, truncationNote } from './mcp-output-budget';
 
 const item = (id: number, content: string) => ({ id, content });
 const render = (m: { id: number; content: string }) => `#${m.id} ${m.content}\n`;
@@ -20,5 +21,22 @@ describe('truncationNote', () => {
   it('says the content was clipped when a single item was cut', () => {
     const alone = fitToBudget([item(1, 'x'.repeat(500))], render, 100);
     expect(truncationNote(alone, 100, 'hint')).toContain('Content clipped');
+  });
+});
+
+describe('fitToOutputBudget', () => {
+  it('keeps the structured result within the budget as well as the text', () => {
+    // Short text per item, long JSON (a field the text leaves out): the JSON decides.
+    const items = Array.from({ length: 20 }, (_, i) => ({
+      id: i,
+      content: `fact ${i}`,
+      expanded_keywords: 'k'.repeat(120),
+    }));
+    const fitted = fitToOutputBudget(items, render, 1_000);
+    expect(fitted.texts.join('').length).toBeLessThan(200);
+    expect(fitted.items.length).toBeGreaterThan(0);
+    expect(fitted).toMatchObject({ truncated: true, omitted: 20 - fitted.items.length });
+    const structured = { memories: fitted.items, total: 20, truncated: true, omitted: fitted.omitted };
+    expect(JSON.stringify(structured).length).toBeLessThanOrEqual(1_000);
   });
 });

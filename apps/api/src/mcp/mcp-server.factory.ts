@@ -52,6 +52,9 @@ export class McpServerFactory {
       instructions: INSTRUCTIONS,
     });
     for (const tool of this.tools) tool.register(server);
+    // Registering tools makes the SDK advertise `tools.listChanged`; a stateless server has no
+    // session to notify, and its tool list never changes while one runs.
+    server.server.registerCapabilities({ tools: { listChanged: undefined } });
     return server;
   }
 }

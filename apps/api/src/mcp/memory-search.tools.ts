@@ -4,6 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@app/config';
 import {
   CheckMemoryUseCase,
   checkResponse,
+  MAX_RECALL_LIMIT,
   checkSchema,
   RecallMemoriesUseCase,
   recallResponse,
@@ -18,7 +19,7 @@ import {
   startupContextArgs,
   startupContextResponse,
 } from '@app/sessions';
-import { budgetFields, fitToBudget, truncationNote } from './mcp-output-budget';
+import { budgetFields, fitToOutputBudget, truncationNote } from './mcp-output-budget';
 import { countText, memoryText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
 
@@ -68,7 +69,13 @@ export class MemorySearchTools {
           'The project you are working in (name or git remote URL): its memories rank first, the rest (project-less, other projects) still follow',
         ),
         sort_by: recall.sort_by.describe('relevance (default), importance or recency'),
-        limit: recall.limit.describe('Most results to return (default 10, at most 100)'),
+        limit: z
+          .number()
+          .int()
+          .min(1, 'limit must be at least 1')
+          .max(MAX_RECALL_LIMIT, `limit must be at most ${MAX_RECALL_LIMIT}`)
+          .default(10)
+          .describe(`Most results to return (default 10, at most ${MAX_RECALL_LIMIT})`),
         include_superseded: recall.include_superseded.describe(
           'true to see history: superseded memories as they were, instead of their newest version',
         ),
@@ -76,7 +83,7 @@ export class MemorySearchTools {
       output: recallResponse.extend(budgetFields),
       run: async (principal, args) => {
         const results = await this.recallMemories.execute(principal, toRecallInput(args));
-        const fitted = fitToBudget(
+        const fitted = fitToOutputBudget(
           results.map((result) => presentRecalled(result, false)),
           memoryText,
           budget,

@@ -21,7 +21,7 @@ import {
   updateResponse,
   UpdateMemoryUseCase,
 } from '@app/memories';
-import { budgetFields, fitToBudget, truncationNote } from './mcp-output-budget';
+import { budgetFields, fitToOutputBudget, truncationNote } from './mcp-output-budget';
 import { filterFields, memoryIdArg, storeFields, supersedesArg, updateFields } from './mcp-schemas';
 import { countText, memoryText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
@@ -114,23 +114,13 @@ export class MemoryTools {
       name: 'memory_delete',
       title: 'Delete a memory',
       description:
-        'Delete one of your memories that is wrong or obsolete. The delete is soft: memory_restore brings it back. Accepts `id` (or `memory_id`). Returns {deleted: id, preview} with the start of the deleted content.',
+        'Delete one of your memories that is wrong or obsolete. The delete is soft: memory_restore brings it back. Returns {deleted: id, preview} with the start of the deleted content.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
-      input: z
-        .strictObject({ id: memoryIdArg.optional(), memory_id: memoryIdArg.optional() })
-        .refine((args) => args.id !== undefined || args.memory_id !== undefined, {
-          message: 'pass the memory id as `id` (or `memory_id`)',
-        })
-        .refine(
-          (args) => args.id === undefined || args.memory_id === undefined || args.id === args.memory_id,
-          {
-            message: '`id` and `memory_id` name different memories; pass one of them',
-          },
-        ),
+      input: z.strictObject({ id: memoryIdArg }),
       output: deleteResponse,
       run: async (principal, args) => {
-        const result = await this.deleteMemory.execute(principal, (args.id ?? args.memory_id) as number);
+        const result = await this.deleteMemory.execute(principal, args.id);
         return {
           text: `Deleted memory #${result.deleted} (“${result.preview}”); memory_restore undoes it.`,
           data: result,
@@ -158,6 +148,8 @@ export class MemoryTools {
 
   private list() {
     const budget = this.config.mcp.maxOutputChars;
+    // The REST route's ceiling (MAX_LIST_LIMIT), advertised in the schema instead of clamped.
+    const maxLimit = this.config.limits.maxListLimit;
     return defineTool({
       name: 'memory_list',
       title: 'List memories',
@@ -167,13 +159,19 @@ export class MemoryTools {
       annotations: READ_ONLY,
       input: z.strictObject({
         ...filterFields,
-        limit: z.number().int().min(1).optional().describe('Page size (default 50)'),
+        limit: z
+          .number()
+          .int()
+          .min(1, 'limit must be at least 1')
+          .max(maxLimit, `limit must be at most ${maxLimit} (MAX_LIST_LIMIT)`)
+          .optional()
+          .describe(`Page size (default 50, at most ${maxLimit})`),
         offset: z.number().int().min(0).optional().describe('Items to skip, for paging'),
       }),
       output: memoryListResponse.extend(budgetFields),
       run: async (principal, args) => {
         const page = await this.listMemories.execute(principal, args);
-        const fitted = fitToBudget(page.memories.map(presentListItem), memoryText, budget);
+        const fitted = fitToOutputBudget(page.memories.map(presentListItem), memoryText, budget);
         const nextOffset = (args.offset ?? 0) + fitted.items.length;
         const header = `${countText(fitted.items.length, 'memory', 'memories')} of ${page.total}:\n\n`;
         return {

@@ -22,7 +22,7 @@ import {
   updateResponse,
   UpdateMemoryUseCase,
 } from '@app/memories';
-import { budgetFields, fitToBudget, truncationNote } from './mcp-output-budget';
+import { budgetFields, fitToOutputBudget, truncationNote } from './mcp-output-budget';
 import { memoryIdArg } from './mcp-schemas';
 import { countText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
@@ -184,7 +184,7 @@ export class SharingTools {
       output: z.object({ memories: z.array(sharedMemoryResponse), ...budgetFields }),
       run: async (principal) => {
         const memories = (await this.sharedWithMe.execute(principal)).map(presentSharedMemory);
-        const fitted = fitToBudget(
+        const fitted = fitToOutputBudget(
           memories,
           (m) => `#${m.id} from ${m.shared_by} (${m.permission}) [${m.category}] ${m.content}\n`,
           budget,

@@ -12,13 +12,13 @@ import type { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { JOB_QUEUE, withTimeout, type JobQueue } from '@app/jobs';
-import { METRICS_REGISTRY } from '@app/observability';
+import { closeInternal, listenInternal, METRICS_REGISTRY, serveMetrics } from '@app/observability';
 
 type Check = 'up' | 'down';
 
 /**
  * Internal HTTP endpoint for probes and Prometheus (the worker has no public routes):
- * `/health/live` (process), `/health/ready` (database and Redis), `/metrics`.
+ * `/health/live` (process), `/health/ready` (database and Redis), `/metrics` (METRICS_TOKEN applies).
  */
 @Injectable()
 export class WorkerHealthServer implements OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
@@ -35,10 +35,7 @@ export class WorkerHealthServer implements OnApplicationBootstrap, OnModuleDestr
 
   async onApplicationBootstrap(): Promise<void> {
     const server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.config.worker.healthPort, this.config.worker.healthHost, () => resolve());
-    });
+    await listenInternal(server, this.config.worker.healthPort, this.config.worker.healthHost);
     this.server = server;
     this.logger.log(`health and metrics on port ${this.port()}`);
   }
@@ -60,9 +57,7 @@ export class WorkerHealthServer implements OnApplicationBootstrap, OnModuleDestr
   async onApplicationShutdown(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await closeInternal(server);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -73,10 +68,7 @@ export class WorkerHealthServer implements OnApplicationBootstrap, OnModuleDestr
       if (path === '/health/live' || path === '/health') return send(res, 200, { status: 'ok' });
       if (path === '/health/ready') return await this.ready(res);
       if (path === '/metrics') {
-        const body = await this.metrics.metrics();
-        res.writeHead(200, { 'content-type': this.metrics.contentType });
-        res.end(body);
-        return;
+        return await serveMetrics(req, res, { registry: this.metrics, token: this.config.metrics.token });
       }
       send(res, 404, { detail: 'Not found', code: 'not_found' });
     } catch (error) {
