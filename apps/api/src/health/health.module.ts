@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseHealthIndicator, RedisHealthIndicator } from './dependency-health.indicators';
+import { DependencyMetrics } from './dependency-metrics';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { ShutdownState } from './shutdown-state';
@@ -9,7 +10,7 @@ import { ShutdownState } from './shutdown-state';
 @Module({
   imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
   controllers: [HealthController, MetricsController],
-  providers: [ShutdownState, DatabaseHealthIndicator, RedisHealthIndicator],
+  providers: [ShutdownState, DatabaseHealthIndicator, RedisHealthIndicator, DependencyMetrics],
   exports: [ShutdownState],
 })
 export class HealthModule {}

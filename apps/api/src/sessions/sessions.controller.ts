@@ -121,6 +121,7 @@ export class SessionsController {
     params: sessionIdParams,
     body: recordEventsSchema,
     response: acceptedEventsResponse,
+    rateLimit: 'events',
     errors: {
       404: NOT_YOURS,
       413: 'The request body is over the server’s body limit',
