@@ -17,9 +17,11 @@ describe('sessions per day quota', () => {
     return { ...principal, quotas: { maxMemories: 0, maxMemoryBytes: 0, maxSessionsPerDay } };
   };
   const count = async (who: Principal) =>
-    ((await db.dataSource.query(`SELECT count(*)::int AS n FROM sessions WHERE tenant_id = $1`, [
-      who.tenantId,
-    ])) as Array<{ n: number }>)[0].n;
+    (
+      (await db.dataSource.query(`SELECT count(*)::int AS n FROM sessions WHERE tenant_id = $1`, [
+        who.tenantId,
+      ])) as Array<{ n: number }>
+    )[0].n;
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
@@ -54,7 +56,9 @@ describe('sessions per day quota', () => {
     const bob = await member(1);
     const { id } = await start.execute(alice, { agent: 'claude-code' });
     // Yesterday's session does not count against today.
-    await db.dataSource.query(`UPDATE sessions SET created_at = now() - interval '1 day' WHERE id = $1`, [id]);
+    await db.dataSource.query(`UPDATE sessions SET created_at = now() - interval '1 day' WHERE id = $1`, [
+      id,
+    ]);
     await start.execute(alice, { agent: 'claude-code' });
     // Another tenant has its own count.
     await start.execute(bob, { agent: 'claude-code' });

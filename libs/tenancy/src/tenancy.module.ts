@@ -65,7 +65,11 @@ const USE_CASES = [
       useFactory: (config: AppConfig) => config.auth.keyRotationGraceSeconds,
     },
     { provide: ApiKeyCache, useFactory: () => new ApiKeyCache() },
-    { provide: TENANT_QUOTA_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.quotas },
+    {
+      provide: TENANT_QUOTA_DEFAULTS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.quotas,
+    },
     ...USE_CASES,
   ],
   exports: [AuditWriter, ...USE_CASES],

@@ -2,12 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { TenantUsageRepository } from '../adapters/tenant-usage.repository';
 import type { Principal } from '../domain/principal';
-import {
-  nextUtcDay,
-  UNLIMITED_QUOTAS,
-  type TenantQuotas,
-  type TenantUsage,
-} from '../domain/tenant-quotas';
+import { nextUtcDay, UNLIMITED_QUOTAS, type TenantQuotas, type TenantUsage } from '../domain/tenant-quotas';
 
 export interface TenantUsageReport {
   readonly tenant: string;

@@ -45,18 +45,13 @@ export enum QuotaErrorCode {
   StorageQuotaExceeded = 'storage_quota_exceeded',
 }
 
-const ADVICE =
-  'Nothing was stored. Delete what is no longer needed, or ask the operator to raise the quota.';
+const ADVICE = 'Nothing was stored. Delete what is no longer needed, or ask the operator to raise the quota.';
 
 const count = (n: number) => n.toLocaleString('en-US');
 
 /** A write refused because it would take the tenant past one of its quotas; nothing was stored. */
 export class QuotaError extends DomainError<QuotaErrorCode> {
-  private constructor(
-    code: QuotaErrorCode,
-    message: string,
-    options: { retryAfterSeconds?: number } = {},
-  ) {
+  private constructor(code: QuotaErrorCode, message: string, options: { retryAfterSeconds?: number } = {}) {
     super(
       code === QuotaErrorCode.StorageQuotaExceeded ? 'too_large' : 'too_many_requests',
       code,
