@@ -20,6 +20,14 @@ export function budgetForScopes(scopes: readonly Scope[]): RateLimitBudget {
   return 'reads';
 }
 
+/** A route's budget: what its @ApiRoute declares, else what its scopes say. */
+export function budgetOfRoute(route: {
+  readonly options: { readonly rateLimit?: RateLimitBudget };
+  readonly scopes: readonly Scope[];
+}): RateLimitBudget {
+  return route.options.rateLimit ?? budgetForScopes(route.scopes);
+}
+
 /** The budget a counter key belongs to: keys are `<budget>:<identity>`. */
 export function budgetOfKey(key: string): RateLimitBudget {
   const budget = key.slice(0, key.indexOf(':')) as RateLimitBudget;

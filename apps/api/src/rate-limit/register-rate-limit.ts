@@ -3,12 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { RateLimitBudgets } from '@app/config';
 import { toOpenApiPath, type DocumentedRoute } from '../openapi/route-metadata';
-import {
-  budgetForScopes,
-  budgetOfKey,
-  RATE_LIMIT_WINDOW_MS,
-  type RateLimitBudget,
-} from './rate-limit-budgets';
+import { budgetOfKey, budgetOfRoute, RATE_LIMIT_WINDOW_MS, type RateLimitBudget } from './rate-limit-budgets';
 import { RateLimitedError } from './rate-limited.error';
 
 export interface RateLimitSetup {
@@ -42,10 +37,7 @@ const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${pa
  */
 export async function registerRateLimit(fastify: FastifyInstance, setup: RateLimitSetup): Promise<void> {
   const byRoute = new Map(
-    setup.routes.map((route) => [
-      routeKey(route.method, route.path),
-      route.options.rateLimit ?? budgetForScopes(route.scopes),
-    ]),
+    setup.routes.map((route) => [routeKey(route.method, route.path), budgetOfRoute(route)]),
   );
   const budgetOf = (request: Charged): RateLimitBudget =>
     request[BUDGET] ??
