@@ -19,6 +19,7 @@ import { Bm25TextSearch1763700000017 } from './1763700000017-bm25-text-search';
 import { PolicySettingsOnce1763700000022 } from './1763700000022-policy-settings-once';
 import { OutboxWithoutNotify1763700000023 } from './1763700000023-outbox-without-notify';
 import { ReadPathIndexes1763700000024 } from './1763700000024-read-path-indexes';
+import { TenantQuotas1763700000025 } from './1763700000025-tenant-quotas';
 import { AdminSurface1763700000026 } from './1763700000026-admin-surface';
 
 /** Every migration, oldest first. Add new ones at the end. */
@@ -44,5 +45,6 @@ export const MIGRATIONS = [
   PolicySettingsOnce1763700000022,
   OutboxWithoutNotify1763700000023,
   ReadPathIndexes1763700000024,
+  TenantQuotas1763700000025,
   AdminSurface1763700000026,
 ];

@@ -20,13 +20,23 @@ const WORKER = 'dist/apps/worker/src/main.js';
 describe('a dependency that does not answer at start: one line naming it, exit code 1', () => {
   it.each([
     ['Postgres', (port: number) => ({ DATABASE_URL: `postgres://memsvc:secret@127.0.0.1:${port}/memsvc` })],
-    ['Redis', (port: number) => ({ REDIS_URL: `redis://127.0.0.1:${port}` })],
     ['Vault', (port: number) => ({ VAULT_ADDR: `http://127.0.0.1:${port}`, VAULT_TOKEN: 'root' })],
   ])('API in server mode: %s on a closed port', async (name, settings) => {
     const port = await freePort();
     const { code, lines } = await runToExit(API, { ...teamFixture().env, ...settings(port) });
     expect(code).toBe(1);
     expect(lines).toEqual([`cannot reach ${name} at 127.0.0.1:${port}: connection refused`]);
+  });
+
+  it('worker: Redis on a closed port (the worker has nothing to do without it)', async () => {
+    const port = await freePort();
+    const { code, lines } = await runToExit(WORKER, {
+      ...teamFixture().env,
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      WORKER_HEALTH_PORT: '0',
+    });
+    expect(code).toBe(1);
+    expect(lines).toEqual([`cannot reach Redis at 127.0.0.1:${port}: connection refused`]);
   });
 
   it('worker: Postgres that refuses the credentials (the password never printed)', async () => {

@@ -54,75 +54,93 @@ function withoutKeyLookup(statements: readonly string[]): string[] {
   return [...kept, ...open];
 }
 
-describe('SQL statements per REST request (in-process API, real Postgres)', () => {
-  const team = teamFixture();
-  let api: StartedApi;
-  let restore: () => void;
-  let n = 0;
+type RequestKind = keyof typeof CEILING;
 
-  const send = async (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) => {
-    const statements: string[] = [];
-    // Awaited inside `run`: inject dispatches lazily, when its answer is first awaited.
-    const response = await current.run(
-      statements,
-      async () =>
-        await api.app
-          .getHttpAdapter()
-          .getInstance()
-          .inject({
-            method,
-            url,
-            headers: { authorization: `Bearer ${team.keys.alice}` },
-            payload,
-          }),
-    );
-    expect(response.statusCode, response.body).toBeLessThan(300);
-    return withoutKeyLookup(statements);
-  };
-  const store = () =>
-    send('POST', '/api/memories', {
-      content: `Deploys of service ${++n} go through the blue-green pipeline after the canary passes`,
-      tags: 'deploy,ci',
-      importance: 0.6,
-    });
-  const recall = () =>
-    send('POST', '/api/memories/recall', { context: `how do deploys of service ${++n} roll out`, limit: 10 });
-  const list = () => send('GET', '/api/memories?limit=50');
-  let stored = 0;
-  const get = () => send('GET', `/api/memories/${stored}`);
+/**
+ * The ceilings of the given requests on an API started with `env` on top of a fresh team's. With
+ * quotas configured a store checks them inside its INSERT, so its ceiling is the same.
+ */
+const describeCeilings = (title: string, env: Record<string, string>, kinds: readonly RequestKind[]) =>
+  describe(title, () => {
+    const team = teamFixture(env);
+    let api: StartedApi;
+    let restore: () => void;
+    let n = 0;
 
-  beforeAll(async () => {
-    restore = countStatements();
-    api = await startApi(loadConfig({ ...team.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' }));
-    // Some memories to find and list; the first request of each kind also fills per-process caches
-    // (the key lookup, prepared plans), which a steady-state request does not pay again.
-    for (let i = 0; i < 5; i++) await store();
-    await recall();
-    await list();
-    const page = await api.app
-      .getHttpAdapter()
-      .getInstance()
-      .inject({
-        method: 'GET',
-        url: '/api/memories?limit=1',
-        headers: { authorization: `Bearer ${team.keys.alice}` },
+    const send = async (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) => {
+      const statements: string[] = [];
+      // Awaited inside `run`: inject dispatches lazily, when its answer is first awaited.
+      const response = await current.run(
+        statements,
+        async () =>
+          await api.app
+            .getHttpAdapter()
+            .getInstance()
+            .inject({
+              method,
+              url,
+              headers: { authorization: `Bearer ${team.keys.alice}` },
+              payload,
+            }),
+      );
+      expect(response.statusCode, response.body).toBeLessThan(300);
+      return withoutKeyLookup(statements);
+    };
+    const store = () =>
+      send('POST', '/api/memories', {
+        content: `Deploys of service ${++n} go through the blue-green pipeline after the canary passes`,
+        tags: 'deploy,ci',
+        importance: 0.6,
       });
-    stored = (JSON.parse(page.body) as { memories: Array<{ id: number }> }).memories[0].id;
-    await get();
-  });
-  afterAll(async () => {
-    await api?.stop();
-    restore?.();
+    const recall = () =>
+      send('POST', '/api/memories/recall', {
+        context: `how do deploys of service ${++n} roll out`,
+        limit: 10,
+      });
+    const list = () => send('GET', '/api/memories?limit=50');
+    let stored = 0;
+    const get = () => send('GET', `/api/memories/${stored}`);
+
+    beforeAll(async () => {
+      restore = countStatements();
+      api = await startApi(loadConfig({ ...team.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' }));
+      // Some memories to find and list; the first request of each kind also fills per-process caches
+      // (the key lookup, prepared plans), which a steady-state request does not pay again.
+      for (let i = 0; i < 5; i++) await store();
+      await recall();
+      await list();
+      const page = await api.app
+        .getHttpAdapter()
+        .getInstance()
+        .inject({
+          method: 'GET',
+          url: '/api/memories?limit=1',
+          headers: { authorization: `Bearer ${team.keys.alice}` },
+        });
+      stored = (JSON.parse(page.body) as { memories: Array<{ id: number }> }).memories[0].id;
+      await get();
+    });
+    afterAll(async () => {
+      await api?.stop();
+      restore?.();
+    });
+
+    const requests = { store, recall, list, get };
+    it.each(kinds)('a %s request stays within its statement ceiling', async (name) => {
+      const statements = await requests[name]();
+      expect(statements.length, statements.join('\n---\n')).toBeGreaterThan(0);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(CEILING[name]);
+    });
   });
 
-  it.each([
-    ['store', store],
-    ['recall', recall],
-    ['list', list],
-    ['get', get],
-  ] as const)('a %s request stays within its statement ceiling', async (name, request) => {
-    const statements = await request();
-    expect(statements.length, statements.join('\n---\n')).toBeGreaterThan(0);
-    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(CEILING[name]);
-  });
-});
+describeCeilings('SQL statements per REST request (in-process API, real Postgres)', {}, [
+  'store',
+  'recall',
+  'list',
+  'get',
+]);
+describeCeilings(
+  'SQL statements per store with tenant quotas configured',
+  { QUOTA_MAX_MEMORIES: '1000000', QUOTA_MAX_MEMORY_BYTES: '1000000000', QUOTA_MAX_SESSIONS_PER_DAY: '1000' },
+  ['store'],
+);

@@ -13,6 +13,7 @@ import { JobsHttpModule } from './jobs/jobs-http.module';
 import { MemoriesHttpModule } from './memories/memories-http.module';
 import { McpModule } from './mcp/mcp.module';
 import { SessionsHttpModule } from './sessions/sessions-http.module';
+import { UsageHttpModule } from './usage/usage-http.module';
 
 /**
  * The API's composition root, for every mode: the transports (REST, MCP, health) over the domain
@@ -39,6 +40,7 @@ export class AppModule {
         MemoriesHttpModule,
         McpModule,
         SessionsHttpModule,
+        UsageHttpModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: HttpExceptionFilter }],
     };

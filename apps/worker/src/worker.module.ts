@@ -12,7 +12,7 @@ import { WorkerHealthServer } from './health/worker-health.server';
 /**
  * The worker process: the job runtime consuming every job the imported domain modules declare
  * with @HandlesJob (embeddings: memory.index-batch, memory.index, embeddings.reindex; memories:
- * secrets.migrate, secrets.cleanup, memories.fold-text-stats; sync: sync.purge-tombstones; sessions:
+ * secrets.migrate, secrets.cleanup, memories.fold-text-stats, memories.fold-usage; sync: sync.purge-tombstones; sessions:
  * sessions.process, sessions.extract),
  * the outbox relay, health and metrics. No public routes.
  */

@@ -99,4 +99,32 @@ describe('loadConfig', () => {
     });
     expect(() => loadConfig({ METRICS_TOKEN: 'short-secret' })).toThrow(/METRICS_TOKEN.*value hidden/);
   });
+
+  it('takes each rate-limit budget from its own variable, else from RATE_LIMIT_PER_MINUTE', () => {
+    expect(loadConfig({}).http.rateLimits).toEqual({ writes: 600, reads: 600, admin: 600, events: 600 });
+    expect(
+      loadConfig({
+        RATE_LIMIT_PER_MINUTE: '120',
+        RATE_LIMIT_WRITES_PER_MINUTE: '100',
+        RATE_LIMIT_READS_PER_MINUTE: '0',
+        RATE_LIMIT_EVENTS_PER_MINUTE: '',
+      }).http.rateLimits,
+    ).toEqual({ writes: 100, reads: 0, admin: 120, events: 120 });
+    expect(() => loadConfig({ RATE_LIMIT_ADMIN_PER_MINUTE: '-1' })).toThrow(/RATE_LIMIT_ADMIN_PER_MINUTE/);
+    expect(() => loadConfig({ RATE_LIMIT_WRITES_PER_MINUTE: 'many' })).toThrow(
+      /RATE_LIMIT_WRITES_PER_MINUTE/,
+    );
+  });
+
+  it('leaves tenants unlimited unless quotas are configured', () => {
+    expect(loadConfig({}).quotas).toEqual({ maxMemories: 0, maxMemoryBytes: 0, maxSessionsPerDay: 0 });
+    expect(
+      loadConfig({
+        QUOTA_MAX_MEMORIES: '10000',
+        QUOTA_MAX_MEMORY_BYTES: '1073741824',
+        QUOTA_MAX_SESSIONS_PER_DAY: '500',
+      }).quotas,
+    ).toEqual({ maxMemories: 10_000, maxMemoryBytes: 1_073_741_824, maxSessionsPerDay: 500 });
+    expect(() => loadConfig({ QUOTA_MAX_MEMORIES: '-5' })).toThrow(/QUOTA_MAX_MEMORIES/);
+  });
 });

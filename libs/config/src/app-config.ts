@@ -13,7 +13,8 @@ export interface AppConfig {
     readonly bodyLimitBytes: number;
     readonly requestTimeoutMs: number;
     readonly trustProxy: boolean;
-    readonly rateLimitPerMinute: number;
+    /** Requests per key (or client address) and minute, per budget; 0 = unlimited. */
+    readonly rateLimits: RateLimitBudgets;
     /** SIGTERM → listener close: time for load balancers that watch readiness to see the 503. */
     readonly shutdownDelayMs: number;
   };
@@ -47,6 +48,12 @@ export interface AppConfig {
   readonly audit: {
     /** Days an audit row is kept; 0 keeps them forever. */
     readonly retentionDays: number;
+  };
+  /** Per-tenant defaults; 0 = unlimited. A tenant's own columns override them. */
+  readonly quotas: {
+    readonly maxMemories: number;
+    readonly maxMemoryBytes: number;
+    readonly maxSessionsPerDay: number;
   };
   readonly limits: {
     readonly maxContentBytes: number;
@@ -149,6 +156,15 @@ export interface AppConfig {
   };
 }
 
+/** The rate limit's budgets: what a key may send per minute, by kind of request. */
+export interface RateLimitBudgets {
+  readonly writes: number;
+  readonly reads: number;
+  readonly admin: number;
+  /** Session event ingest. */
+  readonly events: number;
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
@@ -213,7 +229,12 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
       trustProxy: env.TRUST_PROXY,
-      rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+      rateLimits: {
+        writes: env.RATE_LIMIT_WRITES_PER_MINUTE ?? env.RATE_LIMIT_PER_MINUTE,
+        reads: env.RATE_LIMIT_READS_PER_MINUTE ?? env.RATE_LIMIT_PER_MINUTE,
+        admin: env.RATE_LIMIT_ADMIN_PER_MINUTE ?? env.RATE_LIMIT_PER_MINUTE,
+        events: env.RATE_LIMIT_EVENTS_PER_MINUTE ?? env.RATE_LIMIT_PER_MINUTE,
+      },
       shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     },
     log: { level: env.LOG_LEVEL, format: logFormat },
@@ -236,6 +257,11 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       keyRotationGraceSeconds: env.KEY_ROTATION_GRACE_SECONDS,
     },
     audit: { retentionDays: env.AUDIT_RETENTION_DAYS },
+    quotas: {
+      maxMemories: env.QUOTA_MAX_MEMORIES,
+      maxMemoryBytes: env.QUOTA_MAX_MEMORY_BYTES,
+      maxSessionsPerDay: env.QUOTA_MAX_SESSIONS_PER_DAY,
+    },
     limits: {
       maxContentBytes: env.MAX_CONTENT_BYTES,
       maxImportBatch: env.MAX_IMPORT_BATCH,

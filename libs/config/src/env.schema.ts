@@ -22,6 +22,13 @@ const optionalString = z
 
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
 
+/** An integer that may be left unset (or empty): undefined then, for a default decided elsewhere. */
+const optionalInt = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().int().min(min).max(max).optional(),
+  );
+
 const bool = (def: boolean) =>
   z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -156,7 +163,22 @@ export const envSchema = z.object({
   /** A transcript uploaded to POST /api/import/claude-code (streamed, so not bound by BODY_LIMIT_BYTES). */
   TRANSCRIPT_IMPORT_MAX_BYTES: int(64 * 1_048_576, 1024, 1_073_741_824),
   MAX_LIST_LIMIT: int(10_000, 1, 100_000),
+  /** Requests per key and minute of each budget below that is not set (0 = unlimited). */
   RATE_LIMIT_PER_MINUTE: int(600, 0, 1_000_000),
+  /** Budget of routes and MCP tools that change data (memories:write, sessions:write). */
+  RATE_LIMIT_WRITES_PER_MINUTE: optionalInt(0, 1_000_000),
+  /** Budget of routes and MCP tools that only read (recall, list, get, sync, export, …). */
+  RATE_LIMIT_READS_PER_MINUTE: optionalInt(0, 1_000_000),
+  /** Budget of admin routes (users, keys, settings, reindex, secret migration). */
+  RATE_LIMIT_ADMIN_PER_MINUTE: optionalInt(0, 1_000_000),
+  /** Budget of session event ingest (`POST /api/sessions/:id/events`, the session_note tool). */
+  RATE_LIMIT_EVENTS_PER_MINUTE: optionalInt(0, 1_000_000),
+  /** Live memories per tenant (0 = unlimited); a tenant's `max_memories` overrides it. */
+  QUOTA_MAX_MEMORIES: int(0, 0, 1_000_000_000),
+  /** Bytes of live memory content (UTF-8) per tenant (0 = unlimited); `max_memory_bytes` overrides it. */
+  QUOTA_MAX_MEMORY_BYTES: int(0, 0, Number.MAX_SAFE_INTEGER),
+  /** Sessions a tenant may start per UTC day (0 = unlimited); `max_sessions_per_day` overrides it. */
+  QUOTA_MAX_SESSIONS_PER_DAY: int(0, 0, 1_000_000_000),
   TRUST_PROXY: bool(false),
   OUTBOX_POLL_INTERVAL_MS: int(1000, 10, 60_000),
   OUTBOX_BATCH_SIZE: int(100, 1, 1000),

@@ -64,6 +64,11 @@ export const JOB_DEFINITIONS = {
     tenantId: uuid.optional(),
     slot: z.string().max(64),
   }),
+  /** Fold the usage deltas of memory writes into the per-tenant totals quotas read (all tenants), on a schedule. */
+  'memories.fold-usage': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
   /** Retention of deletion history (all tenants), enqueued on a schedule by the worker. */
   'sync.purge-tombstones': z.object({
     /** Jobs carry their tenant; this one runs for all of them, so it is always absent. */

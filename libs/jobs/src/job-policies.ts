@@ -55,6 +55,12 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
     keepCompletedSeconds: 10 * 60,
     keepFailedSeconds: DAY,
   },
+  'memories.fold-usage': {
+    ...DEFAULT_JOB_POLICY,
+    attempts: 1,
+    keepCompletedSeconds: 10 * 60,
+    keepFailedSeconds: DAY,
+  },
   'sync.purge-tombstones': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000 },
   // Resumable from its checkpoint; Vault may be sealed for a while, so retry patiently.
   'secrets.migrate': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },

@@ -11,10 +11,14 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'gone'
+  /** Too large for what the caller may still keep (a storage quota): 413. */
+  | 'too_large'
+  /** Refused until later: a rate limit or a count quota (429). */
+  | 'too_many_requests'
   | 'unavailable';
 
 export interface DomainErrorOptions {
-  /** Seconds a client should wait before retrying (unavailable errors). */
+  /** Seconds a client should wait before retrying (unavailable and too_many_requests errors). */
   readonly retryAfterSeconds?: number;
   readonly cause?: unknown;
 }

@@ -24,6 +24,7 @@ export * from './application/import-memories.use-case';
 export * from './application/count-memories.use-case';
 export * from './application/expire-memories.use-case';
 export * from './application/fold-text-statistics.use-case';
+export * from './application/fold-memory-usage.use-case';
 export * from './application/erase-user-data.use-case';
 export * from './secret-memories/contracts/secrets.schemas';
 export * from './secret-memories/application/reveal-secret.use-case';

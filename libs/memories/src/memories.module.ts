@@ -6,6 +6,7 @@ import { TenancyModule } from '@app/tenancy';
 import { IdempotencyRepository } from './adapters/idempotency.repository';
 import { MemoryIndexRequestRepository } from './adapters/memory-index-request.repository';
 import { MemoryRepository } from './adapters/memory.repository';
+import { MemoryUsageRepository } from './adapters/memory-usage.repository';
 import { TextStatisticsRepository } from './adapters/text-statistics.repository';
 import { UserDataRepository } from './adapters/user-data.repository';
 import { BulkDeleteMemoriesUseCase } from './application/bulk-delete-memories.use-case';
@@ -20,6 +21,7 @@ import {
   ListMemoryFacetsUseCase,
 } from './stats/application/get-memory-stats.use-case';
 import { ExpireMemoriesUseCase } from './application/expire-memories.use-case';
+import { FoldMemoryUsageUseCase } from './application/fold-memory-usage.use-case';
 import { FoldTextStatisticsUseCase } from './application/fold-text-statistics.use-case';
 import { GetMemoryUseCase } from './application/get-memory.use-case';
 import { ImportMemoriesUseCase } from './application/import-memories.use-case';
@@ -70,6 +72,7 @@ const USE_CASES = [
   CountMemoriesUseCase,
   ExpireMemoriesUseCase,
   FoldTextStatisticsUseCase,
+  FoldMemoryUsageUseCase,
   EraseUserDataUseCase,
   DeleteUserUseCase,
   ExportMemoriesUseCase,
@@ -111,6 +114,7 @@ const SECRET_MEMORY_USE_CASES = [
     { provide: MemoryLookup, useExisting: MemoryRepository },
     MemoryIndexRequestRepository,
     TextStatisticsRepository,
+    MemoryUsageRepository,
     UserDataRepository,
     IdempotencyRepository,
     MemoryWriter,

@@ -5,6 +5,7 @@
 export { IdempotencyRepository } from './adapters/idempotency.repository';
 export { MemoryIndexRequestRepository } from './adapters/memory-index-request.repository';
 export { MemoryRepository } from './adapters/memory.repository';
+export { MemoryUsageRepository } from './adapters/memory-usage.repository';
 export { MemoryWriter } from './application/memory-writer';
 export { SecretBatchRepository } from './secret-memories/adapters/secret-batch.repository';
 export { SecretCleanupRepository } from './secret-memories/adapters/secret-cleanup.repository';

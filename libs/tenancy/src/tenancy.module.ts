@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { ApiKeyRepository } from './adapters/api-key.repository';
 import { EnvBootstrapRepository } from './adapters/env-bootstrap.repository';
 import { TenantRepository } from './adapters/tenant.repository';
+import { TenantUsageRepository } from './adapters/tenant-usage.repository';
 import { UserRepository } from './adapters/user.repository';
 import { ApiKeyCache } from './application/api-key-cache';
 import { AuditWriter } from './application/audit-writer';
@@ -13,6 +14,7 @@ import { CreateUserUseCase } from './application/create-user.use-case';
 import { ListApiKeysUseCase } from './application/list-api-keys.use-case';
 import { FindUserUseCase } from './application/find-user.use-case';
 import { GetTenantSettingsUseCase } from './application/get-tenant-settings.use-case';
+import { GetTenantUsageUseCase } from './application/get-tenant-usage.use-case';
 import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
 import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
@@ -22,6 +24,7 @@ import { ChangeUserStatusUseCase } from './application/change-user-status.use-ca
 import { ListAuditLogUseCase } from './application/list-audit-log.use-case';
 import { PurgeAuditLogUseCase } from './application/purge-audit-log.use-case';
 import { KEY_ROTATION_GRACE_SECONDS, RotateApiKeyUseCase } from './application/rotate-api-key.use-case';
+import { TENANT_QUOTA_DEFAULTS } from './domain/tenant-quotas';
 
 const USE_CASES = [
   AuthenticateApiKeyUseCase,
@@ -39,15 +42,18 @@ const USE_CASES = [
   ChangeUserStatusUseCase,
   ListAuditLogUseCase,
   PurgeAuditLogUseCase,
+  GetTenantUsageUseCase,
 ];
 
 /**
- * Users, keys and authentication. Needs TransactionRunner from the (global) PersistenceModule.
+ * Users, keys, authentication and the tenant's quotas. Needs TransactionRunner from the (global)
+ * PersistenceModule and the (global) ConfigModule (the quota defaults).
  * One ApiKeyCache per process, shared by authentication and revocation.
  */
 @Module({
   providers: [
     TenantRepository,
+    TenantUsageRepository,
     UserRepository,
     ApiKeyRepository,
     EnvBootstrapRepository,
@@ -59,6 +65,11 @@ const USE_CASES = [
       useFactory: (config: AppConfig) => config.auth.keyRotationGraceSeconds,
     },
     { provide: ApiKeyCache, useFactory: () => new ApiKeyCache() },
+    {
+      provide: TENANT_QUOTA_DEFAULTS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => config.quotas,
+    },
     ...USE_CASES,
   ],
   exports: [AuditWriter, ...USE_CASES],

@@ -5,7 +5,16 @@ import { Public } from '../auth/auth.decorators';
 import { DatabaseHealthIndicator, RedisHealthIndicator } from './dependency-health.indicators';
 import { ShutdownState } from './shutdown-state';
 
-export type ReadinessBody = HealthCheckResult & { detail?: string; code?: string };
+export type ReadinessBody = HealthCheckResult & {
+  detail?: string;
+  code?: string;
+  /** Dependencies that are down without making the API unready (Redis). */
+  degraded?: string[];
+};
+
+/** What the API does without Redis, said where the probe body reports it down. */
+const REDIS_DOWN_IMPACT =
+  'writes still commit (their jobs wait in the outbox until Redis is back); rate limits are not enforced';
 
 /** Probe endpoints, outside the `/api` prefix and without authentication. */
 @Public()
@@ -31,7 +40,11 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Readiness: database (and Redis where used) answer, and the process is not shutting down. */
+  /**
+   * Readiness: the database answers and the process is not shutting down. Redis (where used) is
+   * reported, not required: without it writes still commit through the outbox, so a Redis outage
+   * answers 200 with Redis listed under `degraded` (alert on `memsvc_dependency_up` instead).
+   */
   @Get('ready')
   async ready(@Res({ passthrough: true }) reply: FastifyReply): Promise<ReadinessBody> {
     const checks = [
@@ -40,10 +53,21 @@ export class HealthController {
         return this.shutdown.isShuttingDown ? session.down({ message: 'shutting down' }) : session.up();
       },
       () => this.database.check(),
-      ...(this.redis.enabled ? [() => this.redis.check()] : []),
     ];
+    const redis = this.redis.enabled ? this.redis.check() : undefined;
     try {
-      return await this.health.check(checks);
+      const result = await this.health.check(checks);
+      const state = (await redis)?.redis;
+      if (!state) return result;
+      if (state.status === 'up') {
+        return {
+          ...result,
+          info: { ...result.info, redis: state },
+          details: { ...result.details, redis: state },
+        };
+      }
+      const degraded = { ...state, impact: REDIS_DOWN_IMPACT };
+      return { ...result, details: { ...result.details, redis: degraded }, degraded: ['redis'] };
     } catch (error) {
       // Answer the probe body directly: the global error filter would flatten it to {detail, code}.
       if (!(error instanceof ServiceUnavailableException)) throw error;

@@ -144,13 +144,30 @@ describe('HealthModule', () => {
     expect(res.body).toContain('process_cpu_user_seconds_total');
   });
 
-  it('GET /health/ready is 503 when Redis is unreachable', async () => {
+  it('GET /metrics reports the database and Redis as up', async () => {
+    database.query.mockResolvedValue([{ '?column?': 1 }]);
+    const res = await get('/metrics');
+    expect(res.body).toMatch(/^memsvc_dependency_up\{dependency="database",service="memory-api"\} 1$/m);
+    expect(res.body).toMatch(/^memsvc_dependency_up\{dependency="redis",service="memory-api"\} 1$/m);
+  });
+
+  it('GET /health/ready stays 200 when Redis is unreachable, reporting it degraded', async () => {
     database.query.mockResolvedValue([{ '?column?': 1 }]);
     await redis.stop();
     const res = await get('/health/ready');
-    expect(res.statusCode).toBe(503);
-    expect(res.json().error).toHaveProperty('redis.status', 'down');
-    expect(res.json().info).toHaveProperty('database.status', 'up');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      status: 'ok',
+      degraded: ['redis'],
+      info: { database: { status: 'up' } },
+      details: { redis: { status: 'down', impact: expect.stringMatching(/outbox/) } },
+    });
+    expect(res.json().info).not.toHaveProperty('redis');
+    // The gauge alerts on it instead; a scrape within a second reuses the previous checks.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const metrics = await get('/metrics');
+    expect(metrics.body).toMatch(/^memsvc_dependency_up\{dependency="redis",service="memory-api"\} 0$/m);
+    expect(metrics.body).toMatch(/^memsvc_dependency_up\{dependency="database",service="memory-api"\} 1$/m);
   });
 
   it('GET /health/ready turns 503 once shutdown begins, while /health still answers', async () => {

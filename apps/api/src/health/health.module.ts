@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseHealthIndicator, RedisHealthIndicator } from './dependency-health.indicators';
+import { DependencyMetrics } from './dependency-metrics';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsPortServer } from './metrics-port.server';
@@ -14,7 +15,13 @@ import { ShutdownState } from './shutdown-state';
 @Module({
   imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
   controllers: [HealthController, MetricsController, VersionController],
-  providers: [ShutdownState, DatabaseHealthIndicator, RedisHealthIndicator, MetricsPortServer],
+  providers: [
+    ShutdownState,
+    DatabaseHealthIndicator,
+    RedisHealthIndicator,
+    MetricsPortServer,
+    DependencyMetrics,
+  ],
   exports: [ShutdownState],
 })
 export class HealthModule {}

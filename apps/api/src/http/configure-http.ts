@@ -1,12 +1,14 @@
 import { RequestMethod } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import rateLimit from '@fastify/rate-limit';
 import { type AppConfig } from '@app/config';
 import { AuthenticateApiKeyUseCase } from '@app/tenancy';
 import { rateLimitKey } from '../auth/request-principal';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
-import { discoverControllers } from '../openapi/route-metadata';
+import { discoverControllers, documentedRoutes } from '../openapi/route-metadata';
+import { anyBudgetLimited } from '../rate-limit/rate-limit-budgets';
+import { createRateLimitRedis } from '../rate-limit/rate-limit-redis';
+import { registerRateLimit } from '../rate-limit/register-rate-limit';
 import { registerInputGuards } from './input-guards';
 
 /** Every controller route is served under this prefix, except UNPREFIXED_PATHS. */
@@ -23,20 +25,19 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   // Errors raised by Fastify itself (body parsing, size limit) and by its plugins (rate limit) reach
   // HttpExceptionFilter too: Nest installs Fastify's error handler during init and routes it through
   // the global filters (Fastify's own errors as HttpExceptions; error-mapping names them by status).
-  if (config.http.rateLimitPerMinute > 0) {
+  const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
+  if (anyBudgetLimited(config.http.rateLimits)) {
     const authenticate = app.get(AuthenticateApiKeyUseCase);
-    await app.register(rateLimit, {
-      max: config.http.rateLimitPerMinute,
-      timeWindow: '1 minute',
+    await registerRateLimit(fastify, {
+      budgets: config.http.rateLimits,
+      routes: documentedRoutes(discoverControllers(app), mount),
+      // Shared by every replica when there is a Redis; this process's own counters otherwise.
+      redis: config.redis.url ? createRateLimitRedis(fastify, config.redis.url) : undefined,
+      keyPrefix: `${config.redis.queuePrefix}:rate-limit:`,
       // Per authenticated key (team members share office IPs), else per address: re-spelling the
       // header or trying many wrong keys does not earn a fresh budget.
-      keyGenerator: (request) => rateLimitKey(request, authenticate),
-      allowList: (request) => UNPREFIXED_PATHS.some((p) => request.url === `/${p}`),
-      errorResponseBuilder: (_request, context) => ({
-        statusCode: 429,
-        detail: `Rate limit exceeded: ${context.max} requests per ${context.after}`,
-        code: 'rate_limited',
-      }),
+      identify: (request) => rateLimitKey(request, authenticate),
+      exempt: (request) => UNPREFIXED_PATHS.some((p) => request.url === `/${p}`),
     });
   }
 
@@ -45,9 +46,6 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   });
   // Built from the @ApiRoute metadata of the controllers this app actually mounts (known once the
   // app is created, before init registers the routes).
-  const document = buildOpenApiDocument(discoverControllers(app), {
-    prefix: API_PREFIX,
-    unprefixed: UNPREFIXED_PATHS,
-  });
+  const document = buildOpenApiDocument(discoverControllers(app), mount);
   SwaggerModule.setup('docs', app, document as never, { jsonDocumentUrl: 'docs/json' });
 }

@@ -19,7 +19,9 @@ export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = {
   not_found: 404,
   conflict: 409,
   gone: 410,
+  too_large: 413,
   invalid: 422,
+  too_many_requests: 429,
   unavailable: 503,
 };
 

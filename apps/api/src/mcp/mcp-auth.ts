@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { type AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
 import { principalFor } from '../auth/request-principal';
+import type { RateLimitCharge } from '../rate-limit/register-rate-limit';
 import '../auth/authenticated-request';
 
 /**
@@ -15,14 +16,22 @@ export function authenticationHook(authenticate: Pick<AuthenticateApiKeyUseCase,
   };
 }
 
-/** What the transport hands to every tool call as `extra.authInfo`; the key itself stays out. */
-export function toAuthInfo(principal: Principal): AuthInfo {
+/**
+ * What the transport hands to every tool call as `extra.authInfo`; the key itself stays out. The
+ * request's rate-limit charge rides along, so each tool call counts against its own budget.
+ */
+export function toAuthInfo(principal: Principal, rateLimit?: RateLimitCharge): AuthInfo {
   return {
     token: principal.keyId,
     clientId: principal.username,
     scopes: [...principal.scopes],
-    extra: { principal },
+    extra: { principal, ...(rateLimit ? { rateLimit } : {}) },
   };
+}
+
+/** The request's rate-limit charge; undefined when no limit is installed. */
+export function rateLimitChargeOf(extra: { authInfo?: AuthInfo }): RateLimitCharge | undefined {
+  return extra.authInfo?.extra?.rateLimit as RateLimitCharge | undefined;
 }
 
 /** The verified caller of a tool call. Tools never take identity from their arguments. */

@@ -6,6 +6,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
 import { RequestValidationError } from '../http/request-validation.error';
+import { rateLimitCharge, type RateLimitCharge } from '../rate-limit/register-rate-limit';
 import { authenticationHook, toAuthInfo } from './mcp-auth';
 import { originHook, PREFLIGHT_HEADERS } from './mcp-origin.hook';
 import { McpServerFactory } from './mcp-server.factory';
@@ -37,6 +38,8 @@ export class McpHttpRoute implements OnModuleInit {
     fastify.route({
       method: 'POST',
       url: MCP_PATH,
+      // Counted per JSON-RPC message once the body is read (below and in each tool), not per request.
+      config: { rateLimit: false },
       onRequest: [checkOrigin, authenticationHook(this.authenticate)],
       handler: (request, reply) => this.handle(request, reply),
       errorHandler: parseErrorAsJsonRpc,
@@ -64,7 +67,8 @@ export class McpHttpRoute implements OnModuleInit {
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const principal = request.principal as Principal;
-    if (await countBatchCalls(request, reply)) return;
+    const charge = rateLimitCharge(request);
+    if (charge && (await refuseOverBudget(request, reply, charge))) return;
     const server = this.servers.create();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -81,7 +85,7 @@ export class McpHttpRoute implements OnModuleInit {
     });
     try {
       await server.connect(transport);
-      const raw = Object.assign(request.raw, { auth: toAuthInfo(principal) });
+      const raw = Object.assign(request.raw, { auth: toAuthInfo(principal, charge) });
       // `null` rather than undefined for an empty body: the SDK must not read the consumed stream.
       await transport.handleRequest(raw, reply.raw, request.body ?? null);
     } catch (error) {
@@ -92,22 +96,37 @@ export class McpHttpRoute implements OnModuleInit {
 }
 
 /**
- * The rate limit counted this request once; a JSON-RPC batch of n calls counts n. Answers 429 (and
- * returns true) when the extra calls exceed the caller's budget.
+ * Every JSON-RPC message of the body counts once against the caller's budgets: a tool call in its
+ * tool (against writes or reads, see defineTool), every other message (initialize, tools/list,
+ * notifications) here, against reads. Answers 429 with a JSON-RPC error (and returns true) when
+ * those exceed the reads budget; a batch counts each of its messages.
  */
-async function countBatchCalls(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-  const calls = Array.isArray(request.body) ? request.body.length : 1;
-  // Decorated only when a rate limit is configured.
-  if (calls <= 1 || !request.server.hasDecorator('createRateLimit')) return false;
-  const check = request.server.createRateLimit();
-  for (let i = 1; i < calls; i++) {
-    const result = await check(request);
-    if (!result.isAllowed && result.isExceeded) {
+async function refuseOverBudget(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  charge: RateLimitCharge,
+): Promise<boolean> {
+  const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+  const protocol = messages.filter((m) => (m as { method?: unknown } | null)?.method !== 'tools/call');
+  for (let i = 0; i < protocol.length; i++) {
+    const verdict = await charge('reads');
+    if (verdict.limited) {
+      const after = verdict.retryAfterSeconds;
       await reply
         .code(429)
-        .header('retry-after', String(result.ttlInSeconds))
+        .headers({
+          'retry-after': String(after),
+          'ratelimit-limit': String(verdict.max),
+          'ratelimit-remaining': '0',
+          'ratelimit-reset': String(after),
+        })
         .type('application/json')
-        .send(jsonRpcError(-32000, `Rate limit exceeded: this batch of ${calls} calls is over the budget`));
+        .send(
+          jsonRpcError(
+            -32000,
+            `Rate limit exceeded: ${verdict.max} reads per minute for this key; retry in ${after} s`,
+          ),
+        );
       return true;
     }
   }

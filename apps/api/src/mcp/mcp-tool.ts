@@ -5,7 +5,9 @@ import { McpError, type CallToolResult, type ToolAnnotations } from '@modelconte
 import type { z } from 'zod';
 import { missingScopes, type Principal, type Scope } from '@app/tenancy';
 import { toErrorResponse } from '../http/error-mapping';
-import { principalOf } from './mcp-auth';
+import { budgetForScopes, type RateLimitBudget } from '../rate-limit/rate-limit-budgets';
+import { RateLimitedError } from '../rate-limit/rate-limited.error';
+import { principalOf, rateLimitChargeOf } from './mcp-auth';
 
 /** What a tool hands back: readable text for the model, the same data as `structuredContent`. */
 export interface ToolOutput<T> {
@@ -21,6 +23,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   readonly description: string;
   /** The key must hold it; checked per call, so a read-only key still lists every tool. */
   readonly scope: Scope;
+  /** The rate-limit budget a call counts against when the scope does not say it (session events). */
+  readonly rateLimit?: RateLimitBudget;
   readonly annotations: Pick<ToolAnnotations, 'readOnlyHint' | 'destructiveHint' | 'idempotentHint'>;
   readonly input: I;
   readonly output: O;
@@ -73,6 +77,11 @@ function recoveryAdvice(code: string, status: number, detail: string): string {
       return 'Shorten the text or split it into several notes.';
     case 'secret_store_unavailable':
       return 'Nothing was changed. Retry later; if the detail says no secret store is configured, store the memory without the credential instead.';
+    case 'rate_limited':
+      return 'Nothing was done. Wait that long before calling again; calling sooner fails the same way.';
+    case 'quota_exceeded':
+    case 'storage_quota_exceeded':
+      return 'Nothing was stored: the team is at its quota. Delete memories that are no longer needed (memory_delete) or ask an administrator; GET /api/usage shows the quotas.';
     case 'forbidden':
       return status === 403 && /teammate/.test(detail)
         ? 'Only the owner can change it: store your own memory (or ask the owner) instead.'
@@ -102,6 +111,14 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
         code: 'forbidden',
         status: 403,
       });
+    }
+    // The same counters as REST: a tool that writes against writes, one that reads against reads.
+    // Over budget is a tool error (isError), which the model reads and can wait on.
+    const budget = spec.rateLimit ?? budgetForScopes([spec.scope]);
+    const verdict = await rateLimitChargeOf(extra)?.(budget);
+    if (verdict?.limited) {
+      const { message, code } = new RateLimitedError(budget, verdict.max, verdict.retryAfterSeconds);
+      return errorResult({ detail: message, code, status: 429 });
     }
     try {
       const { text, data } = await spec.run(principal, args);

@@ -59,6 +59,7 @@ export class SessionTools {
       description:
         'Record a note in the current session: a decision taken, something the user corrected ("no, use X instead": kind correction), or an observation worth keeping with the session’s history. It is stored at once (secrets redacted); when the session ends, notes and corrections become memories of the session’s project unless you already have them (to store a memory right away use memory_store). Returns {accepted, duplicates, session_id}.',
       scope: 'sessions:write',
+      rateLimit: 'events',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
       input: z.strictObject({
         session_id: sessionIdArg,

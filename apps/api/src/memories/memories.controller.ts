@@ -34,6 +34,7 @@ import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 import { ApiRoute } from '../openapi/api-route.decorator';
+import { QUOTA_ERRORS } from '../openapi/openapi-helpers';
 import { idempotencyHeaders, importResponse, memoryIdParams } from '../openapi/route-schemas';
 import { idempotencyKeySchema } from './idempotency-key.schema';
 
@@ -66,6 +67,7 @@ export class MemoriesController {
       403: 'The memory named in `supersedes` is visible to you but not yours to change',
       404: 'The memory named in `supersedes` is unknown or not visible to you',
       422: 'Validation failed, content too large, Idempotency-Key reused with a different body, or `supersedes` would make a cycle',
+      ...QUOTA_ERRORS.memories,
     },
   })
   store(
@@ -119,7 +121,7 @@ export class MemoriesController {
     summary: 'Store a batch of memories in one transaction',
     body: importMemoriesSchema,
     response: importResponse,
-    errors: { 400: 'Malformed request, or more memories than one batch allows' },
+    errors: { 400: 'Malformed request, or more memories than one batch allows', ...QUOTA_ERRORS.memories },
   })
   importBatch(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     return this.importMemories.execute(
@@ -152,7 +154,11 @@ export class MemoriesController {
     params: memoryIdParams,
     body: updateMemorySchema,
     response: updateResponse,
-    errors: { 400: 'Malformed request, or no field to update', 409: 'Duplicate content' },
+    errors: {
+      400: 'Malformed request, or no field to update',
+      409: 'Duplicate content',
+      413: QUOTA_ERRORS.memories[413],
+    },
   })
   update(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
     const patch = toMemoryPatch(parseInput(updateMemorySchema, body ?? {}));

@@ -1,5 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 import type { ZodObject, ZodPipe, ZodType } from 'zod';
+import type { RateLimitBudget } from '../rate-limit/rate-limit-budgets';
 
 /** Operation groups of the document, in the order Swagger UI lists them. */
 export const API_TAGS = {
@@ -14,6 +15,7 @@ export const API_TAGS = {
   embeddings: 'Switch the embedding model (admin scope; re-embeds every tenant)',
   admin: "Users, API keys and admin job progress in the caller's tenant (admin scope)",
   auth: 'Check an API key',
+  usage: "Your tenant's use of its quotas (memories, content bytes, sessions per day)",
 } as const;
 
 export type ApiTagName = keyof typeof API_TAGS;
@@ -42,6 +44,8 @@ export interface ApiRouteOptions {
    */
   readonly response: ZodType;
   readonly responseDescription?: string;
+  /** The rate-limit budget the route counts against when its scopes do not say it (session events). */
+  readonly rateLimit?: RateLimitBudget;
   /** Route-specific answers, or a sharper wording of a shared one: status → when it happens. */
   readonly errors?: Readonly<Partial<Record<ApiErrorStatus, string>>>;
 }

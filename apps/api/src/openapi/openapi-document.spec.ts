@@ -104,6 +104,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
   });
 
   it('gives every operation an operationId, one declared tag, bearer security, 429 and 503', () => {
+    const rateLimited = doc.components?.responses?.RateLimited as { headers?: unknown };
     const tags = new Set(doc.tags?.map((tag) => tag.name));
     const ids = operations().map(([, , op]) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -113,12 +114,28 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
       expect(op.tags, where).toHaveLength(1);
       expect(tags.has(op.tags?.[0] ?? ''), where).toBe(true);
       expect(op.security, where).toEqual([{ bearer: [] }]);
-      expect(op.responses['429'], where).toEqual({ $ref: '#/components/responses/RateLimited' });
+      // The shared answer, or a sharper wording of it (a quota) with the same headers.
+      const limited = op.responses['429'] as { $ref?: string; headers?: unknown };
+      if (limited.$ref === undefined) expect(limited.headers, where).toEqual(rateLimited.headers);
+      else expect(limited, where).toEqual({ $ref: '#/components/responses/RateLimited' });
+      expect(op.description, where).toMatch(/Counts against the `(writes|reads|admin|events)` rate limit\./);
       expect(Object.keys(op.responses), where).toContain('503');
     }
     expect(doc.servers).toEqual([{ url: '/', description: 'This server' }]);
-    expect(doc.components?.responses?.RateLimited).toMatchObject({
-      headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+    expect(rateLimited).toMatchObject({
+      headers: {
+        'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+        'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+        'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+        'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+      },
+    });
+    expect(doc.paths['/api/sessions/{id}/events'].post?.description).toContain('`events` rate limit');
+    expect(doc.paths['/api/memories'].post?.description).toContain('`writes` rate limit');
+    expect(doc.paths['/api/memories/recall'].post?.description).toContain('`reads` rate limit');
+    expect(doc.paths['/api/admin/users'].get?.description).toContain('`admin` rate limit');
+    expect(doc.paths['/api/memories'].post?.responses['413']).toMatchObject({
+      description: expect.stringContaining('storage_quota_exceeded'),
     });
   });
 

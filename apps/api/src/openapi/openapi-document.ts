@@ -10,11 +10,13 @@ import {
   ERROR_SCHEMA,
   errorResponse,
   json,
+  RATE_LIMIT_HEADERS,
   RETRY_AFTER_HEADER,
   SHARED_RESPONSES,
   sharedResponseRef,
   type RouteTraits,
 } from './openapi-helpers';
+import { budgetOfRoute } from '../rate-limit/rate-limit-budgets';
 import { documentedRoutes, type DocumentedRoute, type RoutePrefix } from './route-metadata';
 
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
@@ -62,7 +64,8 @@ function descriptionOf(route: DocumentedRoute): string | undefined {
   const scopes = route.scopes.map((scope) => `\`${scope}\``).join(', ');
   const plural = route.scopes.length > 1 ? 's' : '';
   const scopeNote = scopes === '' ? undefined : `Requires scope${plural} ${scopes}.`;
-  return [route.options.description, scopeNote].filter(Boolean).join('\n\n') || undefined;
+  const budget = route.isPublic ? undefined : `Counts against the \`${budgetOfRoute(route)}\` rate limit.`;
+  return [route.options.description, scopeNote, budget].filter(Boolean).join('\n\n') || undefined;
 }
 
 function toRouteConfig(route: DocumentedRoute): RouteConfig {
@@ -109,6 +112,9 @@ export function buildOpenApiDocument(controllers: readonly Type[], mount: RouteP
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   registry.registerComponent('schemas', 'Error', ERROR_SCHEMA);
   registry.registerComponent('headers', 'RetryAfter', RETRY_AFTER_HEADER);
+  for (const [name, header] of Object.entries(RATE_LIMIT_HEADERS)) {
+    registry.registerComponent('headers', name, header);
+  }
   for (const shared of SHARED_RESPONSES) {
     registry.registerComponent('responses', shared.name, shared.response);
   }

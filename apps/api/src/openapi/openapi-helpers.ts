@@ -19,6 +19,22 @@ export const RETRY_AFTER_HEADER = {
   schema: { type: 'integer' as const, minimum: 0 },
 };
 
+/** The draft standard rate-limit headers (draft-ietf-httpapi-ratelimit-headers), on every counted answer. */
+export const RATE_LIMIT_HEADERS = {
+  RateLimitLimit: {
+    description: "Requests per minute in the budget this route counts against (the key's, or the address's)",
+    schema: { type: 'integer' as const, minimum: 0 },
+  },
+  RateLimitRemaining: {
+    description: 'Requests left in the budget this minute',
+    schema: { type: 'integer' as const, minimum: 0 },
+  },
+  RateLimitReset: {
+    description: 'Seconds until the budget starts again',
+    schema: { type: 'integer' as const, minimum: 0 },
+  },
+};
+
 const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /** Plain OpenAPI (no zod inside), so it fits both a route and components/responses. */
@@ -33,6 +49,17 @@ export const errorResponse = (description: string, retryAfter = false): ErrorRes
   description,
   ...(retryAfter ? { headers: { 'Retry-After': ref('headers', 'RetryAfter') } } : {}),
   content: { 'application/json': { schema: ref('schemas', 'Error') } },
+});
+
+/** A 429: Retry-After and the RateLimit-* headers. */
+const rateLimitedResponse = (description: string): ErrorResponseObject => ({
+  ...errorResponse(description, true),
+  headers: {
+    'Retry-After': ref('headers', 'RetryAfter'),
+    'RateLimit-Limit': ref('headers', 'RateLimitLimit'),
+    'RateLimit-Remaining': ref('headers', 'RateLimitRemaining'),
+    'RateLimit-Reset': ref('headers', 'RateLimitReset'),
+  },
 });
 
 /** Which routes can give a shared answer; decided from the route, never listed per route. */
@@ -93,7 +120,10 @@ export const SHARED_RESPONSES: readonly SharedResponse[] = [
   {
     name: 'RateLimited',
     status: 429,
-    response: errorResponse('Rate limited: too many requests for this key (or address)', true),
+    response: rateLimitedResponse(
+      'Rate limited (`rate_limited`): this key (or address) spent its budget for the minute; the ' +
+        'operation description names the budget (writes, reads, admin or session events)',
+    ),
     appliesTo: () => true,
   },
   {
@@ -109,3 +139,14 @@ export const SHARED_RESPONSES: readonly SharedResponse[] = [
 ];
 
 export const sharedResponseRef = (shared: SharedResponse) => ref('responses', shared.name);
+
+/** The answers of writes that a tenant quota can refuse (docs/api.md "Quotas"), for `errors`. */
+export const QUOTA_ERRORS = {
+  memories: {
+    413: 'Body too large, or the write would take the tenant past its content bytes quota (`storage_quota_exceeded`)',
+    429: 'Rate limited (`rate_limited`), or the tenant stores as many memories as its quota allows (`quota_exceeded`)',
+  },
+  sessions: {
+    429: 'Rate limited (`rate_limited`), or the tenant started as many sessions today (UTC) as its quota allows (`quota_exceeded`, Retry-After until midnight UTC)',
+  },
+} as const;

@@ -16,6 +16,7 @@ import { JSON_LINES_TYPES, STREAMED_BODY } from '../http/input-guards';
 import { parseInput } from '../http/request-validation.error';
 import { streamedBody } from '../http/streamed-body';
 import { ApiRoute } from '../openapi/api-route.decorator';
+import { QUOTA_ERRORS } from '../openapi/openapi-helpers';
 
 /** Imports of agent transcripts, streamed in. Validate, call one use case, present. */
 @Controller('import')
@@ -48,6 +49,7 @@ export class SessionImportController {
     responseDescription: 'Stored; the follow-up job is queued (200 with job_id null: already imported)',
     errors: {
       409: 'The transcript’s session id is taken by a session that is not yours',
+      ...QUOTA_ERRORS.sessions,
       413: 'The body is over TRANSCRIPT_IMPORT_MAX_BYTES',
       415: 'The body is not sent as application/x-ndjson or application/jsonl',
       422: 'The body is not a Claude Code transcript (no entry names its session)',

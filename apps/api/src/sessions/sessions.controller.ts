@@ -29,6 +29,7 @@ import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
 import { ApiRoute } from '../openapi/api-route.decorator';
+import { QUOTA_ERRORS } from '../openapi/openapi-helpers';
 import { sessionIdParams } from '../openapi/route-schemas';
 
 const NOT_YOURS = 'No such session of yours (another user’s sessions are never visible)';
@@ -54,7 +55,7 @@ export class SessionsController {
     summary: 'Start a session (idempotent on a client-supplied id)',
     body: startSessionSchema,
     response: startedSessionResponse,
-    errors: { 409: 'The id is already used by another session' },
+    errors: { 409: 'The id is already used by another session', ...QUOTA_ERRORS.sessions },
   })
   async start(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     const started = await this.startSession.execute(
@@ -121,6 +122,7 @@ export class SessionsController {
     params: sessionIdParams,
     body: recordEventsSchema,
     response: acceptedEventsResponse,
+    rateLimit: 'events',
     errors: {
       404: NOT_YOURS,
       413: 'The request body is over the server’s body limit',

@@ -32,6 +32,24 @@ const memoryColumns = (user: string) => `
 const VISIBLE_BY_ID = `FROM memories m JOIN users u ON u.id = m.owner_id
   WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND ${visibleMemorySql('m', '$3')} AND ${liveMemorySql('m')}`;
 
+/** The new row of `insertOrGetDuplicate`, parameters $1…$16. */
+const PLAIN_ROW = `VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
+               $9, $11::text IS NOT NULL, $11, $12, $13, $14,
+               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()))`;
+
+/** The same row only while the tenant stays within its quotas ($17 memories, $18 bytes; 0 = unlimited). */
+const QUOTA_CHECKED_ROW = `SELECT coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1::uuid, $2::uuid,
+               $3::text, $4::text, $5::text[], $6::text, $7::double precision, $8::text,
+               $9::bytea, $11::text IS NOT NULL, $11::text, $12::integer, $13::text, $14::timestamptz,
+               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now())
+        WHERE memory_quota_allows($1::uuid, $17::bigint, $18::bigint, octet_length($3::text))`;
+
+/** The quotas a write is checked against (0 = unlimited). */
+export interface MemoryQuota {
+  readonly maxMemories: number;
+  readonly maxMemoryBytes: number;
+}
+
 /** What the caller may do with one memory (row-level security has already hidden the rest). */
 export interface MemoryAccess {
   readonly ownerId: string;
@@ -78,21 +96,23 @@ export class MemoryRepository implements MemoryLookup {
 
   /**
    * Inserts unless the owner already has live content with the same hash; `created` tells which.
-   * A sensitive memory comes with its reserved `id` and where its secret is stored.
+   * A sensitive memory comes with its reserved `id` and where its secret is stored. With a `quota`
+   * the same statement inserts only while the tenant stays within it; `created: false` with no
+   * duplicate (`id` null) then means the quota refused the row.
    */
   async insertOrGetDuplicate(
     scope: TenantScope,
     tx: Tx,
     memory: NewMemory & { visibility: Visibility; contentHash: Buffer; id?: number; secret?: RowSecret },
-  ): Promise<StoredMemory & { created: boolean }> {
+    quota?: MemoryQuota,
+  ): Promise<(StoredMemory & { created: boolean }) | { created: false; id: null }> {
+    const quotaParams = quota ? [quota.maxMemories, quota.maxMemoryBytes] : [];
     const inserted = await tx.query<StoredRow>(
       `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
                              content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at,
                              created_at, updated_at)
        OVERRIDING SYSTEM VALUE
-       VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
-               $9, $11::text IS NOT NULL, $11, $12, $13, $14,
-               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()))
+       ${quota ? QUOTA_CHECKED_ROW : PLAIN_ROW}
        ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL DO NOTHING
        RETURNING id, category, importance`,
       [
@@ -112,6 +132,7 @@ export class MemoryRepository implements MemoryLookup {
         memory.expiresAt ?? null,
         memory.createdAt ?? null,
         memory.updatedAt ?? null,
+        ...quotaParams,
       ],
       // Planning this INSERT under the memories policies costs more than running it.
       { prepared: true },
@@ -122,7 +143,17 @@ export class MemoryRepository implements MemoryLookup {
         WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL`,
       [scope.tenantId, scope.userId, memory.contentHash],
     );
+    if (!existing.rows[0]) return { created: false, id: null };
     return { ...toStored(existing.rows[0]), created: false };
+  }
+
+  /** The tenant's live memories and their content bytes (the usage counters of migration 1763700000025). */
+  async usage(scope: TenantScope, tx: Tx): Promise<{ memories: number; bytes: number }> {
+    const { rows } = await tx.query<{ memories: string; bytes: string }>(
+      `SELECT memories, bytes FROM memory_usage_totals($1)`,
+      [scope.tenantId],
+    );
+    return { memories: Number(rows[0].memories), bytes: Number(rows[0].bytes) };
   }
 
   /** Where the owner's live memory keeps its secret; null when there is no such memory. */
@@ -282,11 +313,17 @@ export class MemoryRepository implements MemoryLookup {
     return { memories, total: total.rows[0].n };
   }
 
+  /**
+   * Changes a live memory of the owner `scope`. With `bytesQuota` the same statement changes it only
+   * while the tenant's content stays within that many bytes after growing by `growth`: false then
+   * (for a row the caller has locked) means the quota refused the change.
+   */
   async update(
     scope: TenantScope,
     tx: Tx,
     id: number,
     patch: MemoryPatch & { contentHash?: Buffer; secret?: RowSecret | null },
+    bytesQuota?: { readonly maxMemoryBytes: number; readonly growth: number },
   ): Promise<boolean> {
     const sets: string[] = [];
     const params: unknown[] = [id, scope.tenantId, scope.userId];
@@ -307,9 +344,14 @@ export class MemoryRepository implements MemoryLookup {
       set('secret_ref', patch.secret?.ref ?? null);
       set('secret_version', patch.secret?.version ?? null);
     }
+    let quotaCheck = '';
+    if (bytesQuota) {
+      params.push(bytesQuota.maxMemoryBytes, bytesQuota.growth);
+      quotaCheck = ` AND memory_quota_allows($2, 0, $${params.length - 1}::bigint, $${params.length}::bigint)`;
+    }
     const result = await tx.query(
       `UPDATE memories SET ${sets.join(', ')}, updated_at = now()
-        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL`,
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL${quotaCheck}`,
       params,
     );
     return result.rowCount > 0;

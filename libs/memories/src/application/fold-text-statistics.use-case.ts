@@ -2,9 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HandlesJob } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
 import { TextStatisticsRepository } from '../adapters/text-statistics.repository';
-
-/** Deltas folded per transaction: a backlog (an import) is worked off in short transactions. */
-export const FOLD_BATCH = 10_000;
+import { foldAllDeltas } from './fold-deltas';
 
 /**
  * `memories.fold-text-stats`: moves the term-statistics deltas memory writes append (one row per
@@ -27,12 +25,7 @@ export class FoldTextStatisticsUseCase {
   }
 
   /** Folds every pending delta; returns how many. */
-  async execute(): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const folded = await this.tx.asSystem((tx) => this.statistics.fold(tx, FOLD_BATCH));
-      total += folded;
-      if (folded < FOLD_BATCH) return total;
-    }
+  execute(): Promise<number> {
+    return foldAllDeltas(this.tx, (tx, batch) => this.statistics.fold(tx, batch));
   }
 }

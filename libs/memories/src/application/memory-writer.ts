@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { runTogether, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
 import { indexInputHash, OutboxWriter } from '@app/jobs';
-import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
+import { MemoryRepository, type MemoryQuota } from '../adapters/memory.repository';
 import { MemoryIndexRequestRepository } from '../adapters/memory-index-request.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { NewMemory, StoredMemory } from '../domain/memory';
@@ -63,15 +63,22 @@ export class MemoryWriter {
       ...screened.value,
       expandedKeywords: withResolvedDates(screened.value.expandedKeywords, screened.value.content, said),
     };
-    const stored = await this.memories.insertOrGetDuplicate(principal, tx, {
-      ...memory,
-      visibility: memory.visibility ?? principal.defaultVisibility ?? this.defaults.defaultVisibility,
-      expiresAt: memory.expiresAt ?? this.defaultExpiry(memory.category),
-      // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
-      contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),
-      id: staged?.memoryId,
-      secret: staged?.secret,
-    });
+    const quota = memoryQuotaOf(principal);
+    const stored = await this.memories.insertOrGetDuplicate(
+      principal,
+      tx,
+      {
+        ...memory,
+        visibility: memory.visibility ?? principal.defaultVisibility ?? this.defaults.defaultVisibility,
+        expiresAt: memory.expiresAt ?? this.defaultExpiry(memory.category),
+        // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
+        contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),
+        id: staged?.memoryId,
+        secret: staged?.secret,
+      },
+      quota,
+    );
+    if (stored.id === null) throw await this.quotaRefusal(principal, tx, quota, memory.content);
     if (staged) await this.staging.confirm(principal, tx, [staged]);
     if (stored.created) {
       // The row's bookkeeping (index state, outbox, audit) in one round trip, planned once per connection.
@@ -99,6 +106,22 @@ export class MemoryWriter {
       await this.links.link(principal, tx, link, { ifExists: 'keep', target: 'write' });
     }
     return stored;
+  }
+
+  /** Which quota refused a row of `content` (the statement only said that one did), with the current use. */
+  private async quotaRefusal(
+    principal: Principal,
+    tx: Tx,
+    quota: MemoryQuota | undefined,
+    content: string,
+  ): Promise<QuotaError> {
+    const usage = await this.memories.usage(principal, tx);
+    const adding = Buffer.byteLength(content, 'utf8');
+    const overCount = quota !== undefined && quota.maxMemories > 0 && usage.memories >= quota.maxMemories;
+    if (!overCount && quota !== undefined && quota.maxMemoryBytes > 0) {
+      return QuotaError.memoryBytes(usage.bytes, adding, quota.maxMemoryBytes);
+    }
+    return QuotaError.memories(usage.memories, quota?.maxMemories ?? 0);
   }
 
   /** Remakes a link between two rows of one import (a link that already exists is kept). */
@@ -144,4 +167,11 @@ export class MemoryWriter {
       }),
     ];
   }
+}
+
+/** The principal's memory quotas when any applies; undefined (no check at all) when unlimited. */
+export function memoryQuotaOf(principal: Principal): MemoryQuota | undefined {
+  const quotas = principal.quotas;
+  if (!quotas || (quotas.maxMemories === 0 && quotas.maxMemoryBytes === 0)) return undefined;
+  return { maxMemories: quotas.maxMemories, maxMemoryBytes: quotas.maxMemoryBytes };
 }

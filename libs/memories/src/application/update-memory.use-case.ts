@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { runTogether, TransactionRunner } from '@app/persistence';
-import { AuditWriter, type Principal } from '@app/tenancy';
+import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
 import { MemoryRepository, type RowSecret } from '../adapters/memory.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { MemoryPatch } from '../domain/memory';
@@ -83,12 +83,19 @@ export class UpdateMemoryUseCase {
               );
             }
           }
-          await this.memories.update(owner, tx, id, {
-            ...changes,
-            expandedKeywords,
-            contentHash: hash,
-            secret,
-          });
+          const bytesQuota = this.bytesQuota(principal, existing.content, changes.content);
+          const updated = await this.memories.update(
+            owner,
+            tx,
+            id,
+            { ...changes, expandedKeywords, contentHash: hash, secret },
+            bytesQuota,
+          );
+          // The row is locked and live: only the quota can have refused it.
+          if (!updated && bytesQuota) {
+            const usage = await this.memories.usage(principal, tx);
+            throw QuotaError.memoryBytes(usage.bytes, bytesQuota.growth, bytesQuota.maxMemoryBytes);
+          }
           const reindex =
             changes.content !== undefined ||
             changes.tags !== undefined ||
@@ -115,5 +122,13 @@ export class UpdateMemoryUseCase {
         WRITE_TRANSACTION,
       ),
     );
+  }
+
+  /** The bytes quota a content change that grows the memory is checked against; none otherwise. */
+  private bytesQuota(principal: Principal, stored: string, next: string | undefined) {
+    const maxMemoryBytes = principal.quotas?.maxMemoryBytes ?? 0;
+    if (next === undefined || maxMemoryBytes === 0) return undefined;
+    const growth = Buffer.byteLength(next, 'utf8') - Buffer.byteLength(stored, 'utf8');
+    return growth > 0 ? { maxMemoryBytes, growth } : undefined;
   }
 }

@@ -73,12 +73,23 @@ export interface SessionUpdate {
  */
 @Injectable()
 export class SessionRepository {
-  /** Inserts the session, or nothing when the id exists (`null`: look the existing one up). */
-  async insert(scope: TenantScope, tx: Tx, record: SessionRecord): Promise<Session | null> {
+  /**
+   * Inserts the session, or nothing when the id exists (`null`: look the existing one up). With
+   * `maxPerDay` (> 0) the same statement inserts only while the tenant has started fewer sessions
+   * today (UTC); `null` may then also mean the quota refused it.
+   */
+  async insert(
+    scope: TenantScope,
+    tx: Tx,
+    record: SessionRecord,
+    maxPerDay?: number,
+  ): Promise<Session | null> {
+    const row = `coalesce($3::uuid, gen_random_uuid()), $1::uuid, $2::uuid, $4::text, $5::text, $6::text,
+                 $7::text, $8::text, coalesce($9::timestamptz, now())`;
     const { rows } = await tx.query<SessionRow>(
       `WITH s AS (
          INSERT INTO sessions (id, tenant_id, user_id, agent, project, cwd, git_remote, git_branch, started_at)
-         VALUES (coalesce($3::uuid, gen_random_uuid()), $1, $2, $4, $5, $6, $7, $8, coalesce($9::timestamptz, now()))
+         ${maxPerDay ? `SELECT ${row} WHERE sessions_started_today($1::uuid) < $10::bigint` : `VALUES (${row})`}
          ON CONFLICT (id) DO NOTHING
          RETURNING *)
        SELECT ${COLUMNS} FROM s`,
@@ -92,9 +103,18 @@ export class SessionRepository {
         record.gitRemote,
         record.gitBranch,
         record.startedAt,
+        ...(maxPerDay ? [maxPerDay] : []),
       ],
     );
     return rows[0] ? toSession(rows[0]) : null;
+  }
+
+  /** Sessions the caller's tenant started since 00:00 UTC. */
+  async startedToday(scope: TenantScope, tx: Tx): Promise<number> {
+    const { rows } = await tx.query<{ n: string }>(`SELECT sessions_started_today($1) AS n`, [
+      scope.tenantId,
+    ]);
+    return Number(rows[0].n);
   }
 
   /** The caller's own session. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
-import { type Principal } from '@app/tenancy';
+import { QuotaError, type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
 import { projectIdentity, remoteWithoutCredentials } from '@app/kernel';
 import type { NewSession, Session } from '../domain/session';
@@ -15,7 +15,8 @@ export interface StartedSession extends Session {
 /**
  * Starts a session. Idempotent on a client-supplied id, so a hook may retry or start before it
  * knows whether an earlier start arrived: the same id of the same user answers the existing
- * session unchanged; an id someone else holds is refused.
+ * session unchanged; an id someone else holds is refused. A new session past the tenant's
+ * sessions-per-day quota is refused (429) by the insert itself.
  */
 @Injectable()
 export class StartSessionUseCase {
@@ -36,12 +37,17 @@ export class StartSessionUseCase {
       gitBranch: this.nullable(input.gitBranch),
       startedAt: input.startedAt ?? null,
     };
+    const maxPerDay = principal.quotas?.maxSessionsPerDay || undefined;
     return this.tx.inTenant(principal, async (tx) => {
-      const inserted = await this.sessions.insert(principal, tx, record);
+      const inserted = await this.sessions.insert(principal, tx, record, maxPerDay);
       if (inserted) return { ...inserted, created: true };
       const existing = record.id === null ? null : await this.sessions.findOwn(principal, tx, record.id);
-      if (!existing) throw SessionError.idTaken(record.id ?? '');
-      return { ...existing, created: false };
+      if (existing) return { ...existing, created: false };
+      if (maxPerDay !== undefined) {
+        const started = await this.sessions.startedToday(principal, tx);
+        if (started >= maxPerDay) throw QuotaError.sessionsPerDay(started, maxPerDay);
+      }
+      throw SessionError.idTaken(record.id ?? '');
     });
   }
 

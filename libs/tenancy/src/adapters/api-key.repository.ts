@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { ApiKeySource, ApiKeySummary } from '../domain/api-key';
 import { normalizeScopes, type Scope } from '../domain/principal';
+import type { TenantQuotaOverrides } from '../domain/tenant-quotas';
 import { isUuid } from '../domain/user';
 
 interface SummaryRow {
@@ -37,6 +38,8 @@ export interface KeyForAuthentication {
   readonly userDisabled: boolean;
   /** last_used_at is older than the throttle window (or unset). */
   readonly touchDue: boolean;
+  /** The tenant's own quotas (null: the configured default). */
+  readonly quotas: TenantQuotaOverrides;
 }
 
 interface AuthRow {
@@ -53,7 +56,12 @@ interface AuthRow {
   expired: boolean;
   user_disabled: boolean;
   touch_due: boolean;
+  max_memories: string | null;
+  max_memory_bytes: string | null;
+  max_sessions_per_day: number | null;
 }
+
+const orNull = (value: string | number | null) => (value === null ? null : Number(value));
 
 const SUMMARY_COLUMNS = `k.id, k.user_id, u.username, k.name, k.key_prefix, k.scopes, k.source,
   k.expires_at, k.default_visibility, k.revoked_at, k.last_used_at, k.created_at, k.replaced_by,
@@ -92,7 +100,8 @@ export class ApiKeyRepository {
               k.default_visibility, k.revoked_at IS NOT NULL AS revoked,
               (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired,
               u.disabled_at IS NOT NULL AS user_disabled,
-              (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => $2)) AS touch_due
+              (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => $2)) AS touch_due,
+              t.max_memories, t.max_memory_bytes, t.max_sessions_per_day
          FROM api_keys k
          JOIN users u ON u.id = k.user_id
          JOIN tenants t ON t.id = k.tenant_id
@@ -115,6 +124,11 @@ export class ApiKeyRepository {
       expired: row.expired,
       userDisabled: row.user_disabled,
       touchDue: row.touch_due,
+      quotas: {
+        maxMemories: orNull(row.max_memories),
+        maxMemoryBytes: orNull(row.max_memory_bytes),
+        maxSessionsPerDay: orNull(row.max_sessions_per_day),
+      },
     };
   }
 

@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { ApiKeyRepository, type KeyForAuthentication } from '../adapters/api-key.repository';
 import { KEY_REJECTION_MESSAGES, keyRejection } from '../domain/api-key';
 import { classifyApiKey, hashApiKey } from '../domain/api-key-format';
 import type { Principal } from '../domain/principal';
 import { TenancyError, TenancyErrorCode } from '../domain/tenancy.errors';
+import { effectiveQuotas, TENANT_QUOTA_DEFAULTS, type TenantQuotas } from '../domain/tenant-quotas';
 import { ApiKeyCache } from './api-key-cache';
 
 /** last_used_at is a "roughly when" field: refreshing it at most once a minute avoids a write per request. */
@@ -24,6 +25,8 @@ export class AuthenticateApiKeyUseCase {
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
     @Inject(ApiKeyRepository) private readonly keys: ApiKeyRepository,
     @Inject(ApiKeyCache) private readonly cache: ApiKeyCache,
+    /** Absent (the CLI, tests): principals carry no quotas, so nothing is limited. */
+    @Optional() @Inject(TENANT_QUOTA_DEFAULTS) private readonly quotaDefaults?: TenantQuotas,
   ) {}
 
   async execute(rawKey: string, requestId?: string): Promise<Principal> {
@@ -43,13 +46,16 @@ export class AuthenticateApiKeyUseCase {
       return found;
     });
 
-    const principal = toPrincipal(key);
+    const principal = toPrincipal(key, this.quotaDefaults);
     this.cache.set(cacheKey, principal, key.expiresAt);
     return { ...principal, requestId };
   }
 }
 
-function toPrincipal(key: KeyForAuthentication): Omit<Principal, 'requestId'> {
+function toPrincipal(
+  key: KeyForAuthentication,
+  quotaDefaults: TenantQuotas | undefined,
+): Omit<Principal, 'requestId'> {
   return {
     tenantId: key.tenantId,
     tenantSlug: key.tenantSlug,
@@ -58,6 +64,7 @@ function toPrincipal(key: KeyForAuthentication): Omit<Principal, 'requestId'> {
     keyId: key.id,
     scopes: key.scopes,
     ...(key.defaultVisibility === null ? {} : { defaultVisibility: key.defaultVisibility }),
+    ...(quotaDefaults === undefined ? {} : { quotas: effectiveQuotas(quotaDefaults, key.quotas) }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { type TenantScope } from '@app/persistence';
+import type { TenantQuotas } from './tenant-quotas';
 
 export const SCOPES = ['memories:read', 'memories:write', 'secrets:read', 'sessions:write', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -22,6 +23,8 @@ export interface Principal extends TenantScope {
   readonly scopes: readonly Scope[];
   /** The key's default visibility for new memories; absent: the configured default. */
   readonly defaultVisibility?: 'team' | 'private';
+  /** The tenant's quotas (its own, else the configured defaults); absent: unlimited. */
+  readonly quotas?: TenantQuotas;
   /** Correlates logs, audit rows and jobs with the HTTP request that caused them. */
   readonly requestId?: string;
 }
