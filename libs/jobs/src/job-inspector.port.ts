@@ -56,3 +56,41 @@ export function payloadRefs(payload: unknown): { tenantId: string | null; tracke
     trackedJobId: typeof record.jobId === 'string' ? record.jobId : null,
   };
 }
+
+/**
+ * The JOB_INSPECTOR the admin job use cases get from JobsModule: it answers through the process's
+ * queue once the job runtime (JobsRuntimeModule, imported once by each composition root) has
+ * attached it, so the runtime need not be global for the many modules that import JobsModule.
+ */
+export class AttachedJobInspector implements JobInspector {
+  private inner: JobInspector | null = null;
+
+  attach(inspector: JobInspector): JobInspector {
+    this.inner = inspector;
+    return inspector;
+  }
+
+  private get queue(): JobInspector {
+    if (!this.inner) throw new Error('no job runtime in this process: JobsRuntimeModule was not imported');
+    return this.inner;
+  }
+
+  list(
+    tenantId: string,
+    filter: { names: readonly JobName[]; states: readonly QueueJobState[] },
+  ): Promise<QueueJob[]> {
+    return this.queue.list(tenantId, filter);
+  }
+
+  find(id: string, names: readonly JobName[]): Promise<QueueJob | null> {
+    return this.queue.find(id, names);
+  }
+
+  retry(job: QueueJob): Promise<void> {
+    return this.queue.retry(job);
+  }
+
+  cancel(job: QueueJob): Promise<void> {
+    return this.queue.cancel(job);
+  }
+}

@@ -32,7 +32,7 @@ import { ShowAdminJobUseCase } from './admin-jobs/show-admin-job.use-case';
 import { GetTenantStatsUseCase } from './admin-stats/get-tenant-stats.use-case';
 import { TenantStatsRepository } from './admin-stats/tenant-stats.repository';
 import { BullMqJobInspector } from './drivers/bullmq-inspector';
-import { JOB_INSPECTOR, type JobInspector } from './job-inspector.port';
+import { AttachedJobInspector, JOB_INSPECTOR, type JobInspector } from './job-inspector.port';
 import { JobHandlerDiscovery } from './job-handler.discovery';
 import { SlotScheduler } from './slot-scheduler';
 import { AnalyzeStatisticsJob } from './maintenance/analyze-statistics.job';
@@ -144,7 +144,7 @@ export class JobsLifecycle implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-/** The admin job routes' use cases; they read the queue through JOB_INSPECTOR (JobsRuntimeModule). */
+/** The admin job routes' use cases; they read the queue through JOB_INSPECTOR, attached by JobsRuntimeModule. */
 const ADMIN_JOB_USE_CASES = [
   AdminJobLookup,
   ShowAdminJobUseCase,
@@ -153,6 +153,9 @@ const ADMIN_JOB_USE_CASES = [
   CancelAdminJobUseCase,
   GetTenantStatsUseCase,
 ];
+
+/** The runtime's own inspector of its queue, handed to JobsModule's JOB_INSPECTOR. */
+const RUNTIME_INSPECTOR = Symbol('RUNTIME_INSPECTOR');
 
 function createInspector(queue: JobQueue): JobInspector {
   if (queue instanceof BullMqJobQueue) return new BullMqJobInspector((name) => queue.queueFor(name));
@@ -176,8 +179,16 @@ function createInspector(queue: JobQueue): JobInspector {
     TenantStatsRepository,
     AnalyzeStatisticsJob,
     PurgeAuditLogJob,
+    { provide: JOB_INSPECTOR, useClass: AttachedJobInspector },
   ],
-  exports: [OutboxWriter, AdminJobRepository, GetAdminJobUseCase, GetJobUseCase, ...ADMIN_JOB_USE_CASES],
+  exports: [
+    OutboxWriter,
+    AdminJobRepository,
+    GetAdminJobUseCase,
+    GetJobUseCase,
+    ...ADMIN_JOB_USE_CASES,
+    JOB_INSPECTOR,
+  ],
 })
 export class JobsModule {}
 
@@ -192,9 +203,8 @@ export class JobsRuntimeModule {
     const { role } = options;
     return {
       module: JobsRuntimeModule,
-      // Global: the admin job use cases (in JobsModule, imported by many modules) read the queue.
-      global: true,
-      imports: [DiscoveryModule],
+      // JobsModule's JOB_INSPECTOR (one instance for every module importing it) gets this queue.
+      imports: [DiscoveryModule, JobsModule],
       providers: [
         { provide: JOBS_MODULE_OPTIONS, useValue: options },
         { provide: JobHandlerRegistry, useFactory: () => new JobHandlerRegistry() },
@@ -235,18 +245,15 @@ export class JobsRuntimeModule {
             installationId: string,
           ) => createRelay(config, transactions, queue, installationId),
         },
-        { provide: JOB_INSPECTOR, inject: [JOB_QUEUE], useFactory: createInspector },
+        {
+          provide: RUNTIME_INSPECTOR,
+          inject: [JOB_QUEUE, JOB_INSPECTOR],
+          useFactory: (queue: JobQueue, attached: AttachedJobInspector) =>
+            attached.attach(createInspector(queue)),
+        },
         JobsLifecycle,
       ],
-      exports: [
-        JOB_QUEUE,
-        JOB_CONSUMER,
-        JOB_INSPECTOR,
-        JobHandlerRegistry,
-        JobExecutor,
-        OutboxRelay,
-        INSTALLATION_ID,
-      ],
+      exports: [JOB_QUEUE, JOB_CONSUMER, JobHandlerRegistry, JobExecutor, OutboxRelay, INSTALLATION_ID],
     };
   }
 }
