@@ -103,12 +103,14 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
   let limitedTeam: TeamFixture;
   let degradedTeam: TeamFixture;
   let busyTeam: TeamFixture;
+  let quotaTeam: TeamFixture;
   let scratch: ScratchDatabase;
-  const apps: Record<'main' | 'limited' | 'degraded' | 'busy', StartedApi | undefined> = {
+  const apps: Record<'main' | 'limited' | 'degraded' | 'busy' | 'quota', StartedApi | undefined> = {
     main: undefined,
     limited: undefined,
     degraded: undefined,
     busy: undefined,
+    quota: undefined,
   };
   const url = (name: keyof typeof apps) => (apps[name] as StartedApi).url;
 
@@ -133,6 +135,13 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
     apps.limited = await start(limitedTeam.env);
     apps.degraded = await start(degradedTeam.env);
     apps.busy = await start(busyTeam.env);
+    // A tenant allowed one memory of at most 100 bytes and one session a day.
+    quotaTeam = teamFixture({
+      QUOTA_MAX_MEMORIES: '1',
+      QUOTA_MAX_MEMORY_BYTES: '100',
+      QUOTA_MAX_SESSIONS_PER_DAY: '1',
+    });
+    apps.quota = await start(quotaTeam.env);
   });
 
   afterAll(async () => {
@@ -324,7 +333,7 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
       run: () => alice().post('/api/memories', { content: 'x', user_id: 'bob' }),
     },
     {
-      row: /^rate limit/,
+      row: /rate limit/,
       code: 'rate_limited',
       run: async () => {
         const limited = client(url('limited'), limitedTeam.keys.alice);
@@ -333,6 +342,31 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
           if (res.status !== 200) return res;
         }
         throw new Error('50 requests in a row were not rate limited at RATE_LIMIT_PER_MINUTE=2');
+      },
+    },
+    {
+      row: /content bytes quota/,
+      code: 'storage_quota_exceeded',
+      run: () =>
+        client(url('quota'), quotaTeam.keys.alice).post('/api/memories', { content: 'x'.repeat(150) }),
+    },
+    {
+      row: /memories quota/,
+      code: 'quota_exceeded',
+      run: async () => {
+        const http = client(url('quota'), quotaTeam.keys.alice);
+        await store(http, 'the one memory this tenant may keep');
+        return http.post('/api/memories', { content: 'one too many' });
+      },
+    },
+    {
+      row: /sessions-per-day quota/,
+      code: 'quota_exceeded',
+      run: async () => {
+        const http = client(url('quota'), quotaTeam.keys.bob);
+        const first = await http.post('/api/sessions', { agent: 'claude-code' });
+        expect(first.status, JSON.stringify(first.body)).toBeLessThan(300);
+        return http.post('/api/sessions', { agent: 'claude-code' });
       },
     },
     {

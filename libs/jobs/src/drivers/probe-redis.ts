@@ -13,6 +13,8 @@ export async function probeRedis(url: string, timeoutMs = 5_000): Promise<void> 
     retryStrategy: () => null,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
+    // A server that accepts the connection but never answers must not hold the start.
+    commandTimeout: timeoutMs,
     connectionName: 'memsvc-startup-probe',
   });
   let lastError: unknown;
