@@ -110,6 +110,11 @@ describe('Claude Code hooks: the spool', () => {
         [8, 9, 10, 11].map((i) => runHookScript('post-tool-use.mjs', tool(i), env(proxy.url))),
       );
       for (const run of runs) expect(run).toMatchObject({ code: 0, stdout: '' });
+      // A hook whose send was refused for a moment (a busy database, say) leaves its records to the
+      // next hook, as it must; on a busy machine one more hook then finds them. Either way each
+      // record reaches the service once.
+      if (spooled(spoolDir).length > 0)
+        await runHookScript('pre-compact.mjs', world.input(claudeSession, 'PreCompact', {}), env(proxy.url));
       // (The first batch finds no session, 404, and is sent again after the start.)
       const batches = proxy.forwarded.filter((f) => f.path.endsWith('/events') && f.status === 202);
       const sent = batches.map((f) => f.body as { accepted: number; duplicates: number });
