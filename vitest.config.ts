@@ -66,6 +66,18 @@ export default defineConfig({
         plugins,
         resolve: { alias },
         test: {
+          // Fault injection, fuzzing, kill and multi-replica suites (`npm run test:chaos`); docs/reliability.md.
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
           // Helm chart, kustomize, Dockerfile and compose checks; fetches pinned helm/kubectl once.
           name: 'chart',
           include: ['test/chart/**/*.test.ts'],

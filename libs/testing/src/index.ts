@@ -2,3 +2,4 @@ export * from './test-database';
 export * from './fake-vault';
 export * from './fixtures';
 export * from './deterministic-embedder';
+export * from './chaos';
