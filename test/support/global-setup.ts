@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { Client } from 'pg';
-import { createDataSource, runMigrations } from '@app/persistence';
+import { migrateDatabase } from '@app/testing';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -29,15 +29,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   await admin.end();
 
   const databaseUrl = databaseUrlFor(name);
-  const dataSource = createDataSource({
-    url: databaseUrl,
-    poolSize: 2,
-    statementTimeoutMs: 60_000,
-    applicationName: 'test-setup',
-  });
-  await dataSource.initialize();
-  await runMigrations(dataSource);
-  await dataSource.destroy();
+  await migrateDatabase(databaseUrl);
 
   project.provide('databaseUrl', databaseUrl);
   project.provide('adminDatabaseUrl', adminUrl);

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createDataSource, runMigrations } from '@app/persistence';
+import { migrateDatabase } from '@app/testing';
 
 export interface ScratchDatabase {
   readonly url: string;
@@ -25,17 +25,6 @@ export async function createScratchDatabase(adminUrl: string, label: string): Pr
   };
   await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${name}`);
-  const source = createDataSource({
-    url: url.toString(),
-    poolSize: 2,
-    statementTimeoutMs: 60_000,
-    applicationName: 'scratch-setup',
-  });
-  await source.initialize();
-  try {
-    await runMigrations(source);
-  } finally {
-    await source.destroy();
-  }
+  await migrateDatabase(url.toString(), 'scratch-setup');
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -1,11 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDataSource, TransactionRunner } from '@app/persistence';
+import { createDataSource, runMigrations, TransactionRunner } from '@app/persistence';
 
 export interface TestDatabase {
   readonly dataSource: DataSource;
   readonly tx: TransactionRunner;
   close(): Promise<void>;
+}
+
+/** Runs every migration in the database at `url` (a superuser URL), on a connection of its own. */
+export async function migrateDatabase(url: string, applicationName = 'test-setup'): Promise<void> {
+  const source = createDataSource({ url, poolSize: 2, statementTimeoutMs: 60_000, applicationName });
+  await source.initialize();
+  try {
+    await runMigrations(source);
+  } finally {
+    await source.destroy();
+  }
 }
 
 export async function openTestDatabase(url: string, poolSize = 4): Promise<TestDatabase> {
