@@ -9,6 +9,7 @@ import { teamFixture, type TeamFixture } from '../support/e2e-env';
 import { client, type JsonResponse } from '../support/http-client';
 import { ROOT } from '../support/processes';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
+import { waitFor } from '../support/wait-for';
 
 /** One row of docs/api.md "Limits and errors". */
 interface DocumentedError {
@@ -85,6 +86,23 @@ async function whileRowLocked<T>(databaseUrl: string, memoryId: number, work: ()
   } finally {
     await holder.query('ROLLBACK').catch(() => undefined);
     await holder.end();
+  }
+}
+
+/** Terminates the backend waiting for a lock (`whileRowLocked`), as a Postgres restart ends every session. */
+async function terminateLockWaiter(databaseUrl: string): Promise<void> {
+  const admin = new Client({ connectionString: databaseUrl });
+  await admin.connect();
+  try {
+    await waitFor('a request waiting for the row lock', async () => {
+      const { rowCount } = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+      );
+      return rowCount ? true : undefined;
+    });
+  } finally {
+    await admin.end();
   }
 }
 
@@ -387,6 +405,19 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
         const http = client(url('busy'), busyTeam.keys.alice);
         const id = await store(http, unique('locked by another transaction'));
         return whileRowLocked(scratch.url, id, () => http.put(`/api/memories/${id}`, { importance: 0.9 }));
+      },
+    },
+    {
+      row: /restarting, down or unreachable/,
+      code: 'database_unavailable',
+      run: async () => {
+        const http = alice();
+        const id = await store(http, unique('cut off by a restart'));
+        return whileRowLocked(inject('databaseUrl'), id, async () => {
+          const pending = http.put(`/api/memories/${id}`, { importance: 0.9 });
+          await terminateLockWaiter(inject('databaseUrl'));
+          return pending;
+        });
       },
     },
     {

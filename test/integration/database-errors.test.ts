@@ -1,6 +1,7 @@
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type TenantScope } from '@app/persistence';
-import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { createTestTenant, freePort, openTestDatabase, type TestDatabase } from '@app/testing';
 import { toErrorResponse } from '../../apps/api/src/http/error-mapping';
 
 /** The errors a real Postgres raises, through the one error mapping REST and MCP share. */
@@ -50,5 +51,32 @@ describe('a database that gives up on a statement', () => {
       await holder.query('ROLLBACK');
       await holder.release();
     }
+  });
+
+  it('answers a connection the server closed under a transaction (a restart) with 503, never 500', async () => {
+    // What every open transaction gets from `pg_ctlcluster restart`: 57P01, admin shutdown.
+    const admin = new Client({ connectionString: inject('databaseUrl') });
+    await admin.connect();
+    const error = await failure(async (tx) => {
+      const {
+        rows: [{ pid }],
+      } = await tx.query<{ pid: number }>(`SELECT pg_backend_pid() AS pid`);
+      await admin.query(`SELECT pg_terminate_backend($1)`, [pid]);
+      await tx.query(`SELECT 1`);
+    }).finally(() => admin.end());
+    expect(toErrorResponse(error)).toMatchObject({
+      status: 503,
+      body: { code: 'database_unavailable', detail: expect.stringContaining('Idempotency-Key') },
+      headers: { 'Retry-After': '2' },
+    });
+  });
+
+  it('answers a database nobody listens for (down, not back yet) with 503', async () => {
+    const port = await freePort();
+    const error = await new Client({ host: '127.0.0.1', port, user: 'postgres' }).connect().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(toErrorResponse(error)).toMatchObject({ status: 503, body: { code: 'database_unavailable' } });
   });
 });

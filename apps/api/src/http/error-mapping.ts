@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import { DomainError, type ErrorKind } from '@app/kernel';
+import { DomainError, networkFailureReason, type ErrorKind } from '@app/kernel';
 import { RequestValidationError } from './request-validation.error';
 
 export interface ErrorResponse {
@@ -65,6 +65,46 @@ function transientDatabaseError(error: unknown): ErrorResponse | undefined {
     status: 503,
     body: { detail: known.detail, code: known.code },
     headers: { 'Retry-After': String(known.retryAfter) },
+  };
+}
+
+/**
+ * SQLSTATEs of a server that is going away or not taking connections yet: `57P01` admin shutdown
+ * (a restart aborts open transactions), `57P02` crash shutdown, `57P03` starting up or shutting
+ * down. Class `08` is a lost or refused connection.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+/** What node-postgres says when the socket closes under a query or a client that lost it is used. */
+const LOST_CONNECTION = /^(Connection terminated|Client has encountered a connection error)/;
+/**
+ * TypeORM releases a query runner whose connection died; the transaction's next statement then
+ * finds it released (a transaction holds its runner to the end, so nothing else releases it early).
+ */
+const RELEASED_RUNNER = 'QueryRunnerAlreadyReleasedError';
+
+/**
+ * Postgres restarting, down or unreachable: the request may succeed once it is back, so 503 with
+ * Retry-After, never 500. Unlike a timeout, a connection lost while a write committed leaves its
+ * outcome unknown, so the detail does not promise that nothing changed.
+ */
+function databaseUnavailable(error: unknown): ErrorResponse | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  const message = (error as { message?: unknown }).message;
+  const unavailable =
+    (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) ||
+    (typeof message === 'string' && LOST_CONNECTION.test(message)) ||
+    (error as Error).name === RELEASED_RUNNER ||
+    networkFailureReason(error) !== undefined;
+  if (!unavailable) return undefined;
+  return {
+    status: 503,
+    body: {
+      code: 'database_unavailable',
+      detail:
+        'The database is unavailable (restarting or unreachable); try again. A write cut off by this may or may not have been saved: retry it with the same Idempotency-Key.',
+    },
+    headers: { 'Retry-After': '2' },
   };
 }
 
@@ -155,7 +195,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (isFastifyError(error) && error.statusCode >= 400 && error.statusCode < 500) {
     return fastifyErrorResponse(error);
   }
-  const transient = transientDatabaseError(error);
+  const transient = transientDatabaseError(error) ?? databaseUnavailable(error);
   if (transient) return transient;
   if (error instanceof SyntaxError) {
     return { status: 400, body: { detail: `Malformed JSON: ${error.message}`, code: 'malformed_json' } };
