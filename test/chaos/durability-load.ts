@@ -36,7 +36,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * processes in turn, recording every answer in the ledger. What each answer may be:
  * - 2xx: acknowledged — must be there afterwards;
  * - no answer at all: only from a process the test killed (its requests in flight are lost with it);
- * - 503: only while Postgres restarts (an outage window overlaps the request);
+ * - 503 `database_unavailable`: only while Postgres restarts (from `pg_ctlcluster restart` until
+ *   every process is ready again plus a grace; the request's span overlaps that window);
  * - anything else (4xx, 500, a 503 outside a restart, a silent process that was not killed) fails.
  * Only 2xx is an acknowledgement: every other outcome leaves the write unknown.
  */
@@ -139,7 +140,7 @@ export class DurabilityLoad {
     const started = answer.startedAt ?? 0;
     const now = Date.now();
     const during = this.options.outages.some((w) => started <= (w.end ?? Infinity) && now >= w.start);
-    if (answer.status === 503 && during) {
+    if (answer.status === 503 && answer.body.code === 'database_unavailable' && during) {
       tally.add('calls');
       tally.add('unavailable during Postgres restart (503)');
       return false;
@@ -155,14 +156,10 @@ export class DurabilityLoad {
       return false;
     }
     tally.status(answer.status, what);
-    if (answer.status >= 200 && answer.status < 300) {
-      tally.add('acknowledged writes');
-      return true;
-    }
-    if (answer.status < 500) {
-      tally.check(`${what} answered 2xx`, false, () => `${answer.status} ${JSON.stringify(answer.body)}`);
-    }
-    return false;
+    const ok = answer.status >= 200 && answer.status < 300;
+    if (ok) tally.add('acknowledged writes');
+    else tally.check(`${what} answered 2xx`, false, () => `${answer.status} ${JSON.stringify(answer.body)}`);
+    return ok;
   }
 
   private async send(

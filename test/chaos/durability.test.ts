@@ -259,7 +259,7 @@ describe('Durability: acknowledged writes survive killed processes, a wiped queu
       SETTLE_TIMEOUT_MS,
       250,
     );
-    tally.add('killed batches run again', killedBatches.size);
+    tally.add('killed batches finished afterwards', killedBatches.size);
     const rows = await memoryRows();
     const byId = new Map(rows.map((r) => [Number(r.id), r]));
     for (const entry of ledger.acknowledged) {
