@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexInputHash } from '@app/jobs';
 import { ChaosTally, PrivatePostgres, WriteLedger } from '@app/testing';
 import { teamFixture, type TeamFixture } from '../support/e2e-env';
+import { client } from '../support/http-client';
 import { PrivateRedis } from '../support/private-redis';
 import {
   startApiProcess,
@@ -29,6 +30,9 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const OUTAGE_GRACE_MS = 1_000;
 /** How long the index may take to catch up after the load (a killed worker's lock lasts 30 s). */
 const SETTLE_TIMEOUT_MS = 80_000;
+
+/** Reads of every acknowledged memory through the API at the end, this many at a time. */
+const READ_BACK_CONCURRENCY = 8;
 
 const INDEX_QUEUES = ['memory.index-batch', 'memory.index'];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -346,6 +350,24 @@ describe('Durability: acknowledged writes survive killed processes, a wiped queu
       0,
     );
     tally.add('unanswered writes', ledger.unknown.length + unansweredUpdates);
+
+    // And as the owner reads it through the API (both processes), a few requests at a time.
+    const keyOf: Record<string, string> = { alice: team.keys.alice, bob: team.keys.bob };
+    const entries = [...ledger.acknowledged];
+    for (let i = 0; i < entries.length; i += READ_BACK_CONCURRENCY) {
+      await Promise.all(
+        entries.slice(i, i + READ_BACK_CONCURRENCY).map(async (entry, n) => {
+          const api = client(apis[n % apis.length].url, keyOf[entry.owner]);
+          const res = await api.get<{ content?: string }>(`/api/memories/${entry.id}`);
+          tally.status(res.status, 'GET /api/memories/:id');
+          tally.check(
+            'an acknowledged memory reads back through the API as stored',
+            res.status === 200 && res.body.content === byId.get(entry.id)?.content,
+            () => `memory ${entry.id}: ${res.status} ${JSON.stringify(res.body)}`,
+          );
+        }),
+      );
+    }
 
     expect(tally.get('faults injected')).toBe(4 * SCALE);
     expect(tally.get('memories acknowledged')).toBeGreaterThan(0);
