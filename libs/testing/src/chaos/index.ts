@@ -1,1 +1,4 @@
 export * from './tally';
+export * from './processes';
+export * from './round-robin-proxy';
+export * from './process-harness';

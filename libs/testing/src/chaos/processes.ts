@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
-export const ROOT = resolve(__dirname, '../..');
+/** The repository root: built entry points are started from its dist/. */
+export const ROOT = resolve(__dirname, '../../../..');
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -73,8 +74,16 @@ export interface ApiProcess extends RunningProcess {
   readonly url: string;
 }
 
-export async function startApiProcess(env: Record<string, string>): Promise<ApiProcess> {
-  const port = await freePort();
+/** Where a started process listens; a restart passes the previous port so proxies keep their list. */
+export interface StartOptions {
+  readonly port?: number;
+}
+
+export async function startApiProcess(
+  env: Record<string, string>,
+  { port = 0 }: StartOptions = {},
+): Promise<ApiProcess> {
+  port ||= await freePort();
   const proc = startNodeProcess('dist/apps/api/src/main.js', {
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -89,8 +98,11 @@ export interface WorkerProcess extends RunningProcess {
   readonly healthUrl: string;
 }
 
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
-  const port = await freePort();
+export async function startWorkerProcess(
+  env: Record<string, string>,
+  { port = 0 }: StartOptions = {},
+): Promise<WorkerProcess> {
+  port ||= await freePort();
   const proc = startNodeProcess('dist/apps/worker/src/main.js', {
     WORKER_HEALTH_PORT: String(port),
     WORKER_HEALTH_HOST: '127.0.0.1',
