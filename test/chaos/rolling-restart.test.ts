@@ -11,7 +11,7 @@ const SCALE = Math.max(1, Number(process.env.CHAOS_SCALE ?? 1) || 1);
 /** Rounds of the rolling restart; each round restarts every API once, one at a time. */
 const ROUNDS = 2 * SCALE;
 /** Calls each client starts at most per second; four clients (REST and MCP for two users). */
-const CALLS_PER_SECOND_PER_CLIENT = 20;
+const CALLS_PER_SECOND_PER_CLIENT = 10;
 /** Load before the first fault and after the last one, and the SIGKILL case's load after the kill. */
 const STEADY_LOAD_MS = 500;
 const AFTER_KILL_LOAD_MS = 1_000 * SCALE;
