@@ -90,7 +90,7 @@ export async function startApiProcess(
     ...env,
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${url}/health/ready`, 90_000, proc);
+  await readyOrStopped(proc, `${url}/health/ready`);
   return { ...proc, url };
 }
 
@@ -109,6 +109,16 @@ export async function startWorkerProcess(
     ...env,
   });
   const healthUrl = `http://127.0.0.1:${port}`;
-  await waitForHttp(`${healthUrl}/health/ready`, 90_000, proc);
+  await readyOrStopped(proc, `${healthUrl}/health/ready`);
   return { ...proc, healthUrl };
+}
+
+/** A process that never gets ready is killed, so it cannot hold its port or outlive the test. */
+async function readyOrStopped(proc: RunningProcess, readyUrl: string): Promise<void> {
+  try {
+    await waitForHttp(readyUrl, 90_000, proc);
+  } catch (error) {
+    await proc.stop('SIGKILL');
+    throw error;
+  }
 }
