@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { Agent, request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Client as PgClient } from 'pg';
 import { teamFixture } from '../support/e2e-env';
@@ -143,6 +144,63 @@ describe('graceful shutdown (real processes)', () => {
 
     const { rows } = await pg.query<{ content: string }>('SELECT content FROM memories WHERE id = $1', [id]);
     expect(rows[0].content).toBe(content);
+  });
+
+  it('API: during the drain delay REST and MCP responses end their keep-alive connection, so the process exits 0', async () => {
+    const team = teamFixture();
+    // A budget shorter than the 65 s keep-alive: a connection left open would force exit code 1.
+    const api = await startApiProcess({ ...team.env, SHUTDOWN_DELAY_MS: '2000', SHUTDOWN_GRACE_MS: '3000' });
+    running.push(api);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (method: string, path: string, body?: unknown) =>
+      new Promise<{ status: number; connection: string | undefined }>((resolvePromise, reject) => {
+        const req = request(
+          new URL(path, api.url),
+          {
+            method,
+            agent,
+            headers: {
+              authorization: `Bearer ${team.keys.alice}`,
+              accept: 'application/json, text/event-stream',
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () =>
+              resolvePromise({ status: res.statusCode ?? 0, connection: res.headers.connection }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end(body === undefined ? undefined : JSON.stringify(body));
+      });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-03-26',
+        capabilities: {},
+        clientInfo: { name: 'drain-check', version: '1.0.0' },
+      },
+    };
+    try {
+      // Before SIGTERM both keep their connection.
+      expect(await send('GET', '/api/memories')).toEqual({ status: 200, connection: 'keep-alive' });
+      expect(await send('POST', '/mcp', initialize)).toEqual({ status: 200, connection: 'keep-alive' });
+
+      const exited = exitOf(api);
+      api.child.kill('SIGTERM');
+      await notReadyBody(`${api.url}/health/ready`);
+      expect(await send('GET', '/api/memories')).toEqual({ status: 200, connection: 'close' });
+      // The MCP transport writes its response outside Fastify's reply hooks.
+      expect(await send('POST', '/mcp', initialize)).toEqual({ status: 200, connection: 'close' });
+      const [code] = await exited;
+      expect(code, api.output()).toBe(0);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('worker: a job in flight during SIGTERM completes exactly once; a queued job waits for the next worker', async () => {

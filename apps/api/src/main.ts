@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -34,9 +34,15 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
     embedded = await startEmbeddedPostgres({ dataDir: config.embedded.dataDir });
     effective = withDatabaseUrl(config, embedded.url, embedded.poolSize);
   }
+  // Known once Nest has built the app; the server asks it on every response it starts.
+  let shutdown: ShutdownState | undefined;
   const adapter = new FastifyAdapter({
     bodyLimit: config.http.bodyLimitBytes,
-    serverFactory: (handler: RequestListener) => createHttpServer(config.http.requestTimeoutMs, handler),
+    serverFactory: (handler: RequestListener) =>
+      createHttpServer(
+        config.http.requestTimeoutMs,
+        closeConnectionsWhenDraining(handler, () => shutdown?.isShuttingDown === true),
+      ),
     trustProxy: config.http.trustProxy,
     genReqId,
     onProtoPoisoning: 'error',
@@ -58,7 +64,7 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
     app.flushLogs();
     registerHttpMetrics(app.getHttpAdapter().getInstance(), app.get(METRICS_REGISTRY));
     registerRequestIdHeader(app.getHttpAdapter().getInstance());
-    closeConnectionsWhenDraining(app);
+    shutdown = app.get(ShutdownState);
     await configureHttp(app, config);
     await app.listen(config.http.port, config.http.host);
   } catch (error) {
@@ -109,18 +115,21 @@ function createHttpServer(requestTimeoutMs: number, handler: RequestListener): S
 }
 
 /**
- * Once shutdown begins, every response ends its keep-alive connection: clients reconnect to
- * another replica, and the server's close is not held open by idle sockets of finished requests.
+ * Once shutdown begins, every response ends its keep-alive connection (`Connection: close`):
+ * clients reconnect to another replica, and the server's close is not held open by idle sockets
+ * of finished requests. Done on the raw response, so replies written outside Fastify's hooks (the
+ * MCP transport writes its own) close theirs too, including requests already running at SIGTERM.
  */
-function closeConnectionsWhenDraining(app: NestFastifyApplication): void {
-  const shutdown = app.get(ShutdownState);
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .addHook('onSend', async (_request, reply, payload) => {
-      if (shutdown.isShuttingDown) void reply.header('connection', 'close');
-      return payload;
-    });
+function closeConnectionsWhenDraining(handler: RequestListener, draining: () => boolean): RequestListener {
+  return (request, response) => {
+    // Node writes the head through writeHead, also when a response ends without calling it.
+    const writeHead = response.writeHead;
+    response.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      if (draining() && !this.headersSent) this.setHeader('connection', 'close');
+      return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+    } as typeof response.writeHead;
+    handler(request, response);
+  };
 }
 
 async function main(): Promise<void> {
