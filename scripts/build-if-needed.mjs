@@ -88,7 +88,8 @@ function findNewerFile(dir, than) {
 function buildUi(reason) {
   let vite;
   try {
-    vite = createRequire(join(root, 'package.json')).resolve('vite/bin/vite.js');
+    // vite's package exports do not list its bin script; find it beside its package.json.
+    vite = join(dirname(createRequire(join(root, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
   } catch {
     fail(`the web console is out of date (${reason}) but vite is not installed; run \`npm install\` first`);
   }

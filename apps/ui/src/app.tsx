@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, onSignedOut, signOut, storedKey } from './api';
 import { Link } from './components';
-import { navigate, usePath } from './router';
+import { navigate, requestViewFocus, usePath } from './router';
 import type { Me } from './types';
 import { LoginView } from './views/login';
 import { routeView } from './routes';
@@ -64,6 +64,7 @@ export function App() {
         onSignedIn={(who) => {
           setMe(who);
           setNotice('');
+          requestViewFocus();
           if (path === '/login') navigate('/', { replace: true });
         }}
         verify={whoAmI}

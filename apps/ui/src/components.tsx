@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { BASE, onLinkClick } from './router';
+import { BASE, onLinkClick, takeViewFocus } from './router';
 
 export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
   return (
@@ -15,10 +15,15 @@ export function Link(props: { to: string; children: ComponentChildren; class?: s
   );
 }
 
-/** A view's heading; it takes the focus when the view opens so screen readers announce it. */
+/**
+ * A view's heading; it takes the focus when a navigation opens the view, so screen readers announce
+ * it and Tab continues from there. On the first load the focus stays at the top (skip link first).
+ */
 export function ViewTitle(props: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => ref.current?.focus(), []);
+  useEffect(() => {
+    if (takeViewFocus()) ref.current?.focus();
+  }, []);
   return (
     <h1 ref={ref} tabIndex={-1}>
       {props.children}

@@ -10,7 +10,21 @@ export function currentPath(): string {
   return path === '' ? '/' : path;
 }
 
+let focusPending = false;
+
+/** The next view's heading takes the focus (after a navigation, not on the first load). */
+export function requestViewFocus(): void {
+  focusPending = true;
+}
+
+export function takeViewFocus(): boolean {
+  const pending = focusPending;
+  focusPending = false;
+  return pending;
+}
+
 export function navigate(path: string, options: { replace?: boolean } = {}): void {
+  requestViewFocus();
   const url = `${BASE}${path}`;
   if (options.replace) history.replaceState(null, '', url);
   else history.pushState(null, '', url);

@@ -48,7 +48,7 @@ export function SessionListView() {
 /** One session and its timeline of captured events, oldest first. */
 export function SessionDetailView(props: { id: string }) {
   const session = useApi<Session>(`/api/sessions/${props.id}`);
-  const timeline = useApi<{ events: TimelineEvent[] }>(`/api/sessions/${props.id}/timeline?window=200`);
+  const timeline = useApi<{ events: TimelineEvent[] }>(`/api/sessions/${props.id}/timeline?window=100`);
   const s = session.data;
   return (
     <section>
