@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createHash } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeVault } from '@app/testing';
@@ -282,10 +281,10 @@ describe('web console in the browser', () => {
     await signIn(page, team.keys.admin);
     const byCategory = page.getByRole('img', { name: /^By category: / });
     await byCategory.waitFor();
-    // Everything stored so far today: the two memories made here, the planted legacy ones.
-    expect(await byCategory.getAttribute('aria-label')).toMatch(/decisions: 1\b.*infra: 1\b/);
+    // The two memories made here and the planted legacy ones, half of them bob's.
+    expect(await byCategory.getAttribute('aria-label')).toMatch(/bugs: \d+, decisions: \d+, facts: \d+, infra: 1,/);
     expect(await page.getByRole('img', { name: /^By author: / }).getAttribute('aria-label')).toContain(
-      `alice: ${PLANTED_SECRETS + 2}`,
+      `alice: ${PLANTED_SECRETS / 2 + 2}, bob: ${PLANTED_SECRETS / 2}`,
     );
     const latency = page.getByRole('img', { name: /^Recall latency p95, latest \d/ });
     await latency.waitFor();
@@ -322,24 +321,28 @@ describe('web console in the browser', () => {
   });
 });
 
-/** Memories stored in clear before secret detection existed: what the migration moves to Vault. */
+/**
+ * Memories stored in clear before secret detection existed (what the migration moves to Vault),
+ * alice's and bob's in turn, spread over the last two weeks and four categories.
+ */
 async function plantClearTextSecrets(tenant: string, count: number): Promise<void> {
   await withDb(async (db) => {
-    const { rows } = await db.query<{ tenant_id: string; id: string }>(
-      `SELECT u.tenant_id, u.id FROM users u JOIN tenants t ON t.id = u.tenant_id
-        WHERE t.slug = $1 AND u.username = 'alice'`,
+    const { rows } = await db.query<{ tenant_id: string; id: string; username: string }>(
+      `SELECT u.tenant_id, u.id, u.username FROM users u JOIN tenants t ON t.id = u.tenant_id
+        WHERE t.slug = $1 AND u.username IN ('alice', 'bob') ORDER BY u.username`,
       [tenant],
     );
     const contents = Array.from(
       { length: count },
-      (_, i) =>
-        `legacy note ${i}: postgres://svc${i}:${randomBytes(9).toString('base64url')}@db-${i}:5432/app`,
+      (_, i) => `legacy note ${i}: postgres://svc${i}:${randomBytes(9).toString('base64url')}@db-${i}:5432/app`,
     );
-    const hashes = contents.map((c) => createHash('sha256').update(c).digest());
     await db.query(
-      `INSERT INTO memories (tenant_id, owner_id, content, content_hash)
-       SELECT $1, $2, c, h FROM unnest($3::text[], $4::bytea[]) AS v(c, h)`,
-      [rows[0].tenant_id, rows[0].id, contents, hashes],
+      `INSERT INTO memories (tenant_id, owner_id, content, content_hash, category, created_at, updated_at)
+       SELECT $1, ($2::uuid[])[1 + n % 2], c, sha256(convert_to(c, 'UTF8')),
+              (ARRAY['facts', 'decisions', 'bugs', 'preferences'])[1 + n % 4],
+              now() - ((n % 14) * interval '1 day'), now() - ((n % 14) * interval '1 day')
+         FROM unnest($3::text[]) WITH ORDINALITY AS v(c, n)`,
+      [rows[0].tenant_id, rows.map((r) => r.id), contents],
     );
   });
 }

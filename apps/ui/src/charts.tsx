@@ -122,6 +122,13 @@ export function LineChart(props: { title: string; unit: string; samples: readonl
       >
         <line x1="0" x2={width} y1={height - 1} y2={height - 1} class="axis" />
         {points && <polyline points={points} fill="none" stroke={PALETTE[0]} stroke-width="2" />}
+        {points
+          .split(' ')
+          .filter(Boolean)
+          .map((point) => {
+            const [x, y] = point.split(',');
+            return <circle key={point} cx={x} cy={y} r="3" fill={PALETTE[0]} />;
+          })}
       </svg>
     </figure>
   );
