@@ -98,3 +98,18 @@ export function ProgressBar(props: { label: string; done: number; total: number 
     </div>
   );
 }
+
+/** A table's column headers. */
+export function TableHead(props: { columns: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((name) => (
+          <th key={name} scope="col">
+            {name}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

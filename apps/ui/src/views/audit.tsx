@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { query } from '../api';
-import { ErrorNote, Loading, ViewTitle, formatDate } from '../components';
+import { ErrorNote, TableHead, Loading, ViewTitle, formatDate } from '../components';
 import { useApi } from '../hooks';
 import type { AuditEntry } from '../types';
 
@@ -44,15 +44,7 @@ export function AuditView() {
       <Loading loading={page.loading} />
       <ErrorNote error={page.error} />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">Details</th>
-          </tr>
-        </thead>
+        <TableHead columns={['When', 'Actor', 'Action', 'Target', 'Details']} />
         <tbody>
           {(page.data?.entries ?? []).map((e) => (
             <tr key={e.id}>

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { post, query } from '../api';
-import { Badge, ErrorNote, Loading, ProgressBar, ViewTitle, formatDate } from '../components';
+import { Badge, TableHead, ErrorNote, Loading, ProgressBar, ViewTitle, formatDate } from '../components';
 import { useAction, useApi, useInterval } from '../hooks';
 import type { Job } from '../types';
 
@@ -120,16 +120,7 @@ function JobTable(props: { jobs: Job[]; onRetried(): void }) {
     <>
       <ErrorNote error={action.error} />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Job</th>
-            <th scope="col">Status</th>
-            <th scope="col">Progress</th>
-            <th scope="col">Created</th>
-            <th scope="col">Finished</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Job', 'Status', 'Progress', 'Created', 'Finished', 'Actions']} />
         <tbody>
           {props.jobs.map((j) => (
             <tr key={j.id}>

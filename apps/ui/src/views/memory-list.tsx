@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { query } from '../api';
-import { Badge, ErrorNote, Link, Loading, ViewTitle, formatDate } from '../components';
+import { Badge, TableHead, ErrorNote, Link, Loading, ViewTitle, formatDate } from '../components';
 import { useApi } from '../hooks';
 import type { ExportedMemory, Me, MemoryItem } from '../types';
 
@@ -154,16 +154,9 @@ export function MemoryTable(props: {
   if (props.rows.length === 0) return <p>No memories.</p>;
   return (
     <table class="memories">
-      <thead>
-        <tr>
-          <th scope="col">Memory</th>
-          <th scope="col">Category</th>
-          <th scope="col">Owner</th>
-          <th scope="col">Visibility</th>
-          <th scope="col">Updated</th>
-          {props.extra && <th scope="col">Scores</th>}
-        </tr>
-      </thead>
+      <TableHead
+        columns={['Memory', 'Category', 'Owner', 'Visibility', 'Updated', ...(props.extra ? ['Scores'] : [])]}
+      />
       <tbody>
         {props.rows.map((m) => (
           <tr key={m.id}>

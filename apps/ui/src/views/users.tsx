@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { del, post, query } from '../api';
-import { Badge, ConfirmDialog, ErrorNote, Loading, ViewTitle, formatDate } from '../components';
+import { Badge, TableHead, ConfirmDialog, ErrorNote, Loading, ViewTitle, formatDate } from '../components';
 import { useAction, useApi } from '../hooks';
 import type { ApiKey, User } from '../types';
 
@@ -30,14 +30,7 @@ export function UsersView() {
       <ErrorNote error={users.error ?? action.error} />
       <Loading loading={users.loading} />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">User</th>
-            <th scope="col">Role</th>
-            <th scope="col">Since</th>
-            <th scope="col">Keys</th>
-          </tr>
-        </thead>
+        <TableHead columns={['User', 'Role', 'Since', 'Keys']} />
         <tbody>
           {(users.data?.users ?? []).map((u) => (
             <tr key={u.id}>
@@ -132,16 +125,7 @@ function KeysPanel(props: { user: string; keys: ApiKey[]; reload(): void; error?
         </div>
       )}
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">User</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
+        <TableHead columns={['Key', 'User', 'Scopes', 'Status', 'Last used', 'Actions']} />
         <tbody>
           {props.keys.map((k) => (
             <tr key={k.id}>
