@@ -28,6 +28,8 @@ const EMPTY: Draft = {
 /** Create a memory, or edit one (`id`). */
 export function MemoryFormView(props: { id?: number }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
+  // The text as loaded: a sensitive memory shows its redacted text, which must not overwrite the original.
+  const [loadedContent, setLoadedContent] = useState('');
   const action = useAction();
   const editing = props.id !== undefined;
 
@@ -36,6 +38,7 @@ export function MemoryFormView(props: { id?: number }) {
     void action.run(async () => {
       const m = await get<MemoryDetail>(`/api/memories/${props.id}`);
       setDraft({ ...EMPTY, ...m, project: m.project ?? '' });
+      setLoadedContent(m.content);
     });
   }, [props.id]);
 
@@ -53,7 +56,8 @@ export function MemoryFormView(props: { id?: number }) {
     void action.run(async () => {
       if (editing) {
         const { content, category, tags, importance, visibility } = draft;
-        await put(`/api/memories/${props.id}`, { content, category, tags, importance, visibility });
+        const changed = content !== loadedContent ? { content } : {};
+        await put(`/api/memories/${props.id}`, { ...changed, category, tags, importance, visibility });
         navigate(`/memories/${props.id}`);
       } else {
         const stored = await post<{ id: number }>('/api/memories', {
