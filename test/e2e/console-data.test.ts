@@ -96,6 +96,32 @@ describe('console data: /api/stats/activity and /api/admin/metrics', () => {
     expect((await bob.get('/api/stats/activity?days=366')).status).toBe(422);
   });
 
+  it('filters the memory list by visibility and by author, within what the caller can read', async () => {
+    type Page = { memories: Array<{ content: string; owner: string; visibility: string }>; total: number };
+    const list = async (who: typeof alice, query: string) =>
+      (await who.get<Page>(`/api/memories?${query}`)).body;
+
+    const team = await list(alice, 'visibility=team');
+    expect(team.memories.map((m) => m.content).sort()).toEqual([
+      'Deploys go out on Tuesdays',
+      'Staging is at staging.internal',
+      'The CI cache lives in S3',
+    ]);
+    expect(team.total).toBe(3);
+    expect((await list(alice, 'visibility=private')).memories.map((m) => m.content)).toEqual([
+      'Prefer tabs in Makefiles',
+    ]);
+    // Bob's private memory stays out of alice's list whatever she asks for.
+    const bobs = await list(alice, 'author=bob');
+    expect(bobs.memories.map((m) => m.content)).toEqual(['Staging is at staging.internal']);
+    expect(bobs.total).toBe(1);
+    expect((await list(admin, 'author=bob&visibility=private')).memories.map((m) => m.content)).toEqual([
+      'Bob keeps his notes here',
+    ]);
+    expect((await list(alice, 'author=nobody')).total).toBe(0);
+    expect((await alice.get('/api/memories?visibility=public')).status).toBe(400);
+  });
+
   it("summarises this replica's recall latency for admins only", async () => {
     const before = await admin.get<{ recall: Latency }>('/api/admin/metrics');
     expect(before.status).toBe(200);

@@ -13,6 +13,16 @@ import {
 } from '../support/processes';
 import { withDb } from '../support/superuser-db';
 
+// The page's own globals, used in code that runs in the browser (page.evaluate); this program is
+// type-checked without the DOM library.
+declare const sessionStorage: { readonly length: number; readonly [key: string]: unknown };
+declare const localStorage: { readonly [key: string]: unknown };
+declare const document: {
+  readonly activeElement: { readonly textContent: string | null } | null;
+  readonly body: object;
+};
+declare function getComputedStyle(element: object): { readonly backgroundColor: string };
+
 // Generated at run time: nothing secret-shaped is committed.
 const secretWord = () => `Pw-${randomBytes(9).toString('base64url')}`;
 const PLANTED_SECRETS = 30;
@@ -282,7 +292,9 @@ describe('web console in the browser', () => {
     const byCategory = page.getByRole('img', { name: /^By category: / });
     await byCategory.waitFor();
     // The two memories made here and the planted legacy ones, half of them bob's.
-    expect(await byCategory.getAttribute('aria-label')).toMatch(/bugs: \d+, decisions: \d+, facts: \d+, infra: 1,/);
+    expect(await byCategory.getAttribute('aria-label')).toMatch(
+      /bugs: \d+, decisions: \d+, facts: \d+, infra: 1,/,
+    );
     expect(await page.getByRole('img', { name: /^By author: / }).getAttribute('aria-label')).toContain(
       `alice: ${PLANTED_SECRETS / 2 + 2}, bob: ${PLANTED_SECRETS / 2}`,
     );
@@ -334,7 +346,8 @@ async function plantClearTextSecrets(tenant: string, count: number): Promise<voi
     );
     const contents = Array.from(
       { length: count },
-      (_, i) => `legacy note ${i}: postgres://svc${i}:${randomBytes(9).toString('base64url')}@db-${i}:5432/app`,
+      (_, i) =>
+        `legacy note ${i}: postgres://svc${i}:${randomBytes(9).toString('base64url')}@db-${i}:5432/app`,
     );
     await db.query(
       `INSERT INTO memories (tenant_id, owner_id, content, content_hash, category, created_at, updated_at)

@@ -16,8 +16,8 @@ interface Filters {
 const PAGE = 50;
 
 /**
- * The memories the key can read. Category, tag and project filter on the server; visibility and
- * owner filter the page shown. "Deleted" lists your own deleted memories (from the export).
+ * The memories the key can read, filtered on the server. "Deleted" lists your own deleted memories
+ * (from the export, which keeps them), filtered here.
  */
 export function MemoryListView(props: { me: Me }) {
   const [filters, setFilters] = useState<Filters>({
@@ -32,7 +32,7 @@ export function MemoryListView(props: { me: Me }) {
   const live = useApi<{ memories: MemoryItem[]; total: number }>(
     filters.deleted
       ? null
-      : `/api/memories${query({ category: filters.category, tag: filters.tag, project: filters.project, limit: PAGE, offset })}`,
+      : `/api/memories${query({ category: filters.category, tag: filters.tag, project: filters.project, visibility: filters.visibility, author: filters.owner, limit: PAGE, offset })}`,
   );
   const deleted = useApi<ExportedMemory[]>(
     filters.deleted
@@ -59,9 +59,9 @@ export function MemoryListView(props: { me: Me }) {
           expires_at: null,
         }))
     : (live.data?.memories ?? []);
-  const shown = rows
-    .filter((m) => !filters.visibility || m.visibility === filters.visibility)
-    .filter((m) => !filters.owner || m.owner === filters.owner);
+  const shown = filters.deleted
+    ? rows.filter((m) => !filters.visibility || m.visibility === filters.visibility)
+    : rows;
   const loaded = filters.deleted ? deleted : live;
 
   return (
