@@ -20,6 +20,7 @@ declare const localStorage: { readonly [key: string]: unknown };
 declare const document: {
   readonly activeElement: { readonly textContent: string | null } | null;
   readonly body: object;
+  readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number };
 };
 declare function getComputedStyle(element: object): { readonly backgroundColor: string };
 
@@ -302,6 +303,19 @@ describe('web console in the browser', () => {
     await latency.waitFor();
     await page.getByRole('img', { name: /^Queue depth, latest \d+ jobs/ }).waitFor();
     await screenshot(page, 'overview');
+  });
+
+  it('fits a phone screen: the navigation wraps, nothing scrolls sideways', async () => {
+    const phone = await tab({ viewport: { width: 390, height: 844 } });
+    await signIn(phone.page, team.keys.admin);
+    await nav(phone.page, 'Memories');
+    await heading(phone.page, 'Memories').waitFor();
+    await phone.page.getByRole('row').nth(1).waitFor();
+    const overflow = await phone.page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(phone.page, 'memories-phone');
   });
 
   it('follows a dark system setting', async () => {

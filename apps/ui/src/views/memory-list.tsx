@@ -112,10 +112,16 @@ export function MemoryListView(props: { me: Me }) {
       </form>
       <Loading loading={loaded.loading} />
       <ErrorNote error={loaded.error} />
-      <p class="count" aria-live="polite">
-        {filters.deleted ? `${shown.length} deleted` : `${shown.length} shown of ${live.data?.total ?? 0}`}
-      </p>
-      <MemoryTable rows={shown} />
+      {loaded.data !== undefined && (
+        <>
+          <p class="count" aria-live="polite">
+            {filters.deleted
+              ? `${shown.length} deleted`
+              : `${shown.length} shown of ${live.data?.total ?? 0}`}
+          </p>
+          <MemoryTable rows={shown} />
+        </>
+      )}
       {!filters.deleted && (
         <div class="pager">
           <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
