@@ -8,7 +8,8 @@ import { teamFixture } from '../support/e2e-env';
 
 /** The console's static build as the API serves it at /ui (built by `npm run build` into dist/ui). */
 describe('web console at /ui', () => {
-  const team = teamFixture({ REDIS_URL: '' });
+  // A tight read budget: the console's files must not draw on it.
+  const team = teamFixture({ REDIS_URL: '', RATE_LIMIT_PER_MINUTE: '3' });
   let api: StartedApi;
   let script: string;
 
@@ -68,6 +69,14 @@ describe('web console at /ui', () => {
     const escaping = await fetchUi('/ui/assets/..%2f..%2f..%2fpackage.json');
     expect(escaping.status).not.toBe(200);
     expect(await escaping.text()).not.toContain('"dependencies"');
+  });
+
+  it('does not count its files against the rate limits', async () => {
+    for (let i = 0; i < 10; i++) {
+      const res = await fetchUi(i % 2 ? '/ui/' : `/ui/assets/${script}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit-limit')).toBeNull();
+    }
   });
 
   it('leaves /api as it was: a key is still needed there', async () => {
