@@ -78,6 +78,18 @@ export default defineConfig({
         plugins,
         resolve: { alias },
         test: {
+          // The web console in Chromium (playwright-core + Debian's chromium) against built processes.
+          name: 'ui',
+          include: ['test/ui/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        plugins,
+        resolve: { alias },
+        test: {
           // Helm chart, kustomize, Dockerfile and compose checks; fetches pinned helm/kubectl once.
           name: 'chart',
           include: ['test/chart/**/*.test.ts'],

@@ -23,6 +23,9 @@ const SOURCE_DIRS = ['apps', 'libs', 'migrations', 'bench'];
 // Files that change the output without being sources.
 const BUILD_CONFIG = ['tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'coverage']);
+// The web console is built apart (vite), into dist/ui.
+const UI_SOURCES = join(root, 'apps', 'ui');
+const UI_ENTRY = join(root, 'dist', 'ui', 'index.html');
 
 /** Why a build is needed, or undefined when the existing one is current. */
 function staleReason() {
@@ -46,7 +49,7 @@ function findNewerSource(dir, than) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (SKIP_DIRS.has(entry.name)) continue;
+      if (SKIP_DIRS.has(entry.name) || path === UI_SOURCES) continue;
       const found = findNewerSource(path, than);
       if (found) return found;
     } else if (isCompiledSource(entry.name) && statSync(path).mtimeMs > than) {
@@ -59,6 +62,44 @@ function findNewerSource(dir, than) {
 // Mirrors tsconfig.build.json: specs are excluded from the build, so editing one needs no rebuild.
 function isCompiledSource(name) {
   return name.endsWith('.ts') && !name.endsWith('.spec.ts') && !name.endsWith('.d.ts');
+}
+
+/** Why the console needs building, or undefined when dist/ui is current. */
+function uiStaleReason() {
+  if (!existsSync(UI_SOURCES)) return undefined;
+  if (!existsSync(UI_ENTRY)) return 'dist/ui is missing';
+  const newer = findNewerFile(UI_SOURCES, statSync(UI_ENTRY).mtimeMs);
+  return newer ? `${relative(root, newer)} changed` : undefined;
+}
+
+function findNewerFile(dir, than) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const found = findNewerFile(path, than);
+      if (found) return found;
+    } else if (statSync(path).mtimeMs > than) {
+      return path;
+    }
+  }
+  return undefined;
+}
+
+function buildUi(reason) {
+  let vite;
+  try {
+    // vite's package exports do not list its bin script; find it beside its package.json.
+    vite = join(dirname(createRequire(join(root, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
+  } catch {
+    fail(`the web console is out of date (${reason}) but vite is not installed; run \`npm install\` first`);
+  }
+  process.stderr.write(`[build] ${reason}; building the web console …\n`);
+  const config = join('apps', 'ui', 'vite.config.ts');
+  const result = spawnSync(process.execPath, [vite, 'build', '-c', config], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
+  if (result.status !== 0) fail(`vite build failed (exit ${result.status ?? result.signal})`);
 }
 
 function nestCli() {
@@ -100,4 +141,6 @@ const hasSources = SOURCE_DIRS.some((dir) => existsSync(join(root, dir)));
 if (hasSources) {
   const reason = staleReason();
   if (reason) build(reason);
+  const uiReason = uiStaleReason();
+  if (uiReason) buildUi(uiReason);
 }

@@ -4,6 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/ensure-services.sh
+# The console's browser tests (test/ui) drive Debian's chromium.
+bash scripts/ensure-chromium.sh
 if [ ! -d node_modules ]; then npm install --no-audit --no-fund; fi
 npm run --silent typecheck
 npm run --silent lint

@@ -17,6 +17,7 @@ import { EraseUserDataUseCase } from './application/erase-user-data.use-case';
 import { DeleteUserUseCase } from './application/delete-user.use-case';
 import { MemoryStatsRepository } from './stats/adapters/memory-stats.repository';
 import {
+  GetMemoryActivityUseCase,
   GetMemoryStatsUseCase,
   ListMemoryFacetsUseCase,
 } from './stats/application/get-memory-stats.use-case';
@@ -77,6 +78,7 @@ const USE_CASES = [
   DeleteUserUseCase,
   ExportMemoriesUseCase,
   GetMemoryStatsUseCase,
+  GetMemoryActivityUseCase,
   ListMemoryFacetsUseCase,
 ];
 

@@ -8,3 +8,4 @@ export * from './service-logger';
 export * from './build-info';
 export * from './metrics-access';
 export * from './internal-http-server';
+export * from './latency-summary';

@@ -4,6 +4,7 @@ import { JobsModule } from '@app/jobs';
 import { TenancyModule } from '@app/tenancy';
 import { AdminController } from './admin.controller';
 import { AdminJobsController } from './admin-jobs.controller';
+import { AdminMetricsController } from './admin-metrics.controller';
 import { AdminKeysController } from './admin-keys.controller';
 import { AdminUsersController } from './admin-users.controller';
 import { EmbeddingsAdminController } from './embeddings-admin.controller';
@@ -21,6 +22,7 @@ import { MemoriesModule } from '@app/memories';
     AdminUsersController,
     AdminKeysController,
     AdminJobsController,
+    AdminMetricsController,
     EmbeddingsAdminController,
     SecretsAdminController,
   ],

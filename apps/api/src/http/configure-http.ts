@@ -10,6 +10,7 @@ import { anyBudgetLimited } from '../rate-limit/rate-limit-budgets';
 import { createRateLimitRedis } from '../rate-limit/rate-limit-redis';
 import { registerRateLimit } from '../rate-limit/register-rate-limit';
 import { registerInputGuards } from './input-guards';
+import { CONSOLE_PATH, registerWebConsole } from './web-console';
 
 /** Every controller route is served under this prefix, except UNPREFIXED_PATHS. */
 export const API_PREFIX = 'api';
@@ -37,9 +38,13 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
       // Per authenticated key (team members share office IPs), else per address: re-spelling the
       // header or trying many wrong keys does not earn a fresh budget.
       identify: (request) => rateLimitKey(request, authenticate),
-      exempt: (request) => UNPREFIXED_PATHS.some((p) => request.url === `/${p}`),
+      exempt: (request) =>
+        UNPREFIXED_PATHS.some((p) => request.url === `/${p}`) || isConsolePath(request.url),
     });
   }
+
+  // The web console's static pages (apps/ui, built into dist/ui).
+  await registerWebConsole(fastify);
 
   app.setGlobalPrefix(API_PREFIX, {
     exclude: UNPREFIXED_PATHS.map((path) => ({ path, method: RequestMethod.ALL })),
@@ -48,4 +53,8 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   // app is created, before init registers the routes).
   const document = buildOpenApiDocument(discoverControllers(app), mount);
   SwaggerModule.setup('docs', app, document as never, { jsonDocumentUrl: 'docs/json' });
+}
+
+function isConsolePath(url: string): boolean {
+  return url === CONSOLE_PATH || url.startsWith(`${CONSOLE_PATH}/`) || url.startsWith(`${CONSOLE_PATH}?`);
 }

@@ -1,6 +1,10 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
 import {
   categoriesResponse,
+  GetMemoryActivityUseCase,
+  memoryActivityQuerySchema,
+  memoryActivityResponse,
+  presentMemoryActivity,
   GetMemoryStatsUseCase,
   ListMemoryFacetsUseCase,
   memoryStatsResponse,
@@ -11,6 +15,7 @@ import {
 } from '@app/memories';
 import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
+import { parseInput } from '../http/request-validation.error';
 import { ApiRoute } from '../openapi/api-route.decorator';
 
 /** Dashboard counts (claude-memory-mcp's stats, categories and tags) over what the caller can read. */
@@ -20,6 +25,7 @@ export class MemoryStatsController {
   constructor(
     @Inject(GetMemoryStatsUseCase) private readonly stats: GetMemoryStatsUseCase,
     @Inject(ListMemoryFacetsUseCase) private readonly facets: ListMemoryFacetsUseCase,
+    @Inject(GetMemoryActivityUseCase) private readonly activity: GetMemoryActivityUseCase,
   ) {}
 
   @Get('stats')
@@ -32,6 +38,19 @@ export class MemoryStatsController {
   })
   async get(@CurrentPrincipal() principal: Principal) {
     return presentMemoryStats(await this.stats.execute(principal));
+  }
+
+  @Get('stats/activity')
+  @ApiRoute({
+    operationId: 'getMemoryActivity',
+    tag: 'memories',
+    summary: 'Memories you can read created per day, by category and by author',
+    query: memoryActivityQuerySchema,
+    response: memoryActivityResponse,
+  })
+  async activityPerDay(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
+    const input = parseInput(memoryActivityQuerySchema, query);
+    return presentMemoryActivity(await this.activity.execute(principal, input));
   }
 
   @Get('categories')

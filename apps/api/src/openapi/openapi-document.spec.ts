@@ -4,6 +4,7 @@ import { MetadataScanner } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
 import { AdminController } from '../admin/admin.controller';
 import { AdminJobsController } from '../admin/admin-jobs.controller';
+import { AdminMetricsController } from '../admin/admin-metrics.controller';
 import { AdminKeysController } from '../admin/admin-keys.controller';
 import { AdminUsersController } from '../admin/admin-users.controller';
 import { EmbeddingsAdminController } from '../admin/embeddings-admin.controller';
@@ -41,6 +42,7 @@ const API_CONTROLLERS: Type[] = [
   AdminUsersController,
   AdminKeysController,
   AdminJobsController,
+  AdminMetricsController,
   EmbeddingsAdminController,
   SecretsAdminController,
   AuthCheckController,
@@ -78,7 +80,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(57);
+    expect(operations()).toHaveLength(59);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {

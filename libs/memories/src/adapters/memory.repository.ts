@@ -451,6 +451,16 @@ export class MemoryRepository implements MemoryLookup {
       params.push(filter.project);
       clauses.push(`m.project = $${params.length}`);
     }
+    if (filter.visibility !== undefined) {
+      params.push(filter.visibility);
+      clauses.push(`m.visibility = $${params.length}`);
+    }
+    if (filter.author !== undefined) {
+      params.push(filter.author);
+      clauses.push(
+        `m.owner_id = (SELECT ou.id FROM users ou WHERE ou.tenant_id = $1 AND ou.username = $${params.length})`,
+      );
+    }
     const filters = clauses.join(' AND ');
     return { where: `m.tenant_id = $1 AND ${owner} AND ${filters}`, params, filters };
   }

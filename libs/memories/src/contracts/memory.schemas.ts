@@ -105,6 +105,8 @@ export const listMemoriesQuerySchema = z.object({
   category: z.string().trim().min(1).max(64).optional(),
   tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
   project: z.string().trim().min(1).max(200).optional(),
+  visibility: visibilitySchema.optional().describe('Only team or only private memories'),
+  author: z.string().trim().min(1).max(100).optional().describe("Only this user's memories (their username)"),
   limit: nonNegativeIntString('limit').optional(),
   offset: nonNegativeIntString('offset').optional(),
 });

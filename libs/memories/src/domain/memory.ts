@@ -69,6 +69,9 @@ export interface MemoryFilter {
   readonly category?: string;
   readonly tag?: string;
   readonly project?: string;
+  readonly visibility?: Visibility;
+  /** The owner's username (`owner` is an identity field that requests may not carry). */
+  readonly author?: string;
 }
 
 /** The short answer to a store: what clients of the seed API read back. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { type TenantScope, type Tx } from '@app/persistence';
 import { liveMemorySql } from '../../contracts/memory-row';
 import { visibleMemoryBranchesSql } from '../../contracts/memory-visibility.sql';
-import type { MemoryStats, NamedCount } from '../domain/memory-stats';
+import type { DailyCount, MemoryActivity, MemoryStats, NamedCount } from '../domain/memory-stats';
 
 /** The branches of the caller's visible live memories, each row tagged with how it is reached. */
 function visibleRows(columns: string): string {
@@ -89,5 +89,28 @@ export class MemoryStatsRepository {
       [scope.tenantId, scope.userId],
     );
     return rows;
+  }
+
+  /**
+   * Live memories the caller can read created in the last `days` UTC days (today included), per
+   * day and category and per day and author; days without any are absent.
+   */
+  async activity(scope: TenantScope, tx: Tx, days: number): Promise<MemoryActivity> {
+    const { rows } = await tx.query<{ since: string; by_category: DailyCount[]; by_owner: DailyCount[] }>(
+      `WITH since AS (SELECT ((now() AT TIME ZONE 'UTC')::date - ($3::int - 1)) AS day),
+            created AS MATERIALIZED (
+              SELECT (v.created_at AT TIME ZONE 'UTC')::date AS day, v.category, u.username AS owner
+                FROM (${visibleRows('m.category, m.created_at, m.owner_id')}) v
+                JOIN users u ON u.id = v.owner_id, since
+               WHERE (v.created_at AT TIME ZONE 'UTC')::date >= since.day)
+       SELECT (SELECT day::text FROM since) AS since,
+         (SELECT coalesce(jsonb_agg(jsonb_build_object('date', day, 'name', category, 'count', n) ORDER BY day, category), '[]')
+            FROM (SELECT day, category, count(*)::int AS n FROM created GROUP BY day, category) c) AS by_category,
+         (SELECT coalesce(jsonb_agg(jsonb_build_object('date', day, 'name', owner, 'count', n) ORDER BY day, owner), '[]')
+            FROM (SELECT day, owner, count(*)::int AS n FROM created GROUP BY day, owner) o) AS by_owner`,
+      [scope.tenantId, scope.userId, days],
+    );
+    const row = rows[0];
+    return { since: row.since, byCategory: row.by_category, byOwner: row.by_owner };
   }
 }

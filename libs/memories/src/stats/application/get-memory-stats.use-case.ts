@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryStatsRepository } from '../adapters/memory-stats.repository';
-import type { MemoryStats, NamedCount } from '../domain/memory-stats';
+import type { MemoryActivity, MemoryStats, NamedCount } from '../domain/memory-stats';
 
 /** `GET /api/stats`: totals, categories, importance buckets and recent activity of what the caller reads. */
 @Injectable()
@@ -29,5 +29,18 @@ export class ListMemoryFacetsUseCase {
     return this.tx.inTenant(principal, (tx) =>
       facet === 'categories' ? this.stats.categories(principal, tx) : this.stats.tags(principal, tx),
     );
+  }
+}
+
+/** `GET /api/stats/activity`: memories created per day, by category and by author, of what the caller reads. */
+@Injectable()
+export class GetMemoryActivityUseCase {
+  constructor(
+    @Inject(TransactionRunner) private readonly tx: TransactionRunner,
+    @Inject(MemoryStatsRepository) private readonly stats: MemoryStatsRepository,
+  ) {}
+
+  execute(principal: Principal, input: { days: number }): Promise<MemoryActivity> {
+    return this.tx.inTenant(principal, (tx) => this.stats.activity(principal, tx, input.days));
   }
 }

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import type { MemoryStats, NamedCount } from '../domain/memory-stats';
+import {
+  MAX_ACTIVITY_DAYS,
+  type MemoryActivity,
+  type MemoryStats,
+  type NamedCount,
+} from '../domain/memory-stats';
 
 /** claude-memory-mcp's `/api/stats` shape, counted over what the caller can read. */
 export const memoryStatsResponse = z.object({
@@ -42,4 +47,34 @@ export function presentCategories(counts: readonly NamedCount[]): z.infer<typeof
 
 export function presentTags(counts: readonly NamedCount[]): z.infer<typeof tagsResponse> {
   return { tags: counts.map((c) => ({ tag: c.name, count: c.count })) };
+}
+
+export const memoryActivityQuerySchema = z.object({
+  days: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_ACTIVITY_DAYS)
+    .default(30)
+    .describe(`Days (UTC, today included) to count, 1…${MAX_ACTIVITY_DAYS}`),
+});
+
+const utcDay = z.string().describe('UTC day, YYYY-MM-DD');
+
+export const memoryActivityResponse = z.object({
+  since: z.string().describe('The first day counted (UTC)'),
+  by_category: z
+    .array(z.object({ date: utcDay, category: z.string(), count: z.number().int() }))
+    .describe('Memories created per day and category; empty days absent'),
+  by_owner: z
+    .array(z.object({ date: utcDay, owner: z.string(), count: z.number().int() }))
+    .describe('Memories created per day and author (username)'),
+});
+
+export function presentMemoryActivity(activity: MemoryActivity): z.infer<typeof memoryActivityResponse> {
+  return {
+    since: activity.since,
+    by_category: activity.byCategory.map((d) => ({ date: d.date, category: d.name, count: d.count })),
+    by_owner: activity.byOwner.map((d) => ({ date: d.date, owner: d.name, count: d.count })),
+  };
 }

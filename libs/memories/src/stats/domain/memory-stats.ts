@@ -16,3 +16,20 @@ export interface NamedCount {
   readonly name: string;
   readonly count: number;
 }
+
+/** One day's count of memories created (UTC), in one category or by one author. */
+export interface DailyCount {
+  readonly date: string;
+  readonly name: string;
+  readonly count: number;
+}
+
+/** `GET /api/stats/activity`: memories created per day over what the caller can read. */
+export interface MemoryActivity {
+  readonly since: string;
+  readonly byCategory: readonly DailyCount[];
+  readonly byOwner: readonly DailyCount[];
+}
+
+/** How many days back the activity series may reach. */
+export const MAX_ACTIVITY_DAYS = 365;
