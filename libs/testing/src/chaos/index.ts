@@ -1,1 +1,4 @@
 export * from './tally';
+export * from './schema-arbitrary';
+export * from './schema-mutations';
+export * from './db-snapshot';
