@@ -199,6 +199,16 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
       code: 'invalid_characters',
       run: () => alice().post('/api/memories', { content: 'a\u0000b' }),
     },
+    {
+      row: /malformed percent-encoding/,
+      code: 'invalid_url',
+      run: () => alice().get('/api/memories/%ED%A0%80'),
+    },
+    {
+      row: /a path parameter over 100 characters/,
+      code: 'invalid_url',
+      run: () => alice().get(`/api/memories/${'1'.repeat(101)}`),
+    },
     { row: /bad `limit`/, code: 'validation_failed', run: () => alice().get('/api/memories?limit=-1') },
     { row: /not a positive integer/, code: 'validation_failed', run: () => alice().get('/api/memories/abc') },
     {

@@ -3,6 +3,7 @@ import { createServer, type RequestListener, type Server, type ServerResponse } 
 import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply } from 'fastify';
 import { ConfigError, loadConfig, withDatabaseUrl, type AppConfig } from '@app/config';
 import { startupFailureMessage } from '@app/kernel';
 import {
@@ -18,6 +19,7 @@ import { BootstrapResultHolder } from './auth/auth.module';
 import { drainJobs } from '@app/jobs';
 import { ShutdownState } from './health/shutdown-state';
 import { configureHttp } from './http/configure-http';
+import { toErrorResponse } from './http/error-mapping';
 import { checkDependencies } from './preflight';
 
 export interface StartedApi {
@@ -48,6 +50,12 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // The router refuses a malformed or over-long path before any route or error handler runs;
+    // answer it in the API's own error shape rather than Fastify's.
+    frameworkErrors: (error: Error, _request: unknown, reply: FastifyReply) => {
+      const { status, body } = toErrorResponse(error);
+      void reply.status(status).type('application/json; charset=utf-8').send(body);
+    },
   });
   let app: NestFastifyApplication;
   try {

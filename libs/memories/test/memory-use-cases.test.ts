@@ -89,6 +89,25 @@ describe('memory use cases against real Postgres', () => {
     expect(results.every((r) => r.id === results[0].id)).toBe(true);
   });
 
+  it('imports a batch once for concurrent requests with one Idempotency-Key; another batch with it is refused', async () => {
+    const key = randomUUID();
+    const batch = [memory(`idem import ${key} a`), memory(`idem import ${key} b`)];
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => importer.execute(alice, batch, { idempotencyKey: key })),
+    );
+    for (const r of results) expect(r).toEqual(results[0]);
+    const audit = await db.tx.asSystem((tx) =>
+      tx.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'memory.import' AND details->'ids' = $1::jsonb`,
+        [JSON.stringify(results[0].map((r) => r.id))],
+      ),
+    );
+    expect(audit.rows[0].n).toBe(1);
+    await expect(
+      importer.execute(alice, [memory(`idem import ${key} other`)], { idempotencyKey: key }),
+    ).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+  });
+
   it('rolls back a whole import when one item fails at the database, leaving no rows and no jobs', async () => {
     const marker = randomUUID();
     const before = await db.tx.asSystem((tx) =>

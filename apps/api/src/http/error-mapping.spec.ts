@@ -55,6 +55,9 @@ describe('errors raised outside the controllers → {detail, code}', () => {
     [new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), 413, 'body_too_large'],
     [new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('application/xml'), 415, 'unsupported_media_type'],
     [new errorCodes.FST_ERR_CTP_INVALID_JSON_BODY(), 400, 'malformed_json'],
+    // Raised by the router before any route (through the adapter's frameworkErrors).
+    [new errorCodes.FST_ERR_BAD_URL('/api/memories/%ED%A0%80'), 400, 'invalid_url'],
+    [new errorCodes.FST_ERR_MAX_PARAM_LENGTH('/api/memories/xxxx'), 414, 'invalid_url'],
     // Nest turns Fastify's errors into HttpExceptions without their code: the status names it.
     [new HttpException('Request body is too large', 413), 413, 'body_too_large'],
     [new HttpException('Unsupported Media Type', 415), 415, 'unsupported_media_type'],

@@ -133,6 +133,14 @@ const FASTIFY_CODES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_content_length',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'empty_body',
   FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
+  FST_ERR_BAD_URL: 'invalid_url',
+  FST_ERR_MAX_PARAM_LENGTH: 'invalid_url',
+};
+
+/** Fastify's messages for these quote the whole path back; a fixed sentence says enough. */
+const FASTIFY_DETAILS: Record<string, string> = {
+  FST_ERR_BAD_URL: 'The URL is not valid: a path segment has malformed percent-encoding',
+  FST_ERR_MAX_PARAM_LENGTH: 'The URL is not valid: a path parameter is too long',
 };
 
 /** The code of a 4xx that carries none of its own (an HttpException, a plugin's bare status). */
@@ -172,7 +180,11 @@ function fastifyErrorResponse(error: FastifyLikeError): ErrorResponse {
       ? 'rate_limited'
       : ((own && FASTIFY_CODES[own]) ??
         (own && !own.startsWith('FST_') ? own.toLowerCase() : codeForStatus(status)));
-  const detail = nonEmpty(error.detail) ?? nonEmpty(error.message) ?? defaultDetail(status);
+  const detail =
+    (own && FASTIFY_DETAILS[own]) ??
+    nonEmpty(error.detail) ??
+    nonEmpty(error.message) ??
+    defaultDetail(status);
   return { status, body: { detail, code } };
 }
 

@@ -66,6 +66,14 @@ export class McpHttpRoute implements OnModuleInit {
   }
 
   private async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (Array.isArray(request.body) && request.body.length === 0) {
+      // JSON-RPC 2.0: an empty batch is an Invalid Request (the SDK would acknowledge it with 202).
+      await reply
+        .code(400)
+        .type('application/json')
+        .send(jsonRpcError(-32600, 'Invalid Request: an empty batch holds no message'));
+      return;
+    }
     const principal = request.principal as Principal;
     const charge = rateLimitCharge(request);
     if (charge && (await refuseOverBudget(request, reply, charge))) return;

@@ -120,14 +120,22 @@ export class MemoriesController {
     tag: 'memories',
     summary: 'Store a batch of memories in one transaction',
     body: importMemoriesSchema,
+    headers: idempotencyHeaders,
     response: importResponse,
-    errors: { 400: 'Malformed request, or more memories than one batch allows', ...QUOTA_ERRORS.memories },
+    errors: {
+      400: 'Malformed request, or more memories than one batch allows',
+      422: 'Validation failed (naming the item), or Idempotency-Key reused with a different batch',
+      ...QUOTA_ERRORS.memories,
+    },
   })
-  importBatch(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.importMemories.execute(
-      principal,
-      parseInput(importMemoriesSchema, body).map(toImportedMemory),
-    );
+  importBatch(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ) {
+    const items = parseInput(importMemoriesSchema, body).map(toImportedMemory);
+    const key = parseInput(idempotencyKeySchema, idempotencyKey, 400);
+    return this.importMemories.execute(principal, items, { idempotencyKey: key });
   }
 
   @Get(':id')

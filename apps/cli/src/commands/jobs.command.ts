@@ -42,7 +42,8 @@ export function registerJobsCommands(program: Command, context: CliContext): voi
         command: Command,
       ) => {
         const globals = command.optsWithGlobals<Globals>();
-        const input = parseInput(listAdminJobsQuerySchema, options);
+        const { tenant: _tenant, ...query } = options;
+        const input = parseInput(listAdminJobsQuerySchema, query);
         await withJobs(context, options.tenant, async (cases, actor) => {
           const page = await cases.list.execute(actor, input);
           const list = page.items.map(toAdminJobResponse);

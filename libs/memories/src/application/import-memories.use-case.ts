@@ -1,13 +1,22 @@
+import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { OutboxWriter } from '@app/jobs';
 import { TransactionRunner, type Tx } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
+import { IdempotencyRepository } from '../adapters/idempotency.repository';
 import type { ImportedMemory, StoredMemory } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryWriter, type PreparedMemory } from './memory-writer';
 import type { StagedSecret } from '../secret-memories/application/secret-staging';
 import { WRITE_TRANSACTION } from './write-transaction';
+
+export interface ImportMemoriesOptions {
+  /** Client-chosen key: the same key with the same batch returns the first answer, importing nothing. */
+  readonly idempotencyKey?: string;
+}
+
+const sourceLinksOf = (item: ImportedMemory) => [item.sourceId ?? null, item.sourceLinks ?? []];
 
 /** Imports of at least this many memories refresh the planner statistics right after they commit. */
 export const ANALYZE_AFTER_IMPORTED = 100;
@@ -24,9 +33,14 @@ export class ImportMemoriesUseCase {
     private readonly audit: AuditWriter,
     private readonly outbox: OutboxWriter,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
+    private readonly idempotency: IdempotencyRepository = new IdempotencyRepository(),
   ) {}
 
-  async execute(principal: Principal, items: readonly ImportedMemory[]): Promise<StoredMemory[]> {
+  async execute(
+    principal: Principal,
+    items: readonly ImportedMemory[],
+    options: ImportMemoriesOptions = {},
+  ): Promise<StoredMemory[]> {
     if (items.length > this.limits.maxImportBatch) {
       throw new MemoryError(
         MemoryErrorCode.BatchTooLarge,
@@ -52,10 +66,28 @@ export class ImportMemoriesUseCase {
         prepared.push(p);
       }
     });
-    return this.writer.staging.withStaged(principal, staged, () =>
+    const { response, replayed } = await this.writer.staging.withStaged(principal, staged, () =>
       this.tx.inTenant(
         principal,
         async (tx) => {
+          const key = options.idempotencyKey;
+          if (key !== undefined) {
+            // Hash of the redacted batch (no hash of a secret is kept). A concurrent request with
+            // the same key waits here for this one to commit, then replays its answer.
+            const requestHash = createHash('sha256')
+              .update(
+                JSON.stringify({ import: screened.map((s) => s.value), links: items.map(sourceLinksOf) }),
+              )
+              .digest();
+            const claim = await this.idempotency.claim<StoredMemory[]>(principal, tx, key, requestHash);
+            if (claim.kind === 'replay') return { response: claim.response, replayed: true };
+            if (claim.kind === 'mismatch') {
+              throw new MemoryError(
+                MemoryErrorCode.IdempotencyKeyReused,
+                'this Idempotency-Key was already used with a different request body',
+              );
+            }
+          }
           const results: StoredMemory[] = [];
           for (const p of prepared) {
             const { id, category, importance } = await this.writer.store(principal, tx, p);
@@ -76,11 +108,15 @@ export class ImportMemoriesUseCase {
             targetType: 'memory',
             details: { count: items.length, ids: results.map((r) => r.id) },
           });
-          return results;
+          if (key !== undefined) await this.idempotency.complete(principal, tx, key, results);
+          return { response: results, replayed: false };
         },
         WRITE_TRANSACTION,
       ),
     );
+    // A replayed batch already has its secrets; the ones written for this attempt are not needed.
+    if (replayed) await this.writer.staging.discard(principal, staged);
+    return response;
   }
 
   private async remakeLinks(

@@ -39,6 +39,9 @@ describe('memory contracts', () => {
     });
     expect(listMemoriesQuerySchema.safeParse({ limit: '-1' }).success).toBe(false);
     expect(listMemoriesQuerySchema.safeParse({ limit: 'ten' }).success).toBe(false);
+    // Past a 32-bit integer Postgres refuses the page query itself (a 500 before this bound).
+    expect(listMemoriesQuerySchema.safeParse({ offset: '1000000000' }).success).toBe(true);
+    expect(listMemoriesQuerySchema.safeParse({ offset: '5786231992' }).success).toBe(false);
   });
 
   it('keeps absent update fields absent so "no fields" can be detected', () => {

@@ -95,6 +95,9 @@ export const updateMemorySchema = z.object({
 });
 export type UpdateMemoryBody = z.output<typeof updateMemorySchema>;
 
+/** The largest list offset: the page query adds it to the limit in a 32-bit integer. */
+export const MAX_LIST_OFFSET = 1_000_000_000;
+
 const nonNegativeIntString = (name: string) =>
   z
     .string()
@@ -108,7 +111,9 @@ export const listMemoriesQuerySchema = z.object({
   visibility: visibilitySchema.optional().describe('Only team or only private memories'),
   author: z.string().trim().min(1).max(100).optional().describe("Only this user's memories (their username)"),
   limit: nonNegativeIntString('limit').optional(),
-  offset: nonNegativeIntString('offset').optional(),
+  offset: nonNegativeIntString('offset')
+    .refine((n) => n <= MAX_LIST_OFFSET, `offset must be at most ${MAX_LIST_OFFSET}`)
+    .optional(),
 });
 export type ListMemoriesQuery = z.output<typeof listMemoriesQuerySchema>;
 

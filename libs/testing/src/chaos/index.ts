@@ -5,3 +5,6 @@ export * from './write-ledger';
 export * from './processes';
 export * from './round-robin-proxy';
 export * from './process-harness';
+export * from './schema-arbitrary';
+export * from './schema-mutations';
+export * from './db-snapshot';
