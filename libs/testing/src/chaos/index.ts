@@ -1,1 +1,2 @@
 export * from './tally';
+export * from './fault-proxy';
