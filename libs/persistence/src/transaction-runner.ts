@@ -120,7 +120,7 @@ export class TransactionRunner {
     }
     const answer = unbounded ? undefined : this.options.answerTimeoutMs;
     const send: Send = (statement, params) =>
-      answered(runner, runner.query(statement as string, params, true), answer);
+      answered(runner, runner.query(statement as string, params, true).catch(lostConnection), answer);
     try {
       try {
         await send(unbounded ? `${opening}; SET LOCAL statement_timeout = 0` : opening);
@@ -174,9 +174,29 @@ async function answered<T>(
   }
 }
 
+/** Socket-level failures of a statement in flight (pg's own messages and Node's error codes). */
+const LOST = /connection terminated|not queryable|ECONNRESET|EPIPE|ETIMEDOUT|ECONNREFUSED/i;
+
+/**
+ * The connection broke under a statement (reset, closed by the server or a proxy): the database
+ * gave no answer, so this is unavailability, not a failure of the statement. Errors Postgres
+ * itself answered (they carry a SQLSTATE `code` of five characters) pass through unchanged.
+ */
+function lostConnection(error: unknown): never {
+  type Failure = { code?: unknown; message?: unknown; driverError?: Failure } | null | undefined;
+  const driver = (error as Failure)?.driverError ?? (error as Failure);
+  const code = typeof driver?.code === 'string' ? driver.code : '';
+  const message = typeof driver?.message === 'string' ? driver.message : '';
+  if (!/^[0-9A-Z]{5}$/.test(code) && LOST.test(`${code} ${message}`)) {
+    throw new DatabaseUnavailableError('connection lost', error);
+  }
+  throw error;
+}
+
+/** Why no connection came, without the driver's wording (which names internal addresses). */
 function reasonOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return /timeout/i.test(message) ? 'no connection in time' : message;
+  return /timeout/i.test(message) ? 'no connection in time' : 'no connection';
 }
 
 function wrap(send: Send, committed: Array<() => void>, prepare: boolean): Tx {
