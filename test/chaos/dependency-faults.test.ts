@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ChaosTally, FakeVault, FaultProxy } from '@app/testing';
 import { teamFixture } from '../support/e2e-env';
@@ -9,6 +9,7 @@ import {
   type WorkerProcess,
 } from '../support/processes';
 import { withDb } from '../support/superuser-db';
+import { ghToken, wholeDatabaseText } from '../support/secret-scan';
 import { bearer, callTool, connectMcp } from '../support/mcp-client';
 import { waitFor } from '../support/wait-for';
 
@@ -47,12 +48,6 @@ interface Answer {
   readonly retryAfter: string | null;
   readonly ms: number;
 }
-
-const ghToken = () =>
-  `ghp_${randomBytes(27)
-    .toString('base64')
-    .replace(/[^A-Za-z0-9]/g, 'x')
-    .slice(0, 36)}`;
 
 describe('Dependency faults', () => {
   const tally = new ChaosTally('Dependency faults');
@@ -418,17 +413,7 @@ describe('Dependency faults', () => {
     );
     expect(String(revealed.body.content)).toContain('deploy token after reachable');
 
-    const everything = await withDb(async (db) => {
-      const tables = await db.query<{ name: string }>(
-        `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`,
-      );
-      const parts: string[] = [];
-      for (const { name } of tables.rows) {
-        const rows = await db.query<{ t: string }>(`SELECT t::text AS t FROM ${name} t`);
-        parts.push(...rows.rows.map((r) => r.t));
-      }
-      return parts.join('\n');
-    });
+    const everything = await wholeDatabaseText();
     for (const secret of secretsSent) {
       if (everything.includes(secret)) tally.add('leaks');
     }
