@@ -7,8 +7,10 @@ import { FaultProxy } from './fault-proxy';
 class EchoServer {
   readonly received: Buffer[] = [];
   connections = 0;
+  private readonly sockets = new Set<Socket>();
   private readonly server: Server = createServer((socket) => {
     this.connections++;
+    this.sockets.add(socket);
     socket.on('error', () => undefined);
     socket.on('data', (d: Buffer) => {
       this.received.push(d);
@@ -29,7 +31,7 @@ class EchoServer {
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections?.();
+    for (const socket of this.sockets) socket.destroy();
     return new Promise((r) => this.server.close(() => r()));
   }
 }
