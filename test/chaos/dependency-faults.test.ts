@@ -11,6 +11,14 @@ import {
 import { withDb } from '../support/superuser-db';
 import { ghToken, wholeDatabaseText } from '../support/secret-scan';
 import { bearer, callTool, connectMcp } from '../support/mcp-client';
+import {
+  callApi,
+  checkStoredOnce,
+  expectOk,
+  expectUnavailable,
+  HANG_MS,
+  type Answer,
+} from '../support/tallied-calls';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -39,16 +47,6 @@ const VAULT_BOUND_MS = VAULT_TIMEOUT_MS + 3_000;
  * command timeout (0.5 s, docs/api.md) before going through uncounted; plus the same room.
  */
 const REDIS_BOUND_MS = 500 + 3_000;
-/** An answer later than this (or none) counts as a hang. */
-const HANG_MS = 20_000;
-
-interface Answer {
-  readonly status: number;
-  readonly body: { detail?: unknown; code?: unknown; id?: number } & Record<string, unknown>;
-  readonly retryAfter: string | null;
-  readonly ms: number;
-}
-
 describe('Dependency faults', () => {
   const tally = new ChaosTally('Dependency faults');
   const vault = new FakeVault();
@@ -102,60 +100,15 @@ describe('Dependency faults', () => {
     tally.report();
   });
 
-  /** One request as alice (or `key`); status 0 when no answer came within HANG_MS. */
-  async function call(method: string, path: string, body?: unknown, key = team.keys.alice): Promise<Answer> {
-    const started = Date.now();
-    try {
-      const res = await fetch(`${api.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(HANG_MS),
-      });
-      const text = await res.text();
-      return {
-        status: res.status,
-        body: text ? (JSON.parse(text) as Answer['body']) : {},
-        retryAfter: res.headers.get('retry-after'),
-        ms: Date.now() - started,
-      };
-    } catch (error) {
-      return { status: 0, body: { detail: String(error) }, retryAfter: null, ms: Date.now() - started };
-    }
-  }
-
+  const call = (method: string, path: string, body?: unknown) =>
+    callApi(api.url, team.keys.alice, { method, path, body });
   const store = (content: string, extra: Record<string, unknown> = {}) =>
     call('POST', '/api/memories', { content, ...extra });
-
-  /** A call that must succeed: counted as a call (a 5xx fails the suite). */
-  function ok(what: string, res: Answer): Answer {
-    if (res.status === 0) tally.add('hangs');
-    tally.status(res.status, what);
-    tally.check(
-      `${what} succeeded`,
-      res.status >= 200 && res.status < 300,
-      () => `${res.status} ${JSON.stringify(res.body)}`,
-    );
-    return res;
-  }
-
-  /** A call that must answer the documented 503 within `boundMs`: counted as `expected 503`, not as a 5xx. */
-  function unavailable(what: string, res: Answer, code: string, boundMs: number): void {
-    tally.add('calls');
-    if (res.status === 0) tally.add('hangs');
-    if (res.status === 503) tally.add('expected 503');
-    else if (res.status >= 500) tally.add('5xx');
-    tally.check(
-      `${what} answered 503 ${code} with a detail and Retry-After`,
-      res.status === 503 &&
-        res.body.code === code &&
-        typeof res.body.detail === 'string' &&
-        res.body.detail.length > 0 &&
-        /^\d+$/.test(res.retryAfter ?? ''),
-      () => `${res.status} ${JSON.stringify(res.body)} retry-after=${res.retryAfter}`,
-    );
-    tally.check(`${what} answered within ${boundMs} ms`, res.ms <= boundMs, () => `${res.ms} ms`);
-  }
+  const ok = (what: string, res: Answer) => expectOk(tally, what, res);
+  const unavailable = (what: string, res: Answer, code: string, boundMs: number) =>
+    expectUnavailable(tally, what, res, { code, boundMs });
+  const checkWrites = (acknowledged: string[], refused: string[]) =>
+    checkStoredOnce(tally, acknowledged, refused);
 
   const readiness = async () => {
     const started = Date.now();
@@ -166,34 +119,6 @@ describe('Dependency faults', () => {
       ms: Date.now() - started,
     };
   };
-
-  /** How many live memories hold exactly this content (the superuser connection bypasses RLS). */
-  const copies = (contents: string[]) =>
-    withDb(async (db) => {
-      const { rows } = await db.query<{ content: string; n: number }>(
-        `SELECT content, count(*)::int AS n FROM memories WHERE content = ANY($1) AND deleted_at IS NULL GROUP BY content`,
-        [contents],
-      );
-      return new Map(rows.map((r) => [r.content, r.n]));
-    });
-
-  /** Acknowledged writes must be there exactly once; refused ones not at all. */
-  async function checkWrites(acknowledged: string[], refused: string[]): Promise<void> {
-    const found = await copies([...acknowledged, ...refused]);
-    tally.add('acknowledged writes', acknowledged.length);
-    for (const content of acknowledged) {
-      const n = found.get(content) ?? 0;
-      if (n === 0) tally.add('lost');
-      tally.check(
-        'an acknowledged write is stored exactly once',
-        n === 1,
-        () => `${n} copies of "${content}"`,
-      );
-    }
-    for (const content of refused) {
-      tally.check('a write answered 503 left nothing', !found.has(content), () => `"${content}" was stored`);
-    }
-  }
 
   it('Postgres blackholed: 503 database_unavailable within the timeout, not ready, serving again once healed', async () => {
     const before = ok('store before the fault', await store(`before the blackhole ${randomUUID()}`));
