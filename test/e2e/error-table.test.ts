@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
-import { FakeVault } from '@app/testing';
+import { FakeVault, FaultProxy } from '@app/testing';
 import { startApi, type StartedApi } from '../../apps/api/src/main';
 import { teamFixture, type TeamFixture } from '../support/e2e-env';
 import { client, type JsonResponse } from '../support/http-client';
@@ -111,6 +111,8 @@ const start = (env: Record<string, string>) =>
 
 describe('every error docs/api.md lists answers exactly its status and code', () => {
   const vault = new FakeVault();
+  // The degraded app's link to Postgres, which a scenario blackholes.
+  let link: FaultProxy;
   // The main app: small limits, no secret store.
   const team = teamFixture({
     MAX_IMPORT_BATCH: '2',
@@ -134,9 +136,11 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
 
   beforeAll(async () => {
     const address = await vault.start();
+    link = await FaultProxy.start({ target: new URL(inject('databaseUrl')).host });
     limitedTeam = teamFixture({ RATE_LIMIT_PER_MINUTE: '2' });
-    // Statement timeout and a sealed Vault.
+    // Statement timeout, an unreachable Postgres and a sealed Vault.
     degradedTeam = teamFixture({
+      DATABASE_URL: link.rewrite(inject('databaseUrl')),
       DATABASE_STATEMENT_TIMEOUT_MS: '300',
       VAULT_ADDR: address,
       VAULT_TOKEN: vault.rootToken,
@@ -166,6 +170,7 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
     for (const app of Object.values(apps)) await app?.stop();
     await scratch?.drop();
     await vault.stop();
+    await link?.close();
   });
 
   const alice = (): Http => client(url('main'), team.keys.alice);
@@ -428,6 +433,18 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
           await terminateLockWaiter(inject('databaseUrl'));
           return pending;
         });
+      },
+    },
+    {
+      row: /restarting, down or unreachable/,
+      code: 'database_unavailable',
+      run: async () => {
+        link.set({ mode: 'blackhole' });
+        try {
+          return await client(url('degraded'), degradedTeam.keys.alice).get('/api/memories');
+        } finally {
+          link.heal();
+        }
       },
     },
     {

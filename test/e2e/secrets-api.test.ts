@@ -5,6 +5,7 @@ import { FakeVault } from '@app/testing';
 import { runCli } from '../../apps/cli/src/cli';
 import { teamFixture } from '../support/e2e-env';
 import { withDb } from '../support/superuser-db';
+import { ghToken, wholeDatabaseText } from '../support/secret-scan';
 import { client } from '../support/http-client';
 import {
   startApiProcess,
@@ -32,27 +33,6 @@ interface JobBody {
   };
   error: string | null;
 }
-
-/** Every row of every table in the schema, as text: where a leaked secret would show up. */
-async function wholeDatabaseText(): Promise<string> {
-  return withDb(async (db) => {
-    const tables = await db.query<{ name: string }>(
-      `SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = 'public'`,
-    );
-    const parts: string[] = [];
-    for (const { name } of tables.rows) {
-      const rows = await db.query<{ t: string }>(`SELECT t::text AS t FROM ${name} t`);
-      parts.push(...rows.rows.map((r) => r.t));
-    }
-    return parts.join('\n');
-  });
-}
-
-const ghToken = () =>
-  `ghp_${randomBytes(27)
-    .toString('base64')
-    .replace(/[^A-Za-z0-9]/g, 'x')
-    .slice(0, 36)}`;
 
 describe('secret memories with Vault (fake Vault API, built API and worker)', () => {
   const vault = new FakeVault();

@@ -24,7 +24,8 @@ export function createDataSource(options: DataSourceOptions): DataSource {
     logging: false,
     extra: {
       max: options.poolSize,
-      connectionTimeoutMillis: 10_000,
+      // Waiting for a pooled connection or a new one's handshake: no longer than a statement may run.
+      connectionTimeoutMillis: Math.min(10_000, options.statementTimeoutMs),
       idleTimeoutMillis: 30_000,
       statement_timeout: options.statementTimeoutMs,
       // Every statement here is short OLTP work; on a large team the planner's estimates pass

@@ -10,3 +10,4 @@ export * from './sql-fragments';
 export * from './server-secret.repository';
 export * from './statistics';
 export * from './probe-postgres';
+export * from './database-unavailable.error';

@@ -6,6 +6,12 @@ import { runMigrations } from './migration-runner';
 import { ServerSecretRepository } from './server-secret.repository';
 import { TransactionRunner } from './transaction-runner';
 
+/**
+ * A statement's answer may come this long after the server's statement timeout fired before the
+ * connection counts as lost (the timeout's own error answers first whenever the server is reachable).
+ */
+const ANSWER_MARGIN_MS = 1_000;
+
 export interface PersistenceModuleOptions {
   readonly applicationName: string;
   /** Apply pending migrations while starting (guarded by the advisory lock). */
@@ -51,6 +57,8 @@ export class PersistenceModule implements OnApplicationShutdown {
           useFactory: (dataSource: DataSource, config: AppConfig) =>
             new TransactionRunner(dataSource, config.database.appRole, {
               preparedStatements: config.mode === 'server',
+              answerTimeoutMs:
+                config.mode === 'server' ? config.database.statementTimeoutMs + ANSWER_MARGIN_MS : undefined,
             }),
         },
         ServerSecretRepository,

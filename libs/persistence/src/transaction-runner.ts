@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { DatabaseUnavailableError } from './database-unavailable.error';
 import type { QueryOptions, QueryResult, TenantScope, Tx } from './tx';
 
 const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -29,6 +30,11 @@ export interface TransactionOptions {
    * need plans for the actual values set `plan_cache_mode` themselves.
    */
   readonly genericPlans?: boolean;
+  /**
+   * Maintenance work that may run for long (ANALYZE, erasing a user's data): lifts the statement
+   * timeout for this transaction and waits for the database's answers however long they take.
+   */
+  readonly unbounded?: boolean;
 }
 
 export interface TransactionRunnerOptions {
@@ -38,6 +44,13 @@ export interface TransactionRunnerOptions {
    * connection preparing the same name would fail.
    */
   readonly preparedStatements?: boolean;
+  /**
+   * How long a statement may go without any answer before its connection is given up and the work
+   * fails with `DatabaseUnavailableError` (set it above the server's statement timeout, which
+   * answers first whenever the server can be reached). Unset: wait as long as the socket stays open,
+   * which on a dropped network path is for ever.
+   */
+  readonly answerTimeoutMs?: number;
 }
 
 export class InvalidTenantScopeError extends Error {
@@ -83,30 +96,43 @@ export class TransactionRunner {
       }`;
     for (let retries = options.retryConflicts ?? 0; ; retries--) {
       try {
-        return await this.run(work, opening);
+        return await this.run(work, opening, options.unbounded === true);
       } catch (error) {
         if (retries <= 0 || !isTransactionConflict(error)) throw error;
       }
     }
   }
 
-  async asSystem<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.run(work, `BEGIN; SELECT set_config('app.system', 'on', true)`);
+  async asSystem<T>(
+    work: (tx: Tx) => Promise<T>,
+    options: Pick<TransactionOptions, 'unbounded'> = {},
+  ): Promise<T> {
+    return this.run(work, `BEGIN; SELECT set_config('app.system', 'on', true)`, options.unbounded === true);
   }
 
-  private async run<T>(work: (tx: Tx) => Promise<T>, opening: string): Promise<T> {
+  private async run<T>(work: (tx: Tx) => Promise<T>, opening: string, unbounded: boolean): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
+    try {
+      await runner.connect();
+    } catch (error) {
+      // No connection within the pool's connect timeout, or refused: nothing was sent.
+      throw new DatabaseUnavailableError(reasonOf(error), error);
+    }
+    const answer = unbounded ? undefined : this.options.answerTimeoutMs;
+    const send: Send = (statement, params) =>
+      answered(runner, runner.query(statement as string, params, true).catch(lostConnection), answer);
     try {
       try {
-        await runner.query(opening);
+        await send(unbounded ? `${opening}; SET LOCAL statement_timeout = 0` : opening);
         const committed: Array<() => void> = [];
-        const result = await work(wrap(runner, committed, this.options.preparedStatements === true));
-        await runner.query('COMMIT');
+        const result = await work(wrap(send, committed, this.options.preparedStatements === true));
+        await send('COMMIT');
         for (const callback of committed) callback();
         return result;
       } catch (error) {
-        await runner.query('ROLLBACK').catch(() => undefined);
+        // A connection given up on cannot roll back; closing it ends the transaction server-side.
+        if (!(error instanceof DatabaseUnavailableError))
+          await runner.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
     } finally {
@@ -115,7 +141,65 @@ export class TransactionRunner {
   }
 }
 
-function wrap(runner: QueryRunner, committed: Array<() => void>, prepare: boolean): Tx {
+type Send = (
+  statement: string | { name: string; text: string },
+  params?: unknown[],
+) => Promise<{ records?: unknown[]; affected?: number }>;
+
+/**
+ * Waits for a statement's answer at most `timeoutMs`. Past that the connection is closed (pg-pool
+ * then drops it instead of handing a connection with a hung statement to the next request) and the
+ * work fails as unavailable.
+ */
+async function answered<T>(
+  runner: QueryRunner,
+  statement: Promise<T>,
+  timeoutMs: number | undefined,
+): Promise<T> {
+  if (timeoutMs === undefined) return statement;
+  let timer: NodeJS.Timeout | undefined;
+  const silence = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const client = (runner as unknown as { databaseConnection?: { end(): Promise<void> } })
+        .databaseConnection;
+      // pg closes the socket at once when a statement is still waiting for its answer.
+      void client?.end().catch(() => undefined);
+      reject(new DatabaseUnavailableError(`no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([statement, silence]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Socket-level failures of a statement in flight (pg's own messages and Node's error codes). */
+const LOST = /connection terminated|not queryable|ECONNRESET|EPIPE|ETIMEDOUT|ECONNREFUSED/i;
+
+/**
+ * The connection broke under a statement (reset, closed by the server or a proxy): the database
+ * gave no answer, so this is unavailability, not a failure of the statement. Errors Postgres
+ * itself answered (they carry a SQLSTATE `code` of five characters) pass through unchanged.
+ */
+function lostConnection(error: unknown): never {
+  type Failure = { code?: unknown; message?: unknown; driverError?: Failure } | null | undefined;
+  const driver = (error as Failure)?.driverError ?? (error as Failure);
+  const code = typeof driver?.code === 'string' ? driver.code : '';
+  const message = typeof driver?.message === 'string' ? driver.message : '';
+  if (!/^[0-9A-Z]{5}$/.test(code) && LOST.test(`${code} ${message}`)) {
+    throw new DatabaseUnavailableError('connection lost', error);
+  }
+  throw error;
+}
+
+/** Why no connection came, without the driver's wording (which names internal addresses). */
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return /timeout/i.test(message) ? 'no connection in time' : 'no connection';
+}
+
+function wrap(send: Send, committed: Array<() => void>, prepare: boolean): Tx {
   return {
     afterCommit(callback: () => void): void {
       committed.push(callback);
@@ -126,7 +210,7 @@ function wrap(runner: QueryRunner, committed: Array<() => void>, prepare: boolea
       options?: QueryOptions,
     ): Promise<QueryResult<Row>> {
       const statement = prepare && options?.prepared ? namedStatement(sql) : sql;
-      const result = await runner.query(statement as string, params ? [...params] : undefined, true);
+      const result = await send(statement, params ? [...params] : undefined);
       return {
         rows: (result.records ?? []) as Row[],
         rowCount: result.affected ?? result.records?.length ?? 0,

@@ -22,13 +22,15 @@ export class AnalyzeStatisticsJob {
     schedule: { slotMs: 5 * 60_000, enqueueEveryMs: 60_000, idPrefix: 'analyze' },
   })
   async run(payload: JobPayload<'maintenance.analyze'>): Promise<void> {
-    const analyzed = await this.tx.asSystem(async (tx) => {
-      // ANALYZE samples a bounded number of rows, but on a big table it still takes a while.
-      await tx.query(`SET LOCAL statement_timeout = 0`);
-      const tables = payload.tables ?? (await staleTables(tx, STALE));
-      await analyzeTables(tx, tables);
-      return tables;
-    });
+    // ANALYZE samples a bounded number of rows, but on a big table it still takes a while.
+    const analyzed = await this.tx.asSystem(
+      async (tx) => {
+        const tables = payload.tables ?? (await staleTables(tx, STALE));
+        await analyzeTables(tx, tables);
+        return tables;
+      },
+      { unbounded: true },
+    );
     if (analyzed.length > 0) this.logger.log(`analyzed ${analyzed.join(', ')}`);
   }
 }

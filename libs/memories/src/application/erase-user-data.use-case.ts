@@ -33,17 +33,20 @@ export class EraseUserDataUseCase {
   async execute(actor: Actor, userRef: string): Promise<ErasureReceipt> {
     assertAdmin(actor);
     const user = await this.findUser.execute(actor, userRef);
-    const counts = await this.tx.asSystem(async (tx) => {
-      await tx.query(`SET LOCAL statement_timeout = 0`);
-      const erased = await this.data.erase(tx, { tenantId: user.tenantId, userId: user.id });
-      await this.audit.record(actor, tx, {
-        action: 'user.data.erase',
-        targetType: 'user',
-        targetId: user.id,
-        details: { username: user.username, ...erased },
-      });
-      return erased;
-    });
+    const counts = await this.tx.asSystem(
+      async (tx) => {
+        const erased = await this.data.erase(tx, { tenantId: user.tenantId, userId: user.id });
+        await this.audit.record(actor, tx, {
+          action: 'user.data.erase',
+          targetType: 'user',
+          targetId: user.id,
+          details: { username: user.username, ...erased },
+        });
+        return erased;
+      },
+      // Erasing a large user's rows may take longer than one request's statement.
+      { unbounded: true },
+    );
     let vaultSecretsDeleted = 0;
     if (counts.vaultSecrets > 0) {
       try {

@@ -8,3 +8,4 @@ export * from './process-harness';
 export * from './schema-arbitrary';
 export * from './schema-mutations';
 export * from './db-snapshot';
+export * from './fault-proxy';

@@ -92,6 +92,15 @@ export class FakeVault {
     else this.tokens.revokeAllExcept(this.rootToken);
   }
 
+  /** Seals the fake: every request but health and seal-status answers 503 "Vault is sealed". */
+  seal(): void {
+    this.faults.sealed = true;
+  }
+
+  unseal(): void {
+    this.faults.sealed = false;
+  }
+
   resetFaults(): void {
     Object.assign(this.faults, {
       sealed: false,
