@@ -11,8 +11,8 @@ type SyncPage = {
 
 const PAGE = 200;
 const MAX_PAGES = 40;
-/** Followings of a lagging feed before a difference counts (about 2 s in all). */
-const SETTLE_ATTEMPTS = 10;
+/** Followings of a lagging feed before a difference counts (about 5 s in all). */
+const SETTLE_ATTEMPTS = 15;
 
 const followerOf = (ctx: LaneContext, actor: Actor): Follower => {
   let follower = ctx.followers.get(actor.name);
