@@ -14,6 +14,7 @@ export type Action = { readonly actor: number; readonly via: Via; readonly probe
   | Each<'get' | 'delete' | 'restore' | 'purge' | 'reveal' | 'check', { mem: number }>
   | { kind: 'update'; mem: number; what: 'content' | 'secret' | 'tags' | 'importance'; tagMask: number }
   | { kind: 'visibility'; mem: number; to: Visibility }
+  | { kind: 'link'; mem: number; to: number; type: LinkType }
   | { kind: 'share'; mem: number; target: number; perm: Perm }
   | { kind: 'unshare'; mem: number; target: number }
   | { kind: 'shareTag'; tag: number; target: number; perm: Perm }
@@ -27,6 +28,9 @@ export type Action = { readonly actor: number; readonly via: Via; readonly probe
 
 /** One union member per kind, so that a switch on `kind` narrows to its fields. */
 type Each<K extends string, F> = K extends string ? { kind: K } & F : never;
+
+/** Link types that change no recall answer (a supersedes link would redirect hits). */
+export type LinkType = 'see-also' | 'part-of';
 
 /** Tags of a run every memory may carry (besides its own marker), for tag rules. */
 export const RUN_TAGS = 3;
@@ -76,6 +80,16 @@ export function actionArbitrary(actors: number, targets: number): fc.Arbitrary<A
         kind: fc.constant('visibility' as const),
         mem,
         to: fc.constantFrom<Visibility>('private', 'team'),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        ...base,
+        kind: fc.constant('link' as const),
+        mem,
+        to: mem,
+        type: fc.constantFrom<LinkType>('see-also', 'part-of'),
       }),
     },
     { weight: 5, arbitrary: fc.record({ ...base, kind: fc.constant('share' as const), mem, target, perm }) },

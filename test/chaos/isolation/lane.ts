@@ -84,6 +84,9 @@ export class Lane {
       case 'purge':
         await memory.lifecycle(ctx, run, actor, action);
         break;
+      case 'link':
+        await memory.link(ctx, run, actor, action);
+        break;
       case 'share':
       case 'unshare':
         await memory.share(ctx, run, actor, action);

@@ -215,3 +215,23 @@ export async function shareTag(
     ctx.world.setTagRule(actor.tenant, actor.user, tag, target, perm ?? null);
   }
 }
+
+/** Links two memories of the run, whoever owns them (see-also or part-of). */
+export async function link(ctx: LaneContext, run: Run, actor: Actor, step: Step<'link'>): Promise<void> {
+  const src = pick(run.memories, step.mem);
+  const dst = pick(run.memories, step.to);
+  if (!src || !dst || src === dst) return;
+  const expected = ctx.world.linkOutcome(actor, src, dst, step.type);
+  const body = { target_id: dst.id, link_type: step.type };
+  const reply = await call(
+    ctx,
+    actor,
+    step.via,
+    { method: 'POST', path: `/api/memories/${src.id}/links`, body },
+    { tool: 'memory_link', args: { id: src.id, ...body } },
+  );
+  ctx.audit.scan(actor, reply, 'raw');
+  if (ctx.audit.expect(actor, reply, expected, src) && expected === 'ok') {
+    ctx.world.links.add(`${src.id} ${dst.id} ${step.type}`);
+  }
+}

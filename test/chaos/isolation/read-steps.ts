@@ -25,6 +25,7 @@ export async function getById(ctx: LaneContext, actor: Actor, m: MemoryModel, vi
   ctx.audit.scan(actor, reply, 'live');
   const expected = ctx.world.readsLive(actor, m) ? 'ok' : 'not_found';
   if (!ctx.audit.expect(actor, reply, expected, m) || expected !== 'ok') return;
+  checkLinks(ctx, actor, m, reply.label, reply.body);
   const content = String((reply.body as { content?: string }).content ?? '');
   ctx.audit.check(
     `${reply.label} answers the memory's last acknowledged text`,
@@ -35,6 +36,36 @@ export async function getById(ctx: LaneContext, actor: Actor, m: MemoryModel, vi
     `${reply.label} shows a sensitive memory redacted, and only a sensitive one`,
     (m.secret !== null) === content.includes('[REDACTED:'),
     () => `${ctx.world.describe(m)}: ${content}`,
+  );
+}
+
+/**
+ * A memory's links name only memories the caller reads (so ids of others' private memories never
+ * show), and every link made between it and a live memory the caller reads is there.
+ */
+function checkLinks(ctx: LaneContext, actor: Actor, m: MemoryModel, label: string, body: unknown): void {
+  const { links_out = [], links_in = [] } = (body ?? {}) as Record<
+    string,
+    { src_id: number; dst_id: number }[]
+  >;
+  const listed = [...links_out, ...links_in];
+  const hidden = listed
+    .flatMap((l) => [l.src_id, l.dst_id])
+    .map((id) => ctx.world.byId.get(id))
+    .filter((other): other is MemoryModel => other !== undefined && !ctx.world.readsRaw(actor, other));
+  ctx.tally.add('links checked', listed.length);
+  if (hidden.length > 0) ctx.tally.add('leaks', hidden.length);
+  ctx.audit.check(`${label} lists links to memories ${actor.name} may see only`, hidden.length === 0, () =>
+    hidden.map((other) => ctx.world.describe(other)).join('; '),
+  );
+  const missing = [...ctx.world.links].filter((key) => {
+    const [src, dst] = key.split(' ').map(Number);
+    const other = ctx.world.byId.get(src === m.id ? dst : src);
+    if ((src !== m.id && dst !== m.id) || !other || !ctx.world.readsLive(actor, other)) return false;
+    return !listed.some((l) => l.src_id === src && l.dst_id === dst);
+  });
+  ctx.audit.check(`${label} lists the links ${actor.name} may see`, missing.length === 0, () =>
+    missing.join('; '),
   );
 }
 

@@ -66,6 +66,8 @@ export class World {
   readonly byId = new Map<number, MemoryModel>();
   readonly bySecret = new Map<string, MemoryModel>();
   readonly sessions = new Map<string, SessionModel>();
+  /** Links made: `src dst type`. */
+  readonly links = new Set<string>();
   /** `tenant owner tag with` → permission. */
   private readonly tagRules = new Map<string, Perm>();
 
@@ -103,6 +105,14 @@ export class World {
   readsRaw(a: Actor, m: MemoryModel): boolean {
     if (a.tenant !== m.tenant || m.purged) return false;
     return a.user === m.owner || m.visibility === 'team' || a.admin || this.share(m, a.user) !== undefined;
+  }
+
+  /** A link's answer: both ends live and visible (404), the source changeable (403), once (409). */
+  linkOutcome(a: Actor, src: MemoryModel, dst: MemoryModel, type: string): Outcome {
+    if (!this.readsLive(a, src)) return 'not_found';
+    if (a.user !== src.owner && !a.admin && this.share(src, a.user) !== 'write') return 'forbidden';
+    if (!this.readsLive(a, dst)) return 'not_found';
+    return this.links.has(`${src.id} ${dst.id} ${type}`) ? 'conflict' : 'ok';
   }
 
   /** Would `a` still read `m` with these tags? */
