@@ -418,6 +418,15 @@ describe('secret memories with local encryption, and with no secret store (built
         source: 'encrypted',
       });
 
+      // An admin replacing the secret writes it under alice's path, where her reveal reads it.
+      const replaced = `the prod db is postgres://admin:${PASSWORD}-2@db:5432/app`;
+      const admin = client(api.url, team.keys.admin);
+      expect((await admin.put(`/api/memories/${stored.body.id}`, { content: replaced })).status).toBe(200);
+      expect((await alice.post(`/api/memories/${stored.body.id}/secret`)).body).toMatchObject({
+        content: replaced,
+        source: 'encrypted',
+      });
+
       // A row stored in clear before detection existed: the seed's per-user migration moves it.
       const legacy = await withDb(async (db) => {
         const { rows } = await db.query<{ id: string }>(

@@ -144,6 +144,19 @@ describe('team knowledge: sharing by memory and by tag', () => {
     );
   });
 
+  it('lets an editor through a tag rule change the tags, but not drop the tag it is shared by (403, nothing changed)', async () => {
+    const tag = `edit-${marker}`;
+    const id = await store(`Runbook ${marker} for the nightly export`, { tags: [tag, 'ops'] });
+    await alice().post('/api/memories/share-tag', { tag, shared_with: 'bob', permission: 'write' });
+    expect((await bob().put(`/api/memories/${id}`, { tags: [tag, 'ops', 'nightly'] })).status).toBe(200);
+    const dropped = await bob().put(`/api/memories/${id}`, { tags: ['ops'] });
+    expect(dropped).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+    expect((await alice().get(`/api/memories/${id}`)).body).toMatchObject({ tags: `${tag},ops,nightly` });
+    // The owner may: bob no longer sees it.
+    expect((await alice().put(`/api/memories/${id}`, { tags: ['ops'] })).status).toBe(200);
+    expect((await bob().get(`/api/memories/${id}`)).status).toBe(404);
+  });
+
   it('answers bad shares with clear 4xx and stores nothing', async () => {
     const id = await store(`Feature ${marker} flags live in LaunchDarkly`);
     const self = await alice().post(`/api/memories/${id}/share`, { shared_with: 'alice' });

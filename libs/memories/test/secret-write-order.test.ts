@@ -122,7 +122,7 @@ describe('secret write order and orphan cleanup', () => {
 
   it('keeps a secret a committed row still points at (an update whose transaction failed)', async () => {
     const { id } = await create.execute(alice, memory(`v1: ${dbUrl()}`));
-    await writer.staging.stage(alice, `v2: ${dbUrl()}`, id); // new version written, row never updated
+    await writer.staging.stage(alice, `v2: ${dbUrl()}`, { id, owner: alice }); // new version written, row never updated
     await makeDue();
     expect(await sweep.execute()).toEqual({ deleted: 0, kept: 1 });
     expect(vaultKeys()).toContain(`mem-${id}`);

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { isTransactionConflict, TransactionRunner } from './transaction-runner';
+import { isRowSecurityRefusal, isTransactionConflict, TransactionRunner } from './transaction-runner';
 
 const scope = {
   tenantId: '00000000-0000-4000-8000-000000000001',
@@ -69,6 +69,19 @@ describe('TransactionRunner conflict retry', () => {
     expect(isTransactionConflict({ code: '40001' })).toBe(true);
     expect(isTransactionConflict({ code: '57014' })).toBe(false);
     expect(isTransactionConflict(null)).toBe(false);
+  });
+
+  it('recognises a row refused by row-level security, not other missing privileges', () => {
+    const refused = {
+      code: '42501',
+      message: 'new row violates row-level security policy for table "memories"',
+    };
+    expect(isRowSecurityRefusal(refused)).toBe(true);
+    expect(isRowSecurityRefusal({ code: '42501', message: 'permission denied for table memories' })).toBe(
+      false,
+    );
+    expect(isRowSecurityRefusal({ code: '23505', message: refused.message })).toBe(false);
+    expect(isRowSecurityRefusal(undefined)).toBe(false);
   });
 });
 

@@ -14,6 +14,15 @@ export function isTransactionConflict(error: unknown): boolean {
   return typeof code === 'string' && CONFLICT_CODES.has(code);
 }
 
+/**
+ * Postgres refused a row the statement would write because row-level security does not let the
+ * caller hold it afterwards (42501 from a policy's check); the statement changed nothing.
+ */
+export function isRowSecurityRefusal(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '42501' && typeof message === 'string' && message.includes('row-level security');
+}
+
 export interface TransactionOptions {
   /**
    * Runs the work again, at most this many times, when Postgres aborts it as a deadlock victim or

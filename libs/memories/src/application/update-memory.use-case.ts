@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { runTogether, TransactionRunner } from '@app/persistence';
+import { isRowSecurityRefusal, runTogether, TransactionRunner } from '@app/persistence';
 import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
 import { MemoryRepository, type RowSecret } from '../adapters/memory.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
@@ -32,12 +32,14 @@ export class UpdateMemoryUseCase {
     const changes = screened.value;
     let staged: StagedSecret | null = null;
     if (screened.secret !== null) {
-      // A secret is written under its owner's path, so only the owner's live memory takes one.
-      await this.tx.inTenant(principal, async (tx) => {
-        await ownerScopeFor(this.memories, principal, tx, id, 'manage');
-        if (!(await this.memories.findSecret(principal, tx, id))) throw MemoryError.notFound(id);
+      // A secret is written under its owner's path: only the owner or an admin puts one into a
+      // live memory (an admin's goes under the owner's path too, where the owner's reveal reads it).
+      const owner = await this.tx.inTenant(principal, async (tx) => {
+        const scope = await ownerScopeFor(this.memories, principal, tx, id, 'manage');
+        if (!(await this.memories.findSecret(scope, tx, id))) throw MemoryError.notFound(id);
+        return scope;
       });
-      staged = await this.writer.staging.stage(principal, screened.secret, id);
+      staged = await this.writer.staging.stage(principal, screened.secret, { id, owner });
     }
     return this.writer.staging.withStaged(principal, staged ? [staged] : [], () =>
       this.tx.inTenant(
@@ -84,13 +86,17 @@ export class UpdateMemoryUseCase {
             }
           }
           const bytesQuota = this.bytesQuota(principal, existing.content, changes.content);
-          const updated = await this.memories.update(
-            owner,
-            tx,
-            id,
-            { ...changes, expandedKeywords, contentHash: hash, secret },
-            bytesQuota,
-          );
+          const updated = await this.memories
+            .update(owner, tx, id, { ...changes, expandedKeywords, contentHash: hash, secret }, bytesQuota)
+            .catch((error: unknown) => {
+              // Row-level security lets nobody write a row they could not read afterwards: an editor
+              // through a tag rule who drops the rule's tag would lose the memory, so that is the owner's.
+              if (!isRowSecurityRefusal(error)) throw error;
+              throw new MemoryError(
+                MemoryErrorCode.Forbidden,
+                `Memory ${id} belongs to a teammate and is shared with you through one of its tags: only its owner or an admin may change its tags so that it is no longer shared with you`,
+              );
+            });
           // The row is locked and live: only the quota can have refused it.
           if (!updated && bytesQuota) {
             const usage = await this.memories.usage(principal, tx);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TransactionRunner, type Tx } from '@app/persistence';
+import { TransactionRunner, type TenantScope, type Tx } from '@app/persistence';
 import {
   SECRET_STORE,
   SecretStoreError,
@@ -49,12 +49,21 @@ export class SecretStaging {
     private readonly cleanup: SecretCleanupRepository,
   ) {}
 
-  /** `existingId` for an update of that memory; otherwise a new id is reserved. */
-  async stage(principal: Principal, content: string, existingId?: number): Promise<StagedSecret> {
+  /**
+   * `existing` for an update of that memory, with its owner: the secret goes under the owner's
+   * path (where reveals read it), whoever writes it; otherwise a new id is reserved for the caller.
+   */
+  async stage(
+    principal: Principal,
+    content: string,
+    existing?: { id: number; owner: TenantScope },
+  ): Promise<StagedSecret> {
     const store = this.requireStore();
+    const path = existing?.owner ?? principal;
+    const existingId = existing?.id;
     const { memoryId, intentId } = await this.tx.inTenant(principal, async (tx) => {
       const id = existingId ?? (await this.memories.reserveId(tx));
-      const where = store.locate(refOf(principal, id));
+      const where = store.locate(refOf(path, id));
       const intent =
         where === null
           ? null
@@ -65,7 +74,7 @@ export class SecretStaging {
             });
       return { memoryId: id, intentId: intent };
     });
-    const stored = await store.put(refOf(principal, memoryId), content, {
+    const stored = await store.put(refOf(path, memoryId), content, {
       overwrite: existingId !== undefined,
     });
     return {
