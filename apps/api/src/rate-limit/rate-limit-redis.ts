@@ -8,9 +8,11 @@ export const RATE_LIMIT_COMMAND_TIMEOUT_MS = 500;
 /**
  * The rate limiter's own Redis connection, made to fail fast: no offline queue (a command while
  * disconnected fails at once), no retries of a command, and a short command timeout for a Redis
- * that accepts connections but does not answer. The limiter then lets requests through
- * (skipOnError) until the connection is back; reconnects run in the background, at most 2 s apart.
- * Closed with the HTTP server.
+ * that accepts connections but does not answer. Such a connection is also dropped once it has kept a
+ * command waiting that long (socketTimeout), so the requests after it do not each wait out the
+ * timeout: until a reconnect passes its ready check the connection is not ready and every command
+ * fails at once. The limiter lets requests through meanwhile (skipOnError); reconnects run in the
+ * background, at most 2 s apart. Closed with the HTTP server.
  */
 export function createRateLimitRedis(fastify: FastifyInstance, url: string): Redis {
   const logger = new Logger('RateLimit');
@@ -19,6 +21,7 @@ export function createRateLimitRedis(fastify: FastifyInstance, url: string): Red
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     commandTimeout: RATE_LIMIT_COMMAND_TIMEOUT_MS,
+    socketTimeout: RATE_LIMIT_COMMAND_TIMEOUT_MS,
     connectTimeout: 2_000,
     retryStrategy: (times) => Math.min(100 * times, 2_000),
   });
