@@ -119,6 +119,25 @@ export class TransactionRunner {
     return this.run(work, `BEGIN; SELECT set_config('app.system', 'on', true)`, options.unbounded === true);
   }
 
+  /**
+   * `SELECT 1` outside any transaction, for readiness probes: at most `timeoutMs` for its answer. A
+   * connection that gave none is closed instead of returned to the pool, so probes made while the
+   * database is unreachable do not keep the pool's connections until it answers again.
+   */
+  async ping(timeoutMs: number): Promise<void> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+    } catch (error) {
+      throw new DatabaseUnavailableError(reasonOf(error), error);
+    }
+    try {
+      await answered(runner, runner.query('SELECT 1').catch(lostConnection), timeoutMs);
+    } finally {
+      await runner.release();
+    }
+  }
+
   private async run<T>(work: (tx: Tx) => Promise<T>, opening: string, unbounded: boolean): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
     try {

@@ -56,6 +56,22 @@ describe('transactions while Postgres is unreachable', () => {
     expect(await Promise.all([ping(), ping(), ping(), ping()])).toEqual(['1s', '1s', '1s', '1s']);
   });
 
+  it('gives up a probe that gets no answer without keeping its pooled connection', async () => {
+    const pool = (dataSource.driver as unknown as { master: { totalCount: number; idleCount: number } }).master;
+    await Promise.all([ping(), ping()]);
+    proxy.set({ mode: 'blackhole' });
+    try {
+      for (let i = 0; i < 3; i++) {
+        // More probes than the pool has connections: each one gets a connection, so none was kept.
+        expect(await failure(runner.ping(300))).toBeInstanceOf(DatabaseUnavailableError);
+      }
+      expect(pool.totalCount - pool.idleCount).toBe(0);
+    } finally {
+      proxy.heal();
+    }
+    await runner.ping(1_000);
+  });
+
   it('fails as unavailable when the connection is reset under a statement', async () => {
     await Promise.all([ping(), ping()]);
     proxy.set({ mode: 'reset', afterBytes: 1 });

@@ -1,8 +1,8 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { Redis } from 'ioredis';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { TransactionRunner } from '@app/persistence';
 import { withTimeout } from './with-timeout';
 
 /** Below the probe timeout the chart sets, so the probe gets a 503 rather than no answer. */
@@ -11,14 +11,17 @@ export const DEPENDENCY_CHECK_TIMEOUT_MS = 2_000;
 @Injectable()
 export class DatabaseHealthIndicator {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
     private readonly indicators: HealthIndicatorService,
   ) {}
 
   async check(): Promise<HealthIndicatorResult<'database'>> {
     const session = this.indicators.check('database');
     try {
-      await withTimeout(this.dataSource.query('SELECT 1'), DEPENDENCY_CHECK_TIMEOUT_MS, 'database');
+      // The outer bound covers a wait for a pooled connection; ping bounds the answer and closes a
+      // connection that gave none.
+      const probe = this.transactions.ping(DEPENDENCY_CHECK_TIMEOUT_MS);
+      await withTimeout(probe, DEPENDENCY_CHECK_TIMEOUT_MS, 'database');
       return session.up();
     } catch (error) {
       return session.down({ message: describe(error) });

@@ -9,9 +9,9 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import type { Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { JOB_QUEUE, withTimeout, type JobQueue } from '@app/jobs';
+import { TransactionRunner } from '@app/persistence';
 import { closeInternal, listenInternal, METRICS_REGISTRY, serveMetrics } from '@app/observability';
 
 type Check = 'up' | 'down';
@@ -28,7 +28,7 @@ export class WorkerHealthServer implements OnApplicationBootstrap, OnModuleDestr
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(DataSource) private readonly dataSource: DataSource,
+    @Inject(TransactionRunner) private readonly transactions: TransactionRunner,
     @Inject(JOB_QUEUE) private readonly queue: JobQueue,
     @Inject(METRICS_REGISTRY) private readonly metrics: Registry,
   ) {}
@@ -79,7 +79,7 @@ export class WorkerHealthServer implements OnApplicationBootstrap, OnModuleDestr
 
   private async ready(res: ServerResponse): Promise<void> {
     const [database, redis] = await Promise.all([
-      this.check(() => this.dataSource.query('SELECT 1')),
+      this.check(() => this.transactions.ping(2_000)),
       this.check(() => this.queue.ping()),
     ]);
     const ok = database === 'up' && redis === 'up' && !this.draining;
