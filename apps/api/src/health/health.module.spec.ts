@@ -6,9 +6,9 @@ import { CanActivate, ExecutionContext, Global, Injectable, Module } from '@nest
 import { APP_GUARD, Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DataSource } from 'typeorm';
 import { ConfigModule, loadConfig } from '@app/config';
 import { ObservabilityModule } from '@app/observability';
+import { TransactionRunner } from '@app/persistence';
 import { IS_PUBLIC_KEY } from '../auth/auth.decorators';
 import { HealthModule } from './health.module';
 import { ShutdownState } from './shutdown-state';
@@ -26,9 +26,14 @@ class DenyUnlessPublicGuard implements CanActivate {
 }
 
 const database = { query: vi.fn<(sql: string) => Promise<unknown>>() };
+/** The readiness probe's way to the database: a `SELECT 1` that answers or fails as `database` says. */
+const transactions = { ping: async () => void (await database.query('SELECT 1')) };
 
 @Global()
-@Module({ providers: [{ provide: DataSource, useValue: database }], exports: [DataSource] })
+@Module({
+  providers: [{ provide: TransactionRunner, useValue: transactions }],
+  exports: [TransactionRunner],
+})
 class FakePersistenceModule {}
 
 /** Just enough of the Redis protocol for a health client: PING, INFO, CLIENT SETNAME. */
