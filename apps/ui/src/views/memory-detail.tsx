@@ -73,7 +73,7 @@ export function MemoryDetailView(props: { id: number; me: Me }) {
       <pre class="content" aria-label="Content">
         {m.content}
       </pre>
-      {m.tags && <p>Tags: {m.tags}</p>}
+      {m.tags && <p>Tags: {m.tags.split(',').join(', ')}</p>}
       {m.is_sensitive && (
         <div class="reveal">
           {!revealed && (
