@@ -51,8 +51,13 @@ export class BullMqJobInspector implements JobInspector {
     if (found) await this.redis(found.remove());
   }
 
-  private async toQueueJob(job: Job): Promise<QueueJob> {
-    const state = await this.redis(job.getState());
+  private async toQueueJob(read: Job): Promise<QueueJob> {
+    const state = await this.redis(read.getState());
+    // The job's fields were read before its state: one that finished or started in between is read
+    // again, so a failed job never shows without its error and attempts.
+    const job = fieldsBehind(read, state)
+      ? ((await this.redis(this.queueFor(read.name as JobName).getJob(read.id ?? ''))) ?? read)
+      : read;
     const refs = payloadRefs(job.data);
     return {
       id: job.id ?? '',
@@ -78,6 +83,12 @@ export class BullMqJobInspector implements JobInspector {
       throw AdminJobError.queueUnavailable(errorMessage(error));
     }
   }
+}
+
+/** The state says the job got further than the fields read before it show. */
+function fieldsBehind(job: Job, state: string): boolean {
+  if (state === 'completed' || state === 'failed') return !job.finishedOn;
+  return state === 'active' && !job.processedOn;
 }
 
 function toState(state: string): QueueJobState {
