@@ -6,7 +6,7 @@ import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type FusionSettings, type VectorRecall } from '@app/recall';
 import { MemoryRepository } from '@app/memories/testing';
-import { RecallCandidateRepository, MemoryTextSearchRepository, RecallLinks } from '@app/recall/testing';
+import { RecallCandidateRepository, buildTextLeg, RecallLinks } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { embedderProviderFactory } from '@app/embeddings/testing';
@@ -60,7 +60,7 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
     const memories = new MemoryRepository();
     recall = new RecallMemoriesUseCase(
       tx,
-      new MemoryTextSearchRepository(),
+      buildTextLeg(tx),
       NO_VECTOR_LEG,
       new RecallCandidateRepository(),
       new RecallLinks(memories),

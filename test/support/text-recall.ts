@@ -2,7 +2,7 @@ import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
 import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
 import { type TransactionRunner } from '@app/persistence';
 import { RecallMemoriesUseCase, type RecallOptions, type VectorRecall } from '@app/recall';
-import { MemoryTextSearchRepository, RecallCandidateRepository, RecallLinks } from '@app/recall/testing';
+import { buildTextLeg, RecallCandidateRepository, RecallLinks } from '@app/recall/testing';
 import { type Principal } from '@app/tenancy';
 import { newMemory } from '@app/testing';
 import { memoryWriterFor } from './memory-writes';
@@ -19,7 +19,7 @@ export const NO_VECTORS: VectorRecall = {
 export function textLegRecall(tx: TransactionRunner, options: RecallOptions): RecallMemoriesUseCase {
   return new RecallMemoriesUseCase(
     tx,
-    new MemoryTextSearchRepository(),
+    buildTextLeg(tx),
     NO_VECTORS,
     new RecallCandidateRepository(),
     new RecallLinks(new MemoryRepository()),

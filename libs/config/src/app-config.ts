@@ -121,6 +121,8 @@ export interface AppConfig {
     };
     /** Okapi BM25 parameters of the text leg: term-frequency saturation and length normalisation. */
     readonly bm25: { readonly k1: number; readonly b: number };
+    /** Heap budget of the in-memory text index per process, in bytes (0: Postgres only). */
+    readonly textIndexBytes: number;
   };
   readonly worker: {
     readonly concurrency: number;
@@ -317,6 +319,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
         contextDirection: env.RECALL_CONTEXT_DIRECTION,
       },
       bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
+      textIndexBytes: env.RECALL_TEXT_INDEX_MB * 1024 * 1024,
     },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,

@@ -277,6 +277,12 @@ export const envSchema = z.object({
   RECALL_BM25_K1: z.coerce.number().min(0).max(10).default(1.2),
   /** Recall's text leg (BM25): length normalisation b (0 = none, 1 = full). */
   RECALL_BM25_B: z.coerce.number().min(0).max(1).default(0.75),
+  /**
+   * Recall's text leg: memory each API process may give its in-memory BM25 index, in MiB (about 30
+   * per 100,000 memories). Tenants load on first recall, least recently used leave first; a tenant
+   * loading or not fitting is searched in Postgres. 0 = always search in Postgres.
+   */
+  RECALL_TEXT_INDEX_MB: int(512, 0, 65_536),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */

@@ -11,7 +11,7 @@ import { RecallMemoriesUseCase, type RecalledMemory } from '@app/recall';
 import { type EmbedderProvider } from '@app/embeddings';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { MemoryEmbeddingRepository } from '@app/embeddings/testing';
-import { RecallCandidateRepository, MemoryTextSearchRepository } from '@app/recall/testing';
+import { RecallCandidateRepository, buildTextLeg } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { MemoryRepository } from '@app/memories/testing';
 import { RecallLinks, VectorRecallAdapter } from '@app/recall/testing';
@@ -49,7 +49,7 @@ describe('reindex to another embedding model', () => {
   const recallUseCase = () =>
     new RecallMemoriesUseCase(
       h.db.tx,
-      new MemoryTextSearchRepository(),
+      buildTextLeg(h.db.tx),
       new VectorRecallAdapter(
         new QueryEmbedder(
           h.db.tx,

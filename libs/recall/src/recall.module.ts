@@ -6,10 +6,18 @@ import { MemoryNeighbourRepository } from './adapters/memory-neighbour.repositor
 import { RecallCandidateRepository } from './adapters/recall-candidate.repository';
 import { MemoryTextSearchRepository, TEXT_SEARCH_OPTIONS } from './adapters/memory-text-search.repository';
 import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory-vector.repository';
+import { TextIndexFeedRepository } from './adapters/text-index-feed.repository';
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
 import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
 import { RecallLinks } from './application/recall-links';
+import { TextLeg } from './application/text-leg';
+import {
+  DEFAULT_TEXT_INDEX_OPTIONS,
+  TEXT_INDEX_OPTIONS,
+  TextIndexRegistry,
+  type TextIndexOptions,
+} from './application/text-index-registry';
 import {
   RECALL_OPTIONS,
   RecallMemoriesUseCase,
@@ -33,6 +41,17 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
       useFactory: (config: AppConfig) => config.recall.bm25,
     },
     MemoryTextSearchRepository,
+    TextIndexFeedRepository,
+    {
+      provide: TEXT_INDEX_OPTIONS,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): TextIndexOptions => ({
+        ...DEFAULT_TEXT_INDEX_OPTIONS,
+        maxBytes: config.recall.textIndexBytes,
+      }),
+    },
+    TextIndexRegistry,
+    TextLeg,
     MemoryNeighbourRepository,
     RecallCandidateRepository,
     {

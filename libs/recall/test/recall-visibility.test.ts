@@ -6,6 +6,8 @@ import {
   MemoryTextSearchRepository,
   MemoryVectorRepository,
   RecallLinks,
+  buildTextIndexLeg,
+  type TextLeg,
 } from '@app/recall/testing';
 import { MemoryRepository } from '@app/memories/testing';
 import { type TenantScope } from '@app/persistence';
@@ -88,8 +90,16 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     );
   const names = (found: readonly { memoryId: number }[]) =>
     found.map((h) => Object.keys(ids).find((n) => ids[n] === h.memoryId) ?? `unknown ${h.memoryId}`).sort();
-  const textHits = (scope: TenantScope, filter = {}) =>
-    db.tx.inTenant(scope, (tx) => text.search(scope, tx, { text: 'kestrel', k: 50, filter }));
+  let indexLeg: TextLeg;
+  /** The SQL text leg's hits, checked against the in-memory index's for the same caller. */
+  const textHits = async (scope: TenantScope, filter = {}) => {
+    const input = { text: 'kestrel', k: 50, filter };
+    const fromSql = await db.tx.inTenant(scope, (tx) => text.search(scope, tx, input));
+    const indexed = await db.tx.inTenant(scope, (tx) => indexLeg.search(scope, tx, input));
+    expect(indexed.source).toBe('index');
+    expect(names(indexed.hits)).toEqual(names(fromSql));
+    return fromSql;
+  };
   const vectorSearch = (repo: MemoryVectorRepository, scope: TenantScope, filters = {}) =>
     db.tx.inTenant(scope, (tx) =>
       repo.searchDetailed(scope, tx, { modelId: MODEL, dimensions: D, vector: Q, k: 50, filters }),
@@ -137,6 +147,10 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     await share('olga-shared-deleted', rita);
     await shareTag('ops', rita);
     await shareTag('db', rita);
+    const { leg, registry } = buildTextIndexLeg(db.tx, { maxBytes: 64 * 1024 * 1024 });
+    indexLeg = leg;
+    expect(await registry.warm(olga)).toBe(true);
+    expect(await registry.warm(otto)).toBe(true);
   });
 
   afterAll(async () => {
@@ -185,7 +199,7 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     };
     const recall = new RecallMemoriesUseCase(
       db.tx,
-      text,
+      indexLeg,
       vectors,
       new RecallCandidateRepository(),
       new RecallLinks(new MemoryRepository()),

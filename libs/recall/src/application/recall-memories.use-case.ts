@@ -3,7 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { type Memory } from '@app/memories';
 import { RecallCandidateRepository, type RankingFacts } from '../adapters/recall-candidate.repository';
-import { MemoryTextSearchRepository } from '../adapters/memory-text-search.repository';
+import { TextLeg, type TextLegSource } from './text-leg';
 import { adjacency } from '../domain/thread-context';
 import { RecallLinks, type LinkedItem } from './recall-links';
 import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
@@ -60,6 +60,8 @@ export interface RecallExplanation {
   readonly projectFactor: number;
   readonly filters: string[];
   readonly model: string | null;
+  /** Where the text leg ran: `index` (this process's in-memory index) or `sql:<why>` (Postgres). */
+  readonly textSource: TextLegSource | null;
 }
 
 interface RankedCandidate {
@@ -86,7 +88,7 @@ const DAY_MS = 86_400_000;
 export class RecallMemoriesUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly textSearch: MemoryTextSearchRepository,
+    private readonly textLeg: TextLeg,
     @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
     private readonly candidates: RecallCandidateRepository,
     private readonly links: RecallLinks,
@@ -108,7 +110,8 @@ export class RecallMemoriesUseCase {
     const query = legs.vector ? await this.vectors.prepare(text) : null;
     const filters = describeRecallFilter(filter);
     return this.tx.inTenant(principal, async (tx) => {
-      const textHits = legs.text ? await this.textSearch.search(principal, tx, { text, k, filter }) : [];
+      const textLeg = legs.text ? await this.textLeg.search(principal, tx, { text, k, filter }) : null;
+      const textHits = textLeg?.hits ?? [];
       const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
       const fusion = input.fusion ?? this.options.fusion;
       const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
@@ -131,6 +134,7 @@ export class RecallMemoriesUseCase {
             now,
             filters,
             model: query?.modelId ?? null,
+            textSource: textLeg?.source ?? null,
             boosted: input.projectBoost,
           }),
         );
@@ -143,7 +147,13 @@ export class RecallMemoriesUseCase {
   private score(
     candidate: FusedCandidate,
     facts: RankingFacts,
-    context: { now: Date; filters: string[]; model: string | null; boosted: string | undefined },
+    context: {
+      now: Date;
+      filters: string[];
+      model: string | null;
+      textSource: TextLegSource | null;
+      boosted: string | undefined;
+    },
   ): RankedCandidate {
     const ageDays = (context.now.getTime() - Date.parse(facts.createdAt)) / DAY_MS;
     const boosted = context.boosted !== undefined && facts.project === context.boosted;
@@ -160,6 +170,7 @@ export class RecallMemoriesUseCase {
       projectFactor: boosted ? this.options.projectBoost : 1,
       filters: context.filters,
       model: context.model,
+      textSource: context.textSource,
     };
     const rank =
       candidate.fusedScore *

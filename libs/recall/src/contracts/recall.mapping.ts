@@ -58,6 +58,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
             project_factor: explanation.projectFactor,
             filters: explanation.filters,
             model: explanation.model,
+            text_source: explanation.textSource,
           },
         }
       : {}),

@@ -1,0 +1,103 @@
+import { Injectable } from '@nestjs/common';
+import type { Tx } from '@app/persistence';
+import type { IndexedDoc, TextAudience } from '../domain/text-index';
+
+/** What a recall brings the index up to date with (`recall_text_index_delta`, one statement). */
+export interface TextIndexDelta {
+  /** Every change below this position is in `changed`/`removed` or was already held. */
+  readonly horizon: number;
+  /** The query's lexemes as Postgres makes them (`to_tsvector('english', …)`). */
+  readonly lexemes: readonly string[];
+  readonly changed: readonly IndexedDoc[];
+  /** Memories gone outright since the position (purged, their owner deleted), with its position. */
+  readonly removed: readonly { readonly id: number; readonly seq: number }[];
+  readonly shared: ReadonlySet<number>;
+  readonly tagRules: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+type DocTuple = [
+  id: number,
+  seq: number,
+  live: boolean,
+  ownerId: string,
+  team: boolean,
+  tags: string[],
+  category: string,
+  project: string | null,
+  createdMs: number,
+  expiresMs: number | null,
+  lexemes: string[],
+  tfs: number[],
+];
+
+const toDoc = (t: DocTuple): IndexedDoc => ({
+  id: Number(t[0]),
+  seq: Number(t[1]),
+  live: t[2],
+  ownerId: t[3],
+  team: t[4],
+  tags: t[5] ?? [],
+  category: t[6],
+  project: t[7],
+  createdMs: Number(t[8]),
+  expiresMs: t[9] === null ? null : Number(t[9]),
+  lexemes: t[10] ?? [],
+  tfs: t[11] ?? [],
+});
+
+/**
+ * The feed of the in-memory text index (migration 1763700000028): a tenant's live memories page by
+ * page for a load, and at each recall what changed since the index's position. Both answer for the
+ * transaction's own tenant only.
+ */
+@Injectable()
+export class TextIndexFeedRepository {
+  /** The position a load starts from: every change below it is settled (see `sync_horizon`). */
+  async horizon(tx: Tx): Promise<number> {
+    const { rows } = await tx.query<{ horizon: string }>(`SELECT sync_horizon() AS horizon`);
+    return Number(rows[0].horizon);
+  }
+
+  /** Up to `limit` live memories with ids above `afterId`, by id. */
+  async page(tx: Tx, afterId: number, limit: number): Promise<IndexedDoc[]> {
+    const { rows } = await tx.query<{ doc: DocTuple }>(
+      `SELECT doc FROM recall_text_index_page($1, $2)`,
+      [afterId, limit],
+    );
+    return rows.map((r) => toDoc(r.doc));
+  }
+
+  async delta(tx: Tx, after: number, queryText: string): Promise<TextIndexDelta> {
+    const { rows } = await tx.query<{
+      horizon: string;
+      lexemes: string[] | null;
+      changed: DocTuple[];
+      removed: [number, number][];
+      shared: string[];
+      tag_rules: [string, string][];
+    }>(`SELECT * FROM recall_text_index_delta($1, $2)`, [after, queryText], { prepared: true });
+    const row = rows[0];
+    const tagRules = new Map<string, Set<string>>();
+    for (const [owner, tag] of row.tag_rules) {
+      const tags = tagRules.get(owner) ?? new Set<string>();
+      tags.add(tag);
+      tagRules.set(owner, tags);
+    }
+    return {
+      horizon: Number(row.horizon),
+      lexemes: row.lexemes ?? [],
+      changed: row.changed.map(toDoc),
+      removed: row.removed.map(([id, seq]) => ({ id: Number(id), seq: Number(seq) })),
+      shared: new Set(row.shared.map(Number)),
+      tagRules,
+    };
+  }
+}
+
+/** The read rule's inputs for one caller, from a delta. */
+export function audienceOf(
+  delta: TextIndexDelta,
+  caller: { userId: string; admin: boolean },
+): TextAudience {
+  return { ...caller, shared: delta.shared, tagRules: delta.tagRules };
+}

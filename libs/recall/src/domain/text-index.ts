@@ -1,0 +1,351 @@
+import { Growable } from './growable';
+import type { RecallFilter } from './recall-filter';
+import { TopK } from './top-k';
+
+/** One memory as the feed delivers it (migration 1763700000028, `recall_text_index_doc`). */
+export interface IndexedDoc {
+  readonly id: number;
+  /** Position of the row's last change: a row is applied only over an older one. */
+  readonly seq: number;
+  /** Not soft-deleted; a row that is not live leaves the index. */
+  readonly live: boolean;
+  readonly ownerId: string;
+  readonly team: boolean;
+  readonly tags: readonly string[];
+  readonly category: string;
+  readonly project: string | null;
+  readonly createdMs: number;
+  readonly expiresMs: number | null;
+  /** `search_vector`'s lexemes and their weighted frequencies in tenths (A 10, B 4, C 2, D 1). */
+  readonly lexemes: readonly string[];
+  readonly tfs: readonly number[];
+}
+
+/** Whom the caller's recall may show: the read rule's inputs, fresh for each recall. */
+export interface TextAudience {
+  readonly userId: string;
+  readonly admin: boolean;
+  /** Memories shared with the caller directly. */
+  readonly shared: ReadonlySet<number>;
+  /** Tag rules naming the caller: owner → tags. */
+  readonly tagRules: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export interface TextIndexQuery {
+  readonly lexemes: readonly string[];
+  readonly k: number;
+  readonly k1: number;
+  readonly b: number;
+  readonly filter: RecallFilter;
+  readonly audience: TextAudience;
+  readonly nowMs: number;
+}
+
+export interface IndexedHit {
+  readonly memoryId: number;
+  readonly score: number;
+}
+
+/** Query terms scored at most, the rarest first (as `recall_text_search`). */
+export const MAX_QUERY_TERMS = 32;
+/** How long a removed memory's position is remembered against an older snapshot's copy of it. */
+const REMOVAL_MEMORY_MS = 120_000;
+
+/**
+ * One tenant's exact BM25 index, in typed arrays: per term a postings list of (document slot,
+ * weighted tf), per slot the facts the filters and the read rule need. It scores exactly as
+ * `recall_text_search` (migration 1763700000017) does — the same tenant-wide statistics over live
+ * memories, the same 32 rarest terms, the same formula — so the SQL function is its reference.
+ *
+ * A changed memory takes a new slot; the old slot goes dead (its postings are skipped, its counts
+ * leave the statistics at once) and `compact` drops dead slots once they outnumber live ones.
+ * Changes carry their position: a copy older than what the index holds is ignored, so deltas read
+ * in overlapping snapshots can be applied in any order.
+ */
+export class TenantTextIndex {
+  private readonly slotOf = new Map<number, number>();
+  private readonly removed = new Map<number, { seq: number; at: number }>();
+  private readonly strings = new Map<string, number>();
+  private readonly terms = new Map<string, number>();
+  private readonly termNames: string[] = [];
+  private readonly df = new Growable(Int32Array);
+  private readonly postings: { docs: Growable<Int32Array>; tfs: Growable<Uint16Array> }[] = [];
+  // Per slot.
+  private readonly ids = new Growable(Float64Array);
+  private readonly seqs = new Growable(Float64Array);
+  private readonly live = new Growable(Uint8Array);
+  private readonly lengths = new Growable(Int32Array);
+  private readonly owners = new Growable(Int32Array);
+  private readonly team = new Growable(Uint8Array);
+  private readonly categories = new Growable(Int32Array);
+  private readonly projects = new Growable(Int32Array);
+  private readonly created = new Growable(Float64Array);
+  private readonly expires = new Growable(Float64Array);
+  private readonly tagStart = new Growable(Int32Array);
+  private readonly termStart = new Growable(Int32Array);
+  private readonly tagPool = new Growable(Int32Array);
+  private readonly termPool = new Growable(Int32Array);
+  private readonly tfPool = new Growable(Uint16Array);
+  // Scratch of one search.
+  private marks = new Int32Array(0);
+  private scores = new Float64Array(0);
+  private generation = 0;
+
+  private liveDocs = 0;
+  private totalLength = 0;
+
+  get documents(): number {
+    return this.liveDocs;
+  }
+
+  get slots(): number {
+    return this.ids.length;
+  }
+
+  /** Applies one row of the feed; older than what the index holds: ignored. */
+  apply(doc: IndexedDoc, nowMs = Date.now()): void {
+    const slot = this.slotOf.get(doc.id);
+    if (slot !== undefined && this.seqs.data[slot] >= doc.seq) return;
+    const gone = this.removed.get(doc.id);
+    if (gone !== undefined && gone.seq >= doc.seq) return;
+    if (slot !== undefined) this.kill(slot);
+    if (!doc.live) {
+      // Kept as a dead slot until compaction: its position still wins over older copies.
+      if (slot !== undefined) this.seqs.data[slot] = doc.seq;
+      else this.removed.set(doc.id, { seq: doc.seq, at: nowMs });
+      return;
+    }
+    this.append(doc);
+  }
+
+  /** A memory removed outright (purged): `seq` is the position of its removal. */
+  remove(id: number, seq: number, nowMs = Date.now()): void {
+    const slot = this.slotOf.get(id);
+    if (slot !== undefined && this.seqs.data[slot] > seq) return;
+    if (slot !== undefined) {
+      this.kill(slot);
+      this.slotOf.delete(id);
+    }
+    this.removed.set(id, { seq, at: nowMs });
+  }
+
+  /** Forgets removal positions no snapshot still in flight can be older than. */
+  forgetRemovals(nowMs = Date.now()): void {
+    for (const [id, gone] of this.removed) if (nowMs - gone.at > REMOVAL_MEMORY_MS) this.removed.delete(id);
+  }
+
+  /** True when dead slots outnumber live ones enough to be worth a rebuild. */
+  get wantsCompaction(): boolean {
+    const dead = this.ids.length - this.liveDocs;
+    return dead > 1024 && dead > this.liveDocs;
+  }
+
+  /** A new index holding only the live documents (dead slots' positions kept as removals). */
+  compact(nowMs = Date.now()): TenantTextIndex {
+    const next = new TenantTextIndex();
+    for (const [id, gone] of this.removed) next.removed.set(id, gone);
+    for (let slot = 0; slot < this.ids.length; slot += 1) {
+      const id = this.ids.data[slot];
+      if (this.live.data[slot] === 1) next.append(this.docAt(slot));
+      else if (this.slotOf.get(id) === slot) next.removed.set(id, { seq: this.seqs.data[slot], at: nowMs });
+    }
+    return next;
+  }
+
+  /** Approximate heap use: the typed arrays plus per-entry costs of the maps. */
+  get bytes(): number {
+    const columns = [this.ids, this.seqs, this.live, this.lengths, this.owners, this.team, this.categories,
+      this.projects, this.created, this.expires, this.tagStart, this.termStart, this.tagPool, this.termPool,
+      this.tfPool, this.df];
+    let bytes = columns.reduce((sum, c) => sum + c.bytes, 0) + this.marks.byteLength + this.scores.byteLength;
+    for (const p of this.postings) bytes += p.docs.bytes + p.tfs.bytes + 64;
+    bytes += this.slotOf.size * 40 + this.removed.size * 80;
+    for (const name of this.termNames) bytes += 80 + name.length * 2;
+    return bytes;
+  }
+
+  /** The caller's top `k` by BM25 score, then id (both descending), among what the pre-filter lets through. */
+  search(query: TextIndexQuery): IndexedHit[] {
+    const terms = this.queryTerms(query.lexemes);
+    if (terms.length === 0 || !(this.liveDocs > 0 && this.totalLength > 0)) return [];
+    const accepts = this.filterFor(query);
+    if (accepts === null) return [];
+    const { k1, b } = query;
+    const avgdl = this.totalLength / this.liveDocs;
+    const n = this.liveDocs;
+    if (this.marks.length < this.ids.length) {
+      this.marks = new Int32Array(this.ids.data.length);
+      this.scores = new Float64Array(this.ids.data.length);
+      this.generation = 0;
+    }
+    const gen = ++this.generation;
+    const { marks, scores } = this;
+    const lengths = this.lengths.data;
+    const touched: number[] = [];
+    for (const term of terms) {
+      const df = this.df.data[term];
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      const { docs, tfs } = this.postings[term];
+      for (let i = 0; i < docs.length; i += 1) {
+        const slot = docs.data[i];
+        if (marks[slot] !== gen) {
+          marks[slot] = gen;
+          scores[slot] = accepts(slot) ? 0 : Number.NaN;
+          if (scores[slot] === 0) touched.push(slot);
+        }
+        const score = scores[slot];
+        if (Number.isNaN(score)) continue;
+        const tf = tfs.data[i] / 10;
+        scores[slot] = score + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]) / avgdl));
+      }
+    }
+    const top = new TopK(query.k);
+    for (const slot of touched) top.offer(scores[slot], this.ids.data[slot]);
+    return top.sorted().map(([score, memoryId]) => ({ memoryId, score }));
+  }
+
+  /** Distinct query lexemes some live memory holds, rarest first (ties by lexeme), 32 at most. */
+  private queryTerms(lexemes: readonly string[]): number[] {
+    const found = new Set<number>();
+    for (const lexeme of lexemes) {
+      const term = lexeme === '' ? undefined : this.terms.get(lexeme);
+      if (term !== undefined && this.df.data[term] > 0) found.add(term);
+    }
+    return [...found]
+      .sort((a, b) => this.df.data[a] - this.df.data[b] || compareText(this.termNames[a], this.termNames[b]))
+      .slice(0, MAX_QUERY_TERMS);
+  }
+
+  /** The pre-filter of one search over slots, or null when a filter names something no memory has. */
+  private filterFor(query: TextIndexQuery): ((slot: number) => boolean) | null {
+    const { filter, audience, nowMs } = query;
+    const category = filter.category === undefined ? -1 : this.strings.get(filter.category);
+    const project = filter.project === undefined ? -1 : this.strings.get(filter.project);
+    if (category === undefined || project === undefined) return null;
+    const wantedTags = new Set((filter.tags ?? []).flatMap((t) => this.strings.get(t) ?? []));
+    if (filter.tags !== undefined && filter.tags.length > 0 && wantedTags.size === 0) return null;
+    const since = filter.since?.getTime() ?? -Infinity;
+    const before = filter.before?.getTime() ?? Infinity;
+    const user = this.strings.get(audience.userId) ?? -2;
+    const rules = new Map<number, Set<number>>();
+    for (const [owner, tags] of audience.tagRules) {
+      const ownerId = this.strings.get(owner);
+      if (ownerId !== undefined) rules.set(ownerId, new Set([...tags].flatMap((t) => this.strings.get(t) ?? [])));
+    }
+    const tagsOf = (slot: number) => this.tagPool.data.subarray(this.tagStart.data[slot], this.tagStart.data[slot + 1]);
+    const readable = (slot: number): boolean => {
+      if (audience.admin || this.owners.data[slot] === user || this.team.data[slot] === 1) return true;
+      if (audience.shared.has(this.ids.data[slot])) return true;
+      const ruleTags = rules.get(this.owners.data[slot]);
+      return ruleTags !== undefined && tagsOf(slot).some((t) => ruleTags.has(t));
+    };
+    return (slot) =>
+      this.live.data[slot] === 1 &&
+      this.expires.data[slot] > nowMs &&
+      (category === -1 || this.categories.data[slot] === category) &&
+      (project === -1 || this.projects.data[slot] === project) &&
+      this.created.data[slot] >= since &&
+      this.created.data[slot] < before &&
+      (wantedTags.size === 0 || tagsOf(slot).some((t) => wantedTags.has(t))) &&
+      readable(slot);
+  }
+
+  private append(doc: IndexedDoc): void {
+    const slot = this.ids.length;
+    let length = 0;
+    this.tagStart.push(this.tagPool.length);
+    for (const tag of doc.tags) this.tagPool.push(this.intern(tag));
+    this.termStart.push(this.termPool.length);
+    doc.lexemes.forEach((lexeme, i) => {
+      const term = this.termOf(lexeme);
+      const tf = doc.tfs[i];
+      this.termPool.push(term);
+      this.tfPool.push(tf);
+      this.postings[term].docs.push(slot);
+      this.postings[term].tfs.push(tf);
+      this.df.data[term] += 1;
+      length += tf;
+    });
+    this.ids.push(doc.id);
+    this.seqs.push(doc.seq);
+    this.live.push(1);
+    this.lengths.push(length);
+    this.owners.push(this.intern(doc.ownerId));
+    this.team.push(doc.team ? 1 : 0);
+    this.categories.push(this.intern(doc.category));
+    this.projects.push(doc.project === null ? -3 : this.intern(doc.project));
+    this.created.push(doc.createdMs);
+    this.expires.push(doc.expiresMs ?? Infinity);
+    this.slotOf.set(doc.id, slot);
+    this.removed.delete(doc.id);
+    this.liveDocs += 1;
+    this.totalLength += length;
+    // The pools end where the next slot starts: keep a sentinel one past the last slot.
+    this.tagStart.reserve(slot + 2);
+    this.tagStart.data[slot + 1] = this.tagPool.length;
+  }
+
+  /** Takes a live slot's counts out of the statistics; its postings are skipped from now on. */
+  private kill(slot: number): void {
+    if (this.live.data[slot] !== 1) return;
+    this.live.data[slot] = 0;
+    this.liveDocs -= 1;
+    this.totalLength -= this.lengths.data[slot];
+    const end = slot + 1 < this.termStart.length ? this.termStart.data[slot + 1] : this.termPool.length;
+    for (let i = this.termStart.data[slot]; i < end; i += 1) this.df.data[this.termPool.data[i]] -= 1;
+  }
+
+  private docAt(slot: number): IndexedDoc {
+    const end = slot + 1 < this.termStart.length ? this.termStart.data[slot + 1] : this.termPool.length;
+    const name = (i: number) => this.stringAt(i);
+    const tags = this.tagPool.data.subarray(this.tagStart.data[slot], this.tagStart.data[slot + 1]);
+    const termIds = this.termPool.data.subarray(this.termStart.data[slot], end);
+    return {
+      id: this.ids.data[slot],
+      seq: this.seqs.data[slot],
+      live: true,
+      ownerId: name(this.owners.data[slot]),
+      team: this.team.data[slot] === 1,
+      tags: [...tags].map(name),
+      category: name(this.categories.data[slot]),
+      project: this.projects.data[slot] === -3 ? null : name(this.projects.data[slot]),
+      createdMs: this.created.data[slot],
+      expiresMs: this.expires.data[slot] === Infinity ? null : this.expires.data[slot],
+      lexemes: [...termIds].map((t) => this.termNames[t]),
+      tfs: [...this.tfPool.data.subarray(this.termStart.data[slot], end)],
+    };
+  }
+
+  private readonly stringNames: string[] = [];
+
+  private intern(value: string): number {
+    let id = this.strings.get(value);
+    if (id === undefined) {
+      id = this.stringNames.length;
+      this.stringNames.push(value);
+      this.strings.set(value, id);
+    }
+    return id;
+  }
+
+  private stringAt(id: number): string {
+    return this.stringNames[id];
+  }
+
+  private termOf(lexeme: string): number {
+    let term = this.terms.get(lexeme);
+    if (term === undefined) {
+      term = this.termNames.length;
+      this.termNames.push(lexeme);
+      this.terms.set(lexeme, term);
+      this.df.push(0);
+      this.postings.push({ docs: new Growable(Int32Array, 4), tfs: new Growable(Uint16Array, 4) });
+    }
+    return term;
+  }
+}
+
+/** Byte order of UTF-16 code units: Postgres' "C" order for ASCII lexemes, which is what ties need. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
