@@ -14,7 +14,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   position at or above that horizon (migration 1763700000008 argues why), so the next delta
  *   brings it again whatever the page saw.
  * - `recall_text_index_delta(after, query)`: everything the index needs at a recall, in ONE
- *   statement: the query's lexemes (Postgres' own parser and stemmer), the tenant's rows changed at
+ *   statement: the query's lexemes (Postgres' own parser and stemmer, in collation order), the tenant's rows changed at
  *   or after position `after` (live or not: a soft delete is a change), the ids of memories removed
  *   outright since with the position of their removal (purges, a user deleted: their
  *   `sync_audience_changes` records), the caller's
@@ -79,7 +79,8 @@ export class RecallTextIndexFeed1763700000028 implements MigrationInterface {
         LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
       AS $$
         SELECT sync_horizon(),
-               tsvector_to_array(to_tsvector('english', p_query)),
+               -- In the database's collation: ties between equally rare terms break the same way.
+               ARRAY(SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', p_query))) x ORDER BY x),
                (SELECT coalesce(json_agg(recall_text_index_doc(m)), '[]') FROM memories m
                  WHERE m.tenant_id = app_tenant_id() AND m.change_seq >= p_after),
                (SELECT coalesce(json_agg(json_build_array(r.memory_id, r.xid)), '[]') FROM (

@@ -44,7 +44,11 @@ export function buildTextIndexLeg(
   bm25: TextSearchOptions = DEFAULT_TEXT_SEARCH_OPTIONS,
 ): { leg: TextLeg; registry: TextIndexRegistry } {
   const feed = new TextIndexFeedRepository();
-  const registry = new TextIndexRegistry(tx, feed, { ...DEFAULT_TEXT_INDEX_OPTIONS, maxBytes: 0, ...options });
+  const registry = new TextIndexRegistry(tx, feed, {
+    ...DEFAULT_TEXT_INDEX_OPTIONS,
+    maxBytes: 0,
+    ...options,
+  });
   return { leg: new TextLeg(registry, feed, new MemoryTextSearchRepository(bm25), bm25), registry };
 }
 

@@ -60,10 +60,10 @@ export class TextIndexFeedRepository {
 
   /** Up to `limit` live memories with ids above `afterId`, by id. */
   async page(tx: Tx, afterId: number, limit: number): Promise<IndexedDoc[]> {
-    const { rows } = await tx.query<{ doc: DocTuple }>(
-      `SELECT doc FROM recall_text_index_page($1, $2)`,
-      [afterId, limit],
-    );
+    const { rows } = await tx.query<{ doc: DocTuple }>(`SELECT doc FROM recall_text_index_page($1, $2)`, [
+      afterId,
+      limit,
+    ]);
     return rows.map((r) => toDoc(r.doc));
   }
 
@@ -95,9 +95,6 @@ export class TextIndexFeedRepository {
 }
 
 /** The read rule's inputs for one caller, from a delta. */
-export function audienceOf(
-  delta: TextIndexDelta,
-  caller: { userId: string; admin: boolean },
-): TextAudience {
+export function audienceOf(delta: TextIndexDelta, caller: { userId: string; admin: boolean }): TextAudience {
   return { ...caller, shared: delta.shared, tagRules: delta.tagRules };
 }

@@ -144,7 +144,10 @@ export class TextIndexRegistry {
       entry.state = 'failed';
       entry.index = new TenantTextIndex();
       entry.retryAt = Date.now() + this.options.retryAfterMs;
-      this.logger.warn({ err: error, tenantId: scope.tenantId }, 'text index load failed; recall uses Postgres');
+      this.logger.warn(
+        { err: error, tenantId: scope.tenantId },
+        'text index load failed; recall uses Postgres',
+      );
     });
   }
 
@@ -157,7 +160,7 @@ export class TextIndexRegistry {
     const started = Date.now();
     const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx));
     const index = new TenantTextIndex();
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const docs = await this.tx.inTenant(scope, (tx) => this.feed.page(tx, after, this.options.pageSize));
       for (const doc of docs) index.apply(doc);
       if (this.tenants.get(scope.tenantId) !== entry) return; // evicted or reset meanwhile

@@ -154,9 +154,24 @@ export class TenantTextIndex {
 
   /** Approximate heap use: the typed arrays plus per-entry costs of the maps. */
   get bytes(): number {
-    const columns = [this.ids, this.seqs, this.live, this.lengths, this.owners, this.team, this.categories,
-      this.projects, this.created, this.expires, this.tagStart, this.termStart, this.tagPool, this.termPool,
-      this.tfPool, this.df];
+    const columns = [
+      this.ids,
+      this.seqs,
+      this.live,
+      this.lengths,
+      this.owners,
+      this.team,
+      this.categories,
+      this.projects,
+      this.created,
+      this.expires,
+      this.tagStart,
+      this.termStart,
+      this.tagPool,
+      this.termPool,
+      this.tfPool,
+      this.df,
+    ];
     let bytes = columns.reduce((sum, c) => sum + c.bytes, 0) + this.marks.byteLength + this.scores.byteLength;
     for (const p of this.postings) bytes += p.docs.bytes + p.tfs.bytes + 64;
     bytes += this.slotOf.size * 40 + this.removed.size * 80;
@@ -204,16 +219,18 @@ export class TenantTextIndex {
     return top.sorted().map(([score, memoryId]) => ({ memoryId, score }));
   }
 
-  /** Distinct query lexemes some live memory holds, rarest first (ties by lexeme), 32 at most. */
+  /**
+   * Distinct query lexemes some live memory holds, rarest first, 32 at most. Lexemes come in the
+   * database's collation order, which breaks ties between equally rare terms as SQL does.
+   */
   private queryTerms(lexemes: readonly string[]): number[] {
-    const found = new Set<number>();
+    const found: number[] = [];
     for (const lexeme of lexemes) {
       const term = lexeme === '' ? undefined : this.terms.get(lexeme);
-      if (term !== undefined && this.df.data[term] > 0) found.add(term);
+      if (term !== undefined && this.df.data[term] > 0 && !found.includes(term)) found.push(term);
     }
-    return [...found]
-      .sort((a, b) => this.df.data[a] - this.df.data[b] || compareText(this.termNames[a], this.termNames[b]))
-      .slice(0, MAX_QUERY_TERMS);
+    // Array.prototype.sort is stable: equal df keep the collation order.
+    return found.sort((a, b) => this.df.data[a] - this.df.data[b]).slice(0, MAX_QUERY_TERMS);
   }
 
   /** The pre-filter of one search over slots, or null when a filter names something no memory has. */
@@ -230,9 +247,11 @@ export class TenantTextIndex {
     const rules = new Map<number, Set<number>>();
     for (const [owner, tags] of audience.tagRules) {
       const ownerId = this.strings.get(owner);
-      if (ownerId !== undefined) rules.set(ownerId, new Set([...tags].flatMap((t) => this.strings.get(t) ?? [])));
+      if (ownerId !== undefined)
+        rules.set(ownerId, new Set([...tags].flatMap((t) => this.strings.get(t) ?? [])));
     }
-    const tagsOf = (slot: number) => this.tagPool.data.subarray(this.tagStart.data[slot], this.tagStart.data[slot + 1]);
+    const tagsOf = (slot: number) =>
+      this.tagPool.data.subarray(this.tagStart.data[slot], this.tagStart.data[slot + 1]);
     const readable = (slot: number): boolean => {
       if (audience.admin || this.owners.data[slot] === user || this.team.data[slot] === 1) return true;
       if (audience.shared.has(this.ids.data[slot])) return true;
@@ -343,9 +362,4 @@ export class TenantTextIndex {
     }
     return term;
   }
-}
-
-/** Byte order of UTF-16 code units: Postgres' "C" order for ASCII lexemes, which is what ties need. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -50,7 +50,10 @@ export class TopK {
       let weakest = i;
       if (left < n && this.weaker(this.scores[left], this.ids[left], this.scores[weakest], this.ids[weakest]))
         weakest = left;
-      if (right < n && this.weaker(this.scores[right], this.ids[right], this.scores[weakest], this.ids[weakest]))
+      if (
+        right < n &&
+        this.weaker(this.scores[right], this.ids[right], this.scores[weakest], this.ids[weakest])
+      )
         weakest = right;
       if (weakest === i) return;
       this.swap(i, weakest);
