@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client } from '../support/http-client';
+import { teamFixture } from '../support/e2e-env';
+import { startApiProcess, type ApiProcess } from '../support/processes';
+import { waitFor } from '../support/wait-for';
+
+interface Recalled {
+  id: number;
+  explain: { text_source: string | null };
+}
+interface RecallAnswer {
+  memories: Recalled[];
+}
+
+/**
+ * Two API processes, each with its own in-memory text index, over one Postgres: a write through
+ * either is text-recallable through both at once (each recall brings its process's index up to date
+ * in the statement that tokenises the query), a deleted or unshared memory is never returned, and a
+ * process killed with SIGKILL answers correctly after its restart — through Postgres while its
+ * index loads, and says so in `explain`.
+ */
+describe('text index per API process', () => {
+  const team = teamFixture({ DEFAULT_VISIBILITY: 'team' });
+  let apis: ApiProcess[] = [];
+  const via = (i: number, who: 'alice' | 'bob' = 'alice') => client(apis[i].url, team.keys[who]);
+  const recall = async (i: number, context: string, who: 'alice' | 'bob' = 'alice') => {
+    const res = await via(i, who).post<RecallAnswer>('/api/memories/recall', {
+      context,
+      explain: true,
+      limit: 20,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.memories;
+  };
+  const sourceOf = async (i: number) => (await recall(i, 'warmup lighthouse'))[0]?.explain.text_source;
+  const store = async (i: number, content: string, extra: Record<string, unknown> = {}) => {
+    const res = await via(i).post<{ id: number }>('/api/memories', { content, ...extra });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.id;
+  };
+  const ids = (found: Recalled[]) => found.map((m) => m.id);
+
+  beforeAll(async () => {
+    apis = await Promise.all([startApiProcess(team.env), startApiProcess(team.env)]);
+    await store(0, 'warmup lighthouse keeper notes');
+    // The first recall of a tenant starts the load and is served by Postgres meanwhile.
+    for (const i of [0, 1]) {
+      await waitFor(
+        'the text index',
+        async () => ((await sourceOf(i)) === 'index' ? true : undefined),
+        30_000,
+      );
+    }
+  });
+
+  afterAll(async () => {
+    await Promise.all(
+      apis.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.stop()),
+    );
+  });
+
+  it('finds a write at once through the writer and through the other process', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const word = `quokka${randomUUID().slice(0, 8).replace(/-/g, '')}`;
+      const id = await store(round % 2, `the ${word} migration runbook`);
+      const writer = await recall(round % 2, word);
+      expect(ids(writer)).toContain(id);
+      expect(writer.find((m) => m.id === id)?.explain.text_source).toBe('index');
+      const started = Date.now();
+      const other = await recall((round + 1) % 2, word);
+      expect(ids(other)).toContain(id);
+      expect(Date.now() - started).toBeLessThan(1000);
+    }
+  });
+
+  it('never returns a deleted memory, through either process', async () => {
+    const word = `wombat${randomUUID().slice(0, 8)}`;
+    const id = await store(0, `${word} cache invalidation note`);
+    expect(ids(await recall(1, word))).toContain(id);
+    expect((await via(1).delete(`/api/memories/${id}`)).status).toBe(200);
+    expect(ids(await recall(0, word))).not.toContain(id);
+    expect(ids(await recall(1, word))).not.toContain(id);
+    expect((await via(0).post(`/api/memories/${id}/restore`)).status).toBe(200);
+    expect(ids(await recall(1, word))).toContain(id);
+  });
+
+  it('never returns a memory once it is unshared, through either process', async () => {
+    const word = `numbat${randomUUID().slice(0, 8)}`;
+    const id = await store(0, `${word} private vault rotation`, { visibility: 'private' });
+    expect(ids(await recall(1, word, 'bob'))).not.toContain(id);
+    const shared = await via(0).post(`/api/memories/${id}/share`, { shared_with: 'bob' });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    expect(ids(await recall(1, word, 'bob'))).toContain(id);
+    expect((await via(1).delete(`/api/memories/${id}/share/bob`)).status).toBe(200);
+    for (const i of [0, 1]) expect(ids(await recall(i, word, 'bob'))).not.toContain(id);
+    // Made private again after being team-visible: gone for bob at once as well.
+    const teamId = await store(1, `${word} team wide note`);
+    expect(ids(await recall(0, word, 'bob'))).toContain(teamId);
+    expect((await via(1).put(`/api/memories/${teamId}`, { visibility: 'private' })).status).toBe(200);
+    for (const i of [0, 1]) expect(ids(await recall(i, word, 'bob'))).not.toContain(teamId);
+  });
+
+  it('answers correctly after SIGKILL and restart: Postgres while the index loads, then the index', async () => {
+    const word = `bilby${randomUUID().slice(0, 8)}`;
+    const id = await store(1, `${word} incident postmortem`);
+    const port = Number(new URL(apis[0].url).port);
+    await apis[0].stop('SIGKILL');
+    apis[0] = await startApiProcess(team.env, { port });
+    const first = await recall(0, word);
+    expect(ids(first)).toContain(id);
+    expect(first[0].explain.text_source).toMatch(/^sql:/);
+    await waitFor('the text index', async () => ((await sourceOf(0)) === 'index' ? true : undefined), 30_000);
+    const later = await recall(0, word);
+    expect(ids(later)).toContain(id);
+    expect(later[0].explain.text_source).toBe('index');
+  });
+});
