@@ -282,7 +282,7 @@ export const envSchema = z.object({
    * per 100,000 memories). Tenants load on first recall, least recently used leave first; a tenant
    * loading or not fitting is searched in Postgres. 0 = always search in Postgres.
    */
-  RECALL_TEXT_INDEX_MB: int(512, 0, 65_536),
+  RECALL_TEXT_INDEX_MB: int(256, 0, 65_536),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */

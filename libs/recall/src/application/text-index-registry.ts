@@ -16,7 +16,7 @@ export interface TextIndexOptions {
 }
 export const TEXT_INDEX_OPTIONS = Symbol('TEXT_INDEX_OPTIONS');
 export const DEFAULT_TEXT_INDEX_OPTIONS: TextIndexOptions = {
-  maxBytes: 512 * 1024 * 1024,
+  maxBytes: 256 * 1024 * 1024,
   pageSize: 5_000,
   retryAfterMs: 60_000,
 };
