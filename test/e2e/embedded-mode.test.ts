@@ -87,6 +87,26 @@ describe('embedded mode (built API, no DATABASE_URL or REDIS_URL)', () => {
       source: 'encrypted',
     });
     expect((await again.get(`/api/memories/${secret.body.id}`)).body).toMatchObject({ is_sensitive: true });
+
+    // Recall's text leg: Postgres (PGlite) while the in-memory index loads, then the index, which
+    // finds a memory stored after it loaded; carol never gets the admin's private memory.
+    type Recalled = { memories: Array<{ id: number; explain: { text_source: string; text_rank: number } }> };
+    const recall = (who: ReturnType<typeof client>, context: string) =>
+      who.post<Recalled>('/api/memories/recall', { context, explain: true });
+    const loading = await recall(again, 'embedded mode keeps');
+    expect(loading.body.memories.map((m) => m.id)).toContain(stored.body.id);
+    await waitFor('the text index', async () => {
+      const found = await recall(again, 'embedded mode keeps');
+      return found.body.memories[0]?.explain.text_source === 'index' ? true : undefined;
+    });
+    const later = await again.post<{ id: number }>('/api/memories', { content: 'pelican index freshness' });
+    const indexed = await recall(again, 'pelican');
+    expect(indexed.body.memories[0]).toMatchObject({
+      id: later.body.id,
+      explain: { text_source: 'index', text_rank: 1 },
+    });
+    const carols = await recall(client(second.url, carolKey.body.key), 'pelican');
+    expect(carols.body.memories.map((m) => m.id)).not.toContain(later.body.id);
     await second.proc.stop('SIGTERM');
   });
 
