@@ -33,26 +33,7 @@ export class RecallTextIndexFeed1763700000028 implements MigrationInterface {
   name = 'RecallTextIndexFeed1763700000028';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`
-      CREATE OR REPLACE FUNCTION memories_assign_change_seq() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'UPDATE'
-           AND (NEW.content, NEW.category, NEW.tags, NEW.expanded_keywords, NEW.importance, NEW.project,
-                NEW.visibility, NEW.is_sensitive, NEW.deleted_at, NEW.secret_ref, NEW.tenant_id, NEW.owner_id,
-                NEW.expires_at)
-               IS NOT DISTINCT FROM
-               (OLD.content, OLD.category, OLD.tags, OLD.expanded_keywords, OLD.importance, OLD.project,
-                OLD.visibility, OLD.is_sensitive, OLD.deleted_at, OLD.secret_ref, OLD.tenant_id, OLD.owner_id,
-                OLD.expires_at) THEN
-          IF coalesce(current_setting('app.sync_rewrite', true), '') <> 'on' THEN
-            NEW.change_seq := OLD.change_seq;
-          END IF;
-          RETURN NEW;
-        END IF;
-        NEW.change_seq := pg_current_xact_id()::text::bigint;
-        RETURN NEW;
-      END $$;
-    `);
+    await q.query(changeSeqFunction([...TRACKED_COLUMNS, 'expires_at']));
     await q.query(`
       -- One memory as the index holds it (times as epoch milliseconds; no expiry: NULL).
       CREATE FUNCTION recall_text_index_doc(m memories) RETURNS json
@@ -106,22 +87,40 @@ export class RecallTextIndexFeed1763700000028 implements MigrationInterface {
     await q.query(`
       DROP FUNCTION IF EXISTS recall_text_index_delta(bigint, text), recall_text_index_page(bigint, integer),
         recall_text_index_doc(memories);
-      CREATE OR REPLACE FUNCTION memories_assign_change_seq() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'UPDATE'
-           AND (NEW.content, NEW.category, NEW.tags, NEW.expanded_keywords, NEW.importance, NEW.project,
-                NEW.visibility, NEW.is_sensitive, NEW.deleted_at, NEW.secret_ref, NEW.tenant_id, NEW.owner_id)
-               IS NOT DISTINCT FROM
-               (OLD.content, OLD.category, OLD.tags, OLD.expanded_keywords, OLD.importance, OLD.project,
-                OLD.visibility, OLD.is_sensitive, OLD.deleted_at, OLD.secret_ref, OLD.tenant_id, OLD.owner_id) THEN
-          IF coalesce(current_setting('app.sync_rewrite', true), '') <> 'on' THEN
-            NEW.change_seq := OLD.change_seq;
-          END IF;
-          RETURN NEW;
-        END IF;
-        NEW.change_seq := pg_current_xact_id()::text::bigint;
-        RETURN NEW;
-      END $$;
     `);
+    await q.query(changeSeqFunction(TRACKED_COLUMNS));
   }
+}
+
+/** The columns whose change moved a memory's position before this migration (1763700000008). */
+const TRACKED_COLUMNS = [
+  'content',
+  'category',
+  'tags',
+  'expanded_keywords',
+  'importance',
+  'project',
+  'visibility',
+  'is_sensitive',
+  'deleted_at',
+  'secret_ref',
+  'tenant_id',
+  'owner_id',
+];
+
+/** Migration 1763700000008's position trigger function over the given columns. */
+function changeSeqFunction(columns: readonly string[]): string {
+  const row = (alias: string) => `(${columns.map((c) => `${alias}.${c}`).join(', ')})`;
+  return `
+    CREATE OR REPLACE FUNCTION memories_assign_change_seq() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'UPDATE' AND ${row('NEW')} IS NOT DISTINCT FROM ${row('OLD')} THEN
+        IF coalesce(current_setting('app.sync_rewrite', true), '') <> 'on' THEN
+          NEW.change_seq := OLD.change_seq;
+        END IF;
+        RETURN NEW;
+      END IF;
+      NEW.change_seq := pg_current_xact_id()::text::bigint;
+      RETURN NEW;
+    END $$`;
 }
