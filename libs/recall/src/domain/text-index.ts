@@ -152,8 +152,20 @@ export class TenantTextIndex {
     return next;
   }
 
-  /** Approximate heap use: the typed arrays plus per-entry costs of the maps. */
+  /**
+   * Approximate heap use, recounted when the slots grew or shrank by a sixteenth since the last
+   * count: recounting walks every term, which a recall applying a few changes should not pay.
+   */
   get bytes(): number {
+    if (this.counted === null || Math.abs(this.ids.length - this.counted.slots) * 16 > this.counted.slots) {
+      this.counted = { slots: this.ids.length, bytes: this.countBytes() };
+    }
+    return this.counted.bytes;
+  }
+
+  private counted: { slots: number; bytes: number } | null = null;
+
+  private countBytes(): number {
     const columns = [
       this.ids,
       this.seqs,

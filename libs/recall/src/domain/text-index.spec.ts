@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { TenantTextIndex, type IndexedDoc, type TextAudience, type TextIndexQuery } from './text-index';
+import { TopK } from './top-k';
+
+const OWNER = 'owner';
+const doc = (id: number, seq: number, lexemes: string[], extra: Partial<IndexedDoc> = {}): IndexedDoc => ({
+  id,
+  seq,
+  live: true,
+  ownerId: OWNER,
+  team: false,
+  tags: [],
+  category: 'notes',
+  project: null,
+  createdMs: 1_000,
+  expiresMs: null,
+  lexemes,
+  tfs: lexemes.map(() => 10),
+  ...extra,
+});
+const audience = (over: Partial<TextAudience> = {}): TextAudience => ({
+  userId: OWNER,
+  admin: false,
+  shared: new Set(),
+  tagRules: new Map(),
+  ...over,
+});
+const query = (lexemes: string[], over: Partial<TextIndexQuery> = {}): TextIndexQuery => ({
+  lexemes,
+  k: 10,
+  k1: 1.2,
+  b: 0.75,
+  filter: {},
+  audience: audience(),
+  nowMs: 2_000,
+  ...over,
+});
+const ids = (index: TenantTextIndex, q: TextIndexQuery) => index.search(q).map((h) => h.memoryId);
+
+describe('TenantTextIndex', () => {
+  it('scores Okapi BM25 over live documents, best first, ties by id descending', () => {
+    const index = new TenantTextIndex();
+    index.apply(doc(1, 1, ['helm', 'deploy']));
+    index.apply(doc(2, 1, ['helm']));
+    index.apply(doc(3, 1, ['vault']));
+    index.apply(doc(4, 1, ['helm']));
+    const hits = index.search(query(['helm']));
+    // Equal tf and length: doc 2 and 4 tie and come by id descending; doc 1 is longer.
+    expect(hits.map((h) => h.memoryId)).toEqual([4, 2, 1]);
+    const idf = Math.log(1 + (4 - 3 + 0.5) / (3 + 0.5));
+    const avgdl = (20 + 10 + 10 + 10) / 4;
+    expect(hits[0].score).toBeCloseTo((idf * 1 * 2.2) / (1 + 1.2 * (1 - 0.75 + (0.75 * 10) / avgdl)), 12);
+  });
+
+  it('applies changes in any order: an older copy never replaces a newer one', () => {
+    const newerFirst = new TenantTextIndex();
+    newerFirst.apply(doc(1, 20, ['vault']));
+    newerFirst.apply(doc(1, 10, ['helm']));
+    const olderFirst = new TenantTextIndex();
+    olderFirst.apply(doc(1, 10, ['helm']));
+    olderFirst.apply(doc(1, 20, ['vault']));
+    for (const index of [newerFirst, olderFirst]) {
+      expect(ids(index, query(['helm']))).toEqual([]);
+      expect(ids(index, query(['vault']))).toEqual([1]);
+      expect(index.documents).toBe(1);
+    }
+  });
+
+  it('drops soft-deleted and purged memories from results and statistics, and older copies stay out', () => {
+    const index = new TenantTextIndex();
+    index.apply(doc(1, 1, ['helm']));
+    index.apply(doc(2, 1, ['helm']));
+    index.apply(doc(1, 5, ['helm'], { live: false }));
+    index.remove(2, 6);
+    expect(ids(index, query(['helm']))).toEqual([]);
+    expect(index.documents).toBe(0);
+    index.apply(doc(1, 4, ['helm']));
+    index.apply(doc(2, 3, ['helm']));
+    expect(ids(index, query(['helm']))).toEqual([]);
+    index.apply(doc(1, 7, ['helm']));
+    expect(ids(index, query(['helm']))).toEqual([1]);
+  });
+
+  it('pre-filters by the read rule: own, team, direct share, tag rule, admin', () => {
+    const index = new TenantTextIndex();
+    index.apply(doc(1, 1, ['kestrel'], { ownerId: 'olga' }));
+    index.apply(doc(2, 1, ['kestrel'], { ownerId: 'olga', team: true }));
+    index.apply(doc(3, 1, ['kestrel'], { ownerId: 'olga', tags: ['ops'] }));
+    index.apply(doc(4, 1, ['kestrel'], { ownerId: 'rita' }));
+    index.apply(doc(5, 1, ['kestrel'], { ownerId: 'sam', tags: ['ops'] }));
+    const as = (a: Partial<TextAudience>) => ids(index, query(['kestrel'], { audience: audience(a) })).sort();
+    expect(as({ userId: 'rita' })).toEqual([2, 4]);
+    expect(as({ userId: 'rita', shared: new Set([1]) })).toEqual([1, 2, 4]);
+    expect(as({ userId: 'rita', tagRules: new Map([['olga', new Set(['ops'])]]) })).toEqual([2, 3, 4]);
+    expect(as({ userId: 'nobody', admin: true })).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('applies the recall filters and expiry', () => {
+    const index = new TenantTextIndex();
+    index.apply(doc(1, 1, ['kestrel'], { category: 'decisions', project: 'p', tags: ['a'], createdMs: 100 }));
+    index.apply(doc(2, 1, ['kestrel'], { createdMs: 500, tags: ['b'] }));
+    index.apply(doc(3, 1, ['kestrel'], { expiresMs: 1_500 }));
+    const filtered = (filter: TextIndexQuery['filter']) => ids(index, query(['kestrel'], { filter })).sort();
+    expect(filtered({})).toEqual([1, 2]);
+    expect(filtered({ category: 'decisions' })).toEqual([1]);
+    expect(filtered({ project: 'p' })).toEqual([1]);
+    expect(filtered({ project: 'unknown' })).toEqual([]);
+    expect(filtered({ tags: ['b', 'zzz'] })).toEqual([2]);
+    expect(filtered({ since: new Date(200) })).toEqual([2]);
+    expect(filtered({ before: new Date(200) })).toEqual([1]);
+  });
+
+  it('scores only the 32 rarest query terms, ties in the order the database collates them', () => {
+    const index = new TenantTextIndex();
+    const common = Array.from({ length: 33 }, (_, i) => `t${String(i).padStart(2, '0')}`);
+    index.apply(doc(1, 1, common));
+    index.apply(doc(2, 1, ['t32']));
+    // t32 is held by 2 documents, the rest by one: the 32 rarest leave t32 out.
+    expect(ids(index, query(common))).toEqual([1]);
+  });
+
+  it('compacts to the same answers without the dead slots', () => {
+    const index = new TenantTextIndex();
+    for (let round = 1; round <= 5; round += 1) {
+      for (let id = 1; id <= 600; id += 1) {
+        index.apply(doc(id, round, id % 3 === 0 ? ['helm', `w${round}`] : ['vault', `w${round}`]));
+      }
+    }
+    expect(index.wantsCompaction).toBe(true);
+    const compact = index.compact();
+    expect(compact.slots).toBe(600);
+    for (const q of [['helm'], ['vault', 'w5'], ['w1']]) {
+      expect(compact.search(query(q, { k: 50 }))).toEqual(index.search(query(q, { k: 50 })));
+    }
+    compact.apply(doc(3, 4, ['nothing']));
+    expect(ids(compact, query(['nothing']))).toEqual([]);
+  });
+});
+
+describe('TopK', () => {
+  it('keeps the best k by score then id, descending', () => {
+    const top = new TopK(3);
+    for (const [score, id] of [
+      [1, 1],
+      [3, 2],
+      [2, 3],
+      [3, 4],
+      [0.5, 5],
+      [2, 6],
+    ])
+      top.offer(score, id);
+    expect(top.sorted()).toEqual([
+      [3, 4],
+      [3, 2],
+      [2, 6],
+    ]);
+  });
+});
