@@ -208,7 +208,7 @@ export const envSchema = z.object({
    * sweep. A memory is normally embedded within tens of milliseconds, and a dispatched job waits
    * behind at most 4 batches (the relay keeps the rest in the outbox, where the sweep never looks):
    * seconds even for one worker with the slowest model. 2 minutes is far beyond that, so a lost
-   * job is found within ~3 minutes.
+   * job is found within ~3 minutes (a Redis that lost its data triggers a sweep at once anyway).
    */
   INDEX_RECONCILE_AFTER_MS: int(120_000, 1_000, 86_400_000),
   /** How often the sweep runs (one run per interval cluster-wide). */

@@ -179,4 +179,26 @@ describe('index reconciliation of deleted, expired and restored memories', () =>
     await expect(sweep().execute()).resolves.toEqual({ requeued: 0, skipped: 0 });
     expect(await queuedJobs(expired)).toHaveLength(0);
   });
+
+  it('after a queue loss re-queues every live memory pending since before the run, however young', async () => {
+    const lost = await Promise.all([1, 2, 3, 4, 5].map((n) => store(`lost ${n}`)));
+    const stillInOutbox = await store('not relayed yet');
+    const deleted = await store('deleted');
+    await loseJobs([...lost, deleted]);
+    await remove.execute(alice, Number(deleted));
+
+    // Seconds old: the scheduled sweep leaves them to their (lost) jobs.
+    await expect(sweep().execute()).resolves.toEqual({ requeued: 0, skipped: 0 });
+
+    // Batches of 2: the run goes on until none is left.
+    const afterLoss = sweep({ INDEX_RECONCILE_BATCH: '2' });
+    await expect(afterLoss.afterQueueLoss()).resolves.toBe(lost.length);
+    for (const id of lost) expect(await queuedJobs(id)).toHaveLength(1);
+    // Its own job still waits in the outbox: not a second one.
+    expect(await queuedJobs(stillInOutbox)).toHaveLength(1);
+    expect(await queuedJobs(deleted)).toHaveLength(0);
+
+    // Claimed memories are not taken again by a second run while their new jobs wait.
+    await expect(afterLoss.afterQueueLoss()).resolves.toBe(0);
+  });
 });
