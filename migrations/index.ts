@@ -21,6 +21,7 @@ import { OutboxWithoutNotify1763700000023 } from './1763700000023-outbox-without
 import { ReadPathIndexes1763700000024 } from './1763700000024-read-path-indexes';
 import { TenantQuotas1763700000025 } from './1763700000025-tenant-quotas';
 import { AdminSurface1763700000026 } from './1763700000026-admin-surface';
+import { IndexStateSkipped1763700000027 } from './1763700000027-index-state-skipped';
 import { RecallTextIndexFeed1763700000028 } from './1763700000028-recall-text-index-feed';
 
 /** Every migration, oldest first. Add new ones at the end. */
@@ -48,5 +49,6 @@ export const MIGRATIONS = [
   ReadPathIndexes1763700000024,
   TenantQuotas1763700000025,
   AdminSurface1763700000026,
+  IndexStateSkipped1763700000027,
   RecallTextIndexFeed1763700000028,
 ];

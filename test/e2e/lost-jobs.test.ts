@@ -64,35 +64,38 @@ describe('jobs lost from Redis, and installations sharing one Redis', () => {
     await Promise.all(scratch.map((db) => db.drop()));
   });
 
-  it('re-enqueues memories whose jobs were wiped from Redis, and embeds each exactly once', async () => {
-    redis = await PrivateRedis.create();
-    await redis.start();
-    const team = teamFixture({
-      REDIS_URL: redis.url,
-      OUTBOX_POLL_INTERVAL_MS: '100',
-      INDEX_RECONCILE_AFTER_MS: '2000',
-      INDEX_RECONCILE_EVERY_MS: '1000',
-    });
-    const api = await startApiProcess(team.env);
-    processes.push(api);
-    // No worker yet: the relay moves index batches to Redis, where they wait (once a few wait, it
-    // keeps the rest in the outbox to coalesce them).
-    const ids = await storeMany(api.url, team.keys.alice, 40, 'wiped');
-    const raw = new Redis(redis.url);
-    await waitFor('jobs in Redis', async () =>
-      (await raw.keys('*memory.index-batch:*')).length > 0 ? true : undefined,
-    );
-    // The queue is lost (a flushed or failed-over Redis): every waiting job is gone.
-    await raw.flushall();
-    await raw.quit();
-    // The backlog is visible to monitoring while nothing works on it.
-    const metrics = await (await fetch(`${api.url}/metrics`)).text();
-    const pending = /^memsvc_index_pending(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1];
-    expect(Number(pending)).toBeGreaterThanOrEqual(ids.length);
-    expect(metrics).toMatch(/^memsvc_index_pending_oldest_seconds(?:\{[^}]*\})? \d/m);
-    processes.push(await startWorkerProcess(team.env));
+  /**
+   * The scheduled sweep is 10 minutes away in these tests: whatever brings lost jobs back within
+   * 30 s is the worker noticing that Redis lost its data.
+   */
+  const sweepFarAway = { INDEX_RECONCILE_AFTER_MS: '600000', INDEX_RECONCILE_EVERY_MS: '600000' };
 
-    const rows = await waitFor(
+  /** Stores memories while no worker takes jobs, and waits until some of their jobs sit in Redis. */
+  async function storeWhileJobsWait(apiUrl: string, key: string, label: string): Promise<number[]> {
+    const ids = await storeMany(apiUrl, key, 40, label);
+    const raw = new Redis(redis!.url);
+    try {
+      await waitFor('jobs in Redis', async () =>
+        (await raw.keys('*memory.index-batch:*')).length > 0 ? true : undefined,
+      );
+    } finally {
+      raw.disconnect();
+    }
+    return ids;
+  }
+
+  async function flushAll(): Promise<void> {
+    const raw = new Redis(redis!.url);
+    try {
+      await raw.flushall();
+    } finally {
+      raw.disconnect();
+    }
+  }
+
+  /** Every memory indexed once within 30 s (the scheduled sweep would take 10 minutes). */
+  const indexedSoon = (ids: number[]) =>
+    waitFor(
       'every acknowledged memory indexed',
       async () => {
         const states = await indexStates(inject('databaseUrl'), ids);
@@ -100,7 +103,65 @@ describe('jobs lost from Redis, and installations sharing one Redis', () => {
       },
       30_000,
     );
-    expect(rows).toHaveLength(ids.length);
+
+  it('re-enqueues at its start what a Redis flushed while no worker ran had held, and embeds each once', async () => {
+    redis = await PrivateRedis.create();
+    await redis.start();
+    const team = teamFixture({ REDIS_URL: redis.url, OUTBOX_POLL_INTERVAL_MS: '100', ...sweepFarAway });
+    const api = await startApiProcess(team.env);
+    processes.push(api);
+    // No worker yet: the relay moves index batches to Redis, where they wait (once a few wait, it
+    // keeps the rest in the outbox to coalesce them).
+    const ids = await storeWhileJobsWait(api.url, team.keys.alice, 'wiped');
+    // The queue is lost (a flushed or failed-over Redis): every waiting job is gone.
+    await flushAll();
+    // The backlog is visible to monitoring while nothing works on it.
+    const metrics = await (await fetch(`${api.url}/metrics`)).text();
+    const pending = /^memsvc_index_pending(?:\{[^}]*\})? (\d+)/m.exec(metrics)?.[1];
+    expect(Number(pending)).toBeGreaterThanOrEqual(ids.length);
+    expect(metrics).toMatch(/^memsvc_index_pending_oldest_seconds(?:\{[^}]*\})? \d/m);
+
+    processes.push(await startWorkerProcess(team.env));
+    expect(await indexedSoon(ids)).toHaveLength(ids.length);
+  });
+
+  it('re-enqueues within seconds what a FLUSHALL took from under a running worker', async () => {
+    redis = await PrivateRedis.create();
+    await redis.start();
+    const team = teamFixture({ REDIS_URL: redis.url, OUTBOX_POLL_INTERVAL_MS: '100', ...sweepFarAway });
+    const api = await startApiProcess(team.env);
+    const worker = await startWorkerProcess(team.env);
+    processes.push(api, worker);
+    // The worker stays connected but takes no job while the memories are stored and Redis is wiped.
+    worker.child.kill('SIGSTOP');
+    try {
+      const ids = await storeWhileJobsWait(api.url, team.keys.alice, 'flushed live');
+      await flushAll();
+      worker.child.kill('SIGCONT');
+      expect(await indexedSoon(ids)).toHaveLength(ids.length);
+    } finally {
+      worker.child.kill('SIGCONT');
+    }
+  });
+
+  it('re-enqueues within seconds what a Redis restarted without its data had held', async () => {
+    redis = await PrivateRedis.create();
+    await redis.start();
+    const team = teamFixture({ REDIS_URL: redis.url, OUTBOX_POLL_INTERVAL_MS: '100', ...sweepFarAway });
+    const api = await startApiProcess(team.env);
+    const worker = await startWorkerProcess(team.env);
+    processes.push(api, worker);
+    worker.child.kill('SIGSTOP');
+    try {
+      const ids = await storeWhileJobsWait(api.url, team.keys.alice, 'restarted');
+      // No persistence: the restarted Redis is empty, and every connection is made again.
+      await redis.stop();
+      await redis.start();
+      worker.child.kill('SIGCONT');
+      expect(await indexedSoon(ids)).toHaveLength(ids.length);
+    } finally {
+      worker.child.kill('SIGCONT');
+    }
   });
 
   it('embeds every memory of two databases that share one Redis and one queue prefix', async () => {

@@ -203,8 +203,14 @@ export const envSchema = z.object({
   // 0: a lone query is embedded at once; under load, calls queue behind the running batch and merge.
   EMBEDDING_BATCH_WAIT_MS: int(0, 0, 1000),
   QUERY_EMBEDDING_CACHE_SIZE: int(1000, 0, 1_000_000),
-  /** A memory whose index state has been pending this long is re-enqueued by the reconciliation sweep. */
-  INDEX_RECONCILE_AFTER_MS: int(600_000, 1_000, 86_400_000),
+  /**
+   * A live memory whose index state has been pending this long is re-enqueued by the reconciliation
+   * sweep. A memory is normally embedded within tens of milliseconds, and a dispatched job waits
+   * behind at most 4 batches (the relay keeps the rest in the outbox, where the sweep never looks):
+   * seconds even for one worker with the slowest model. 2 minutes is far beyond that, so a lost
+   * job is found within ~3 minutes (a Redis that lost its data triggers a sweep at once anyway).
+   */
+  INDEX_RECONCILE_AFTER_MS: int(120_000, 1_000, 86_400_000),
   /** How often the sweep runs (one run per interval cluster-wide). */
   INDEX_RECONCILE_EVERY_MS: int(60_000, 1_000, 3_600_000),
   /** At most this many memories are re-enqueued per sweep. */

@@ -8,5 +8,6 @@ export { loadTransformersModel, type LoadedModel } from './adapters/embedding/tr
 export { EmbeddingModelRepository } from './adapters/embedding-model.repository';
 export { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';
 export { MemoryIndexStateRepository } from './adapters/memory-index-state.repository';
+export { IndexBacklogMetrics } from './adapters/index-backlog.metrics';
 export * from './adapters/transformers-embedder';
 export { EmbedMemoriesStep } from './application/embed-memories.step';

@@ -198,12 +198,28 @@ describe('memory.index job', () => {
     expect(after).toMatchObject({ status: 'indexed', times_indexed: 2, indexed_hash: second.contentHash });
   });
 
-  it('does nothing for a memory deleted before its job ran', async () => {
+  it('embeds nothing for a memory deleted before its job ran, and leaves it skipped, not pending', async () => {
     const { id } = await create.execute(alice, note(`short-lived ${randomUUID()}`));
     const payload = await queuedPayload(id);
     await remove.execute(alice, id);
     await expect(indexOne(indexMemory, payload)).resolves.toBe('memory-gone');
-    expect(await state(id)).toMatchObject({ status: 'pending', attempts: 0, times_indexed: 0 });
+    expect(await state(id)).toMatchObject({ status: 'skipped', attempts: 0, times_indexed: 0 });
+  });
+
+  it('writes no vector for a memory deleted while its vector was computed, and leaves it skipped', async () => {
+    const { id } = await create.execute(alice, note(`deleted mid-job ${randomUUID()}`));
+    const payload = await queuedPayload(id);
+    let embeddedTexts = 0;
+    const deletingStep: MemoryIndexStep = {
+      embed: async (models, memories) => {
+        embeddedTexts += memories.length;
+        await remove.execute(alice, id);
+        return noEmbedding.embed(models, memories);
+      },
+    };
+    await expect(indexOne(useCaseWith(db, deletingStep), payload)).resolves.toBe('memory-gone');
+    expect(embeddedTexts).toBe(1);
+    expect(await state(id)).toMatchObject({ status: 'skipped', indexed_hash: null, times_indexed: 0 });
   });
 
   it("cannot index or touch another user's memory, even with a forged payload", async () => {

@@ -13,6 +13,11 @@ export interface JobSchedule {
   readonly enqueueEveryMs: number;
   /** Prefix of the slot's deterministic job id. */
   readonly idPrefix: string;
+  /**
+   * Also run at once when the queue lost its jobs (a flushed Redis, or one restarted or failed over
+   * without its data), with `queueLost: true` in the payload: for jobs that repair such a loss.
+   */
+  readonly runAfterQueueLoss?: boolean;
 }
 
 /** A fixed schedule, or one read from the configuration at boot. */

@@ -35,10 +35,14 @@ export const JOB_DEFINITIONS = {
     model: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,127}$/),
     requestId: z.string().max(200).optional(),
   }),
-  /** Re-enqueue memories whose index state stayed pending too long (their job was lost), on a schedule. */
+  /**
+   * Re-enqueue memories whose index state stayed pending too long (their job was lost), on a
+   * schedule; with `queueLost`, at once after a worker saw Redis lose its data (no age threshold).
+   */
   'embeddings.reconcile': z.object({
     tenantId: uuid.optional(),
     slot: z.string().max(64),
+    queueLost: z.boolean().optional(),
   }),
   /**
    * Refresh planner statistics: on a schedule (the slot; tables changed enough since their last

@@ -22,6 +22,13 @@ export interface JobQueue {
   ping(): Promise<void>;
   /** Called whenever the backing store becomes reachable again, so the relay can retry at once. */
   onAvailable(listener: () => void): void;
+  /**
+   * Calls `listener` when the backing store turns out to have lost the jobs it held (Redis flushed,
+   * or restarted or failed over without its data), checked whenever the connection is (re)made and
+   * every few seconds. One watcher of a name sees each loss, however many processes watch; a
+   * listener that rejects is called again at the next check. Returns a function that stops watching.
+   */
+  watchForLoss(watcher: string, listener: () => Promise<void>): () => void;
   close(): Promise<void>;
 }
 

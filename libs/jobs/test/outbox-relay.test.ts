@@ -39,6 +39,9 @@ class RecordingQueue implements JobQueue {
   onAvailable(listener: () => void): void {
     this.listeners.push(listener);
   }
+  watchForLoss(): () => void {
+    return () => undefined;
+  }
   recover(): void {
     this.down = false;
     for (const l of this.listeners) l();

@@ -68,7 +68,7 @@ describe('memory usage and quotas against real Postgres', () => {
     create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
     update = updateUseCaseFor(db.tx, writer, limits, repo);
     remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
-    restore = new RestoreMemoryUseCase(db.tx, repo, new AuditWriter());
+    restore = new RestoreMemoryUseCase(db.tx, repo, new AuditWriter(), writer);
     purge = new PurgeMemoryUseCase(db.tx, repo, new AuditWriter());
     fold = new FoldMemoryUsageUseCase(db.tx, new MemoryUsageRepository());
   });

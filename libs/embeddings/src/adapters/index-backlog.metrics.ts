@@ -7,7 +7,9 @@ import { MemoryIndexStateRepository } from './memory-index-state.repository';
 /**
  * `memsvc_index_pending` and `memsvc_index_pending_oldest_seconds`, read at scrape time: a growing
  * oldest age means jobs are lost or workers are down (the reconciliation sweep re-enqueues after
- * INDEX_RECONCILE_AFTER_MS). Registered only where the app has a metrics registry.
+ * INDEX_RECONCILE_AFTER_MS). Only live memories count: a deleted or expired one waits for nothing,
+ * so the backlog can reach 0 and an alert on its age means what it says. Registered only where the
+ * app has a metrics registry.
  */
 @Injectable()
 export class IndexBacklogMetrics implements OnModuleInit {
@@ -25,11 +27,11 @@ export class IndexBacklogMetrics implements OnModuleInit {
       {
         pending: {
           name: 'memsvc_index_pending',
-          help: 'Memories whose index (embedding) is not up to date yet.',
+          help: 'Live memories whose index (embedding) is not up to date yet.',
         },
         oldestAge: {
           name: 'memsvc_index_pending_oldest_seconds',
-          help: 'How long the oldest pending memory has waited for its index job (0 when none).',
+          help: 'How long the oldest pending live memory has waited for its index job (0 when none).',
         },
       },
       () => this.tx.asSystem((tx) => this.states.pendingBacklog(tx)),

@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantScope, type Tx } from '@app/persistence';
 
-export type MemoryIndexStatus = 'pending' | 'indexed' | 'failed';
+/**
+ * `skipped`: the memory was soft-deleted before its input was indexed, so nothing is wanted; a
+ * restore marks it `pending` again. A deleted memory whose state is `indexed` keeps it (its vectors
+ * stay, and a restore finds them current).
+ */
+export type MemoryIndexStatus = 'pending' | 'indexed' | 'failed' | 'skipped';
 
 export interface MemoryIndexState {
   readonly memoryId: string;
@@ -55,6 +60,15 @@ interface IndexableRow {
   indexed_hash: string | null;
   status: MemoryIndexStatus | null;
 }
+
+/** A memory that still wants its index: neither soft-deleted nor expired (reads leave both out). */
+const LIVE_MEMORY = `m.deleted_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > now())`;
+
+/** No `memory.index` row for the memory is still waiting in the outbox (the relay will queue that one). */
+const NO_UNDISPATCHED_JOB = `NOT EXISTS (
+               SELECT 1 FROM outbox o
+                WHERE o.dispatched_at IS NULL AND o.job_name = 'memory.index'
+                  AND o.payload->>'memoryId' = p.memory_id::text)`;
 
 interface StateRow {
   memory_id: string;
@@ -169,6 +183,19 @@ export class MemoryIndexStateRepository {
     );
   }
 
+  /**
+   * The memories were found soft-deleted under the index job's locks: a pending state settles as
+   * `skipped` (nothing to index until a restore), so neither the sweep nor the backlog sees it again.
+   */
+  async markSkipped(tx: Tx, memoryIds: readonly string[]): Promise<void> {
+    if (memoryIds.length === 0) return;
+    await tx.query(
+      `UPDATE memory_index_state SET status = 'skipped', last_error = NULL, updated_at = now()
+        WHERE memory_id = ANY($1::bigint[]) AND status = 'pending'`,
+      [memoryIds],
+    );
+  }
+
   /** Counts a failed attempt per memory; `final` marks the states failed (no retry follows). */
   async recordFailures(tx: Tx, failures: ReadonlyMap<string, string>, final: boolean): Promise<void> {
     if (failures.size === 0) return;
@@ -183,11 +210,12 @@ export class MemoryIndexStateRepository {
   }
 
   /**
-   * Claims up to `limit` memories (all tenants; a system transaction) whose index state has been
-   * pending longer than `olderThanMs` with no undispatched outbox row that would still run their
-   * job: their job was lost (Redis flushed or failed over, a dropped add). Touching `updated_at`
-   * spaces out the next claim of the same memory by another `olderThanMs`. SKIP LOCKED: never waits
-   * on a row a write or a job holds, and two sweeps never claim the same memory.
+   * Claims up to `limit` live memories (all tenants; a system transaction) whose index state has
+   * been pending longer than `olderThanMs` with no undispatched outbox row that would still run
+   * their job: their job was lost (Redis flushed or failed over, a dropped add). A soft-deleted or
+   * expired memory is never claimed: it wants no index. Touching `updated_at` spaces out the next
+   * claim of the same memory by another `olderThanMs`. SKIP LOCKED on the state rows only: never
+   * waits on a row a write or a job holds, and two sweeps never claim the same memory.
    */
   async claimStalePending(tx: Tx, query: { olderThanMs: number; limit: number }): Promise<StalePending[]> {
     const { rows } = await tx.query<{
@@ -199,14 +227,13 @@ export class MemoryIndexStateRepository {
       `UPDATE memory_index_state s SET updated_at = now()
         WHERE s.memory_id IN (
           SELECT p.memory_id FROM memory_index_state p
+            JOIN memories m ON m.id = p.memory_id
            WHERE p.status = 'pending' AND p.updated_at < now() - make_interval(secs => $1::float8 / 1000)
-             AND NOT EXISTS (
-               SELECT 1 FROM outbox o
-                WHERE o.dispatched_at IS NULL AND o.job_name = 'memory.index'
-                  AND o.payload->>'memoryId' = p.memory_id::text)
+             AND ${LIVE_MEMORY}
+             AND ${NO_UNDISPATCHED_JOB}
            ORDER BY p.updated_at
            LIMIT $2
-           FOR UPDATE SKIP LOCKED)
+           FOR UPDATE OF p SKIP LOCKED)
         RETURNING s.memory_id::text AS memory_id, s.tenant_id, s.owner_id, encode(s.wanted_hash, 'hex') AS wanted`,
       [query.olderThanMs, query.limit],
     );
@@ -218,11 +245,37 @@ export class MemoryIndexStateRepository {
     }));
   }
 
-  /** Memories waiting to be indexed (all tenants) and how long the oldest has waited. */
+  /**
+   * Settles up to `limit` states left pending longer than `olderThanMs` by soft-deleted memories
+   * (their job found them deleted, or was lost before it ran) as `skipped`; returns how many. A
+   * restore that commits first has made the state fresh, and one that commits later waits for the
+   * state row's lock and then marks it pending again.
+   */
+  async skipDeletedPending(tx: Tx, query: { olderThanMs: number; limit: number }): Promise<number> {
+    const result = await tx.query(
+      `UPDATE memory_index_state s SET status = 'skipped', last_error = NULL, updated_at = now()
+        WHERE s.memory_id IN (
+          SELECT p.memory_id FROM memory_index_state p
+            JOIN memories m ON m.id = p.memory_id
+           WHERE p.status = 'pending' AND p.updated_at < now() - make_interval(secs => $1::float8 / 1000)
+             AND m.deleted_at IS NOT NULL
+           ORDER BY p.updated_at
+           LIMIT $2
+           FOR UPDATE OF p SKIP LOCKED)`,
+      [query.olderThanMs, query.limit],
+    );
+    return result.rowCount;
+  }
+
+  /**
+   * Live memories waiting to be indexed (all tenants) and how long the oldest has waited. A deleted
+   * or expired memory is no backlog, even before its pending state is settled as `skipped`.
+   */
   async pendingBacklog(tx: Tx): Promise<{ pending: number; oldestAgeSeconds: number }> {
     const { rows } = await tx.query<{ pending: string; oldest: number | null }>(
-      `SELECT count(*)::text AS pending, extract(epoch FROM now() - min(updated_at))::float8 AS oldest
-         FROM memory_index_state WHERE status = 'pending'`,
+      `SELECT count(*)::text AS pending, extract(epoch FROM now() - min(p.updated_at))::float8 AS oldest
+         FROM memory_index_state p JOIN memories m ON m.id = p.memory_id
+        WHERE p.status = 'pending' AND ${LIVE_MEMORY}`,
     );
     return { pending: Number(rows[0]?.pending ?? 0), oldestAgeSeconds: Math.max(0, rows[0]?.oldest ?? 0) };
   }

@@ -30,7 +30,8 @@ export type { EmbeddedMemories, MemoryIndexStep, MemoryToEmbed } from './embed-m
 
 /**
  * `changed`: the memory was edited while its vector was computed; nothing was written, and the job
- * the edit queued indexes the new text.
+ * the edit queued indexes the new text. `memory-gone`: not found for that tenant and owner, or
+ * soft-deleted (its pending state is then settled as `skipped`).
  */
 export type IndexMemoryOutcome = 'indexed' | 'already-indexed' | 'memory-gone' | 'changed';
 
@@ -52,6 +53,8 @@ export type IndexMemoriesResult = Map<string, IndexMemoryOutcome>;
  *    one statement per model and marks the states indexed.
  * Idempotent, because the queue delivers at least once and two jobs may hold the same memory: the
  * state lock serialises them, and whoever comes second finds the input indexed and writes nothing.
+ * A soft-deleted memory is not embedded; under the same locks its pending state becomes `skipped`,
+ * so it leaves the backlog and the sweep (a restore marks it pending again with a new job).
  */
 @Injectable()
 export class IndexMemoriesUseCase {
@@ -81,7 +84,9 @@ export class IndexMemoriesUseCase {
     options: IndexMemoryOptions = {},
   ): Promise<IndexMemoriesResult> {
     const outcomes: IndexMemoriesResult = new Map(requests.map((r) => [r.memoryId, 'memory-gone']));
-    const { models, pending, unsettled } = await this.tx.asSystem((tx) => this.read(tx, requests, outcomes));
+    const { models, pending, unsettled, deleted } = await this.tx.asSystem((tx) =>
+      this.read(tx, requests, outcomes),
+    );
     let embedded: EmbeddedMemories = { writes: [], failures: new Map() };
     if (pending.length > 0) {
       try {
@@ -94,9 +99,9 @@ export class IndexMemoriesUseCase {
     const hashes = new Map(
       pending.filter((m) => !embedded.failures.has(m.id)).map((m) => [m.id, m.inputHash.toString('hex')]),
     );
-    if (hashes.size + unsettled.length > 0) {
+    if (hashes.size + unsettled.length + deleted.length > 0) {
       await this.tx.asSystem((tx) =>
-        this.write(tx, { ids: [...hashes.keys(), ...unsettled], hashes, embedded, outcomes }),
+        this.write(tx, { ids: [...hashes.keys(), ...unsettled, ...deleted], hashes, embedded, outcomes }),
       );
     }
     if (embedded.failures.size > 0) {
@@ -111,17 +116,21 @@ export class IndexMemoriesUseCase {
 
   /**
    * Step 1: what needs embedding, and which states only need settling (indexed already, but a
-   * later edit was reverted). Memories written before index states existed get one here.
+   * later edit was reverted; or pending for a soft-deleted memory). Memories written before index
+   * states existed get one here.
    */
   private async read(
     tx: Tx,
     requests: readonly IndexRequest[],
     outcomes: IndexMemoriesResult,
-  ): Promise<{ models: EmbeddingModel[]; pending: MemoryToEmbed[]; unsettled: string[] }> {
+  ): Promise<{ models: EmbeddingModel[]; pending: MemoryToEmbed[]; unsettled: string[]; deleted: string[] }> {
     const seen = new Set<string>();
-    const live = (await this.states.readIndexable(tx, requests))
+    const found = (await this.states.readIndexable(tx, requests))
       // A memory named twice (a payload not built by the relay) is embedded and upserted once.
-      .filter((m) => !m.deleted && !seen.has(m.id) && seen.add(m.id))
+      .filter((m) => !seen.has(m.id) && seen.add(m.id));
+    const deleted = found.filter((m) => m.deleted && m.status === 'pending').map((m) => m.id);
+    const live = found
+      .filter((m) => !m.deleted)
       .map((memory) => {
         const text = indexInput(memory);
         return { memory, text, inputHash: indexInputDigest(text) };
@@ -141,7 +150,7 @@ export class IndexMemoriesUseCase {
         if (item.memory.status !== 'indexed') unsettled.push(item.memory.id);
       }
     }
-    if (changed.length === 0) return { models: [], pending: [], unsettled };
+    if (changed.length === 0) return { models: [], pending: [], unsettled, deleted };
     const stored = await this.embeddings.storedHashes(
       tx,
       changed.map((i) => i.memory.id),
@@ -152,12 +161,14 @@ export class IndexMemoriesUseCase {
       inputHash: i.inputHash,
       stored: stored.get(i.memory.id) ?? new Map<string, string>(),
     }));
-    return { models: await this.models.listWritable(tx), pending, unsettled };
+    return { models: await this.models.listWritable(tx), pending, unsettled, deleted };
   }
 
   /**
    * Step 3: under the memories' and states' locks, decides each memory again from what it holds
-   * now, writes the vectors still current (one statement per model) and settles the states.
+   * now, writes the vectors still current (one statement per model) and settles the states: a
+   * memory deleted by now leaves `pending` for `skipped`. A restore committing meanwhile waits for
+   * the state lock, then marks it pending again.
    */
   private async write(
     tx: Tx,
@@ -171,6 +182,7 @@ export class IndexMemoriesUseCase {
     const current = new Map((await this.states.lockForIndexing(tx, batch.ids)).map((m) => [m.id, m]));
     const indexed: IndexedInput[] = [];
     const upToDate: string[] = [];
+    const skipped: string[] = [];
     for (const id of batch.ids) {
       const memory = current.get(id);
       const embeddedHash = batch.hashes.get(id);
@@ -178,6 +190,7 @@ export class IndexMemoriesUseCase {
       batch.outcomes.set(id, outcome);
       if (outcome === 'indexed' && embeddedHash) indexed.push({ memoryId: id, hash: embeddedHash });
       if (outcome === 'already-indexed' && memory?.status !== 'indexed') upToDate.push(id);
+      if (memory?.deleted && memory.status === 'pending') skipped.push(id);
     }
     const fresh = new Set(indexed.map((i) => i.memoryId));
     for (const { model, rows } of batch.embedded.writes) {
@@ -189,6 +202,7 @@ export class IndexMemoriesUseCase {
     }
     await this.states.markIndexed(tx, indexed);
     await this.states.markUpToDate(tx, upToDate);
+    await this.states.markSkipped(tx, skipped);
   }
 
   /** Records the attempt in a fresh transaction (the work's own may have rolled back); the queue retries. */

@@ -17,7 +17,11 @@ export interface BullMqQueueOptions {
   /** An add that has not finished by then counts as failed; the relay retries it later. */
   readonly addTimeoutMs?: number;
   readonly connectionName?: string;
+  /** How often `watchForLoss` looks for its marker while connected (a FLUSHALL keeps connections up). */
+  readonly lossCheckEveryMs?: number;
 }
+
+const LOSS_CHECK_EVERY_MS = 5_000;
 
 /** Producer: one BullMQ queue per job name, named after the job. */
 export class BullMqJobQueue implements JobQueue {
@@ -27,6 +31,7 @@ export class BullMqJobQueue implements JobQueue {
   private readonly queues = new Map<JobName, Queue>();
   private readonly policy: JobPolicyResolver;
   private readonly addTimeoutMs: number;
+  private readonly watchers = new Set<() => void>();
   private lastErrorLog = 0;
 
   constructor(private readonly options: BullMqQueueOptions) {
@@ -77,7 +82,47 @@ export class BullMqJobQueue implements JobQueue {
     this.monitor.on('ready', listener);
   }
 
+  /**
+   * A marker key that only watchers set tells a Redis that kept its data from one that lost it: the
+   * marker is gone after a FLUSHALL, and after a restart or failover without the data. Setting it
+   * with NX is the check, so of all processes watching under one name, exactly one sees each loss.
+   */
+  watchForLoss(watcher: string, listener: () => Promise<void>): () => void {
+    const key = `${this.options.prefix}:queue-marker:${watcher}`;
+    let checking = false;
+    const check = async (): Promise<void> => {
+      if (checking || this.monitor.status !== 'ready') return;
+      checking = true;
+      try {
+        const set = this.monitor.set(key, new Date().toISOString(), 'NX');
+        if ((await withTimeout(set, 2_000, 'checking the queue marker')) !== 'OK') return;
+        await listener().catch(async (error: unknown) => {
+          // Without the marker the next check reports the loss again instead of forgetting it.
+          await this.monitor.del(key).catch(() => undefined);
+          this.logger.warn(`queue loss not handled yet, retrying: ${errorMessage(error)}`);
+        });
+      } catch (error) {
+        this.logThrottled(error instanceof Error ? error : new Error(String(error)));
+      } finally {
+        checking = false;
+      }
+    };
+    const onReady = (): void => void check();
+    this.monitor.on('ready', onReady);
+    const timer = setInterval(onReady, this.options.lossCheckEveryMs ?? LOSS_CHECK_EVERY_MS);
+    timer.unref();
+    onReady();
+    const stop = (): void => {
+      clearInterval(timer);
+      this.monitor.off('ready', onReady);
+      this.watchers.delete(stop);
+    };
+    this.watchers.add(stop);
+    return stop;
+  }
+
   async close(): Promise<void> {
+    for (const stop of [...this.watchers]) stop();
     const queues = [...this.queues.values()];
     await settleStartup(queues);
     await Promise.allSettled(queues.map((q) => q.close()));

@@ -72,6 +72,11 @@ export class InProcessJobQueue implements JobQueue, JobConsumer, JobInspector {
     // Always available: nothing to wait for.
   }
 
+  watchForLoss(): () => void {
+    // Its jobs live and die with this process; what a crash lost, the scheduled sweep finds.
+    return () => undefined;
+  }
+
   async start(): Promise<void> {
     this.started = true;
     this.pump();

@@ -365,12 +365,20 @@ export class MemoryRepository implements MemoryLookup {
     );
   }
 
-  async restore(scope: TenantScope, tx: Tx, id: number): Promise<void> {
-    await tx.query(
+  /** Undoes a soft delete; returns what the memory's index is built from, or null if it was live. */
+  async restore(
+    scope: TenantScope,
+    tx: Tx,
+    id: number,
+  ): Promise<{ content: string; expandedKeywords: string; tags: string[] } | null> {
+    const { rows } = await tx.query<{ content: string; expanded_keywords: string; tags: string[] }>(
       `UPDATE memories SET deleted_at = NULL, updated_at = now()
-        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NOT NULL`,
+        WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NOT NULL
+        RETURNING content, expanded_keywords, tags`,
       [id, scope.tenantId, scope.userId],
     );
+    const row = rows[0];
+    return row ? { content: row.content, expandedKeywords: row.expanded_keywords, tags: row.tags } : null;
   }
 
   async hasLiveDuplicate(

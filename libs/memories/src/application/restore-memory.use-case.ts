@@ -1,18 +1,25 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { runTogether, TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { MemoryRepository } from '../adapters/memory.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { MemoryWriter } from './memory-writer';
 import { ownerScopeFor } from './ownership';
 import { WRITE_TRANSACTION } from './write-transaction';
 
-/** Undoes a soft delete. Restoring a live memory is a no-op that still answers 200. */
+/**
+ * Undoes a soft delete. Restoring a live memory is a no-op that still answers 200. The memory wants
+ * its index again: a delete may have left it `skipped` (deleted before it was embedded) or its job
+ * was lost meanwhile, so the restore marks it pending with a new `memory.index` job, as a write does.
+ * The job finds an index that is still current and then writes nothing.
+ */
 @Injectable()
 export class RestoreMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly memories: MemoryRepository,
     private readonly audit: AuditWriter,
+    private readonly writer: MemoryWriter,
   ) {}
 
   async execute(principal: Principal, id: number): Promise<{ restored: number }> {
@@ -30,12 +37,18 @@ export class RestoreMemoryUseCase {
             `Memory ${duplicate} already has this content; delete it first or keep it`,
           );
         }
-        await this.memories.restore(owner, tx, id);
-        await this.audit.record(principal, tx, {
-          action: 'memory.restore',
-          targetType: 'memory',
-          targetId: id,
-        });
+        const input = await this.memories.restore(owner, tx, id);
+        // Index state, outbox and audit in one round trip.
+        await runTogether(tx, [
+          ...(input
+            ? this.writer.indexingStatements({ ...owner, requestId: principal.requestId }, tx, id, input)
+            : []),
+          this.audit.statement(principal, {
+            action: 'memory.restore',
+            targetType: 'memory',
+            targetId: id,
+          }),
+        ]);
         return { restored: id };
       },
       WRITE_TRANSACTION,
