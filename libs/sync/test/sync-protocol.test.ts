@@ -62,9 +62,8 @@ describe('sync protocol (real Postgres)', () => {
       const inserted = await changeSeqOf(db, id);
       expect(inserted).toBeGreaterThan(0);
 
-      await asUser(db, alice, `UPDATE memories SET expires_at = now() + interval '1 day' WHERE id = $1`, [
-        id,
-      ]);
+      // A bare timestamp touch is bookkeeping, not a change a reader sees.
+      await asUser(db, alice, `UPDATE memories SET updated_at = now() WHERE id = $1`, [id]);
       expect(await changeSeqOf(db, id)).toBe(inserted);
       // The app role may not write the column at all; the schema owner's write is overruled.
       await expect(
@@ -82,9 +81,15 @@ describe('sync protocol (real Postgres)', () => {
       const updated = await changeSeqOf(db, id);
       expect(updated).toBe(Number(xid));
       expect(updated).toBeGreaterThan(inserted);
+      // An expiry set or lifted changes what a copy (and recall) should hold (migration 1763700000028).
+      await asUser(db, alice, `UPDATE memories SET expires_at = now() + interval '1 day' WHERE id = $1`, [
+        id,
+      ]);
+      const expiring = await changeSeqOf(db, id);
+      expect(expiring).toBeGreaterThan(updated);
       await asUser(db, alice, `UPDATE memories SET deleted_at = now() WHERE id = $1`, [id]);
       const deleted = await changeSeqOf(db, id);
-      expect(deleted).toBeGreaterThan(updated);
+      expect(deleted).toBeGreaterThan(expiring);
       await asUser(db, alice, `UPDATE memories SET deleted_at = NULL WHERE id = $1`, [id]);
       expect(await changeSeqOf(db, id)).toBeGreaterThan(deleted);
     });
