@@ -21,6 +21,7 @@ import { OutboxWithoutNotify1763700000023 } from './1763700000023-outbox-without
 import { ReadPathIndexes1763700000024 } from './1763700000024-read-path-indexes';
 import { TenantQuotas1763700000025 } from './1763700000025-tenant-quotas';
 import { AdminSurface1763700000026 } from './1763700000026-admin-surface';
+import { HiddenDuplicates1763700000035 } from './1763700000035-hidden-duplicates';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   ReadPathIndexes1763700000024,
   TenantQuotas1763700000025,
   AdminSurface1763700000026,
+  HiddenDuplicates1763700000035,
 ];
