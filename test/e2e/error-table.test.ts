@@ -3,11 +3,13 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
+import { contentHash } from '@app/memories';
 import { FakeVault, FaultProxy } from '@app/testing';
 import { startApi, type StartedApi } from '../../apps/api/src/main';
 import { teamFixture, type TeamFixture } from '../support/e2e-env';
 import { client, type JsonResponse } from '../support/http-client';
 import { ROOT } from '../support/processes';
+import { racingCommit } from '../support/racing-commit';
 import { createScratchDatabase, type ScratchDatabase } from '../support/scratch-database';
 import { waitFor } from '../support/wait-for';
 
@@ -262,6 +264,34 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
         await store(alice(), first);
         return alice().put(`/api/memories/${await store(alice(), unique('the other'))}`, { content: first });
       },
+    },
+    {
+      row: /met a concurrent change/,
+      code: 'write_conflict',
+      run: async () => {
+        const text = unique('written twice at once');
+        const id = await store(alice(), unique('about to become a copy'));
+        // Alice's own copy of the text, committed while her edit waits on the unique index.
+        return racingCommit(
+          inject('databaseUrl'),
+          (db) =>
+            db.query(
+              `INSERT INTO memories (tenant_id, owner_id, content, content_hash)
+               SELECT u.tenant_id, u.id, $3, $4 FROM users u JOIN tenants t ON t.id = u.tenant_id
+                WHERE t.slug = $1 AND u.username = $2`,
+              [team.tenant, 'alice', text, contentHash(text)],
+            ),
+          () => alice().put(`/api/memories/${id}`, { content: text }),
+        );
+      },
+    },
+    {
+      row: /a value the database cannot store/,
+      code: 'invalid_value',
+      run: () =>
+        alice().post('/api/memories/import', [
+          { content: unique('said in year zero'), created_at: '0000-01-01T00:00:00Z' },
+        ]),
     },
     {
       row: /a link to itself/,

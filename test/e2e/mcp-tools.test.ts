@@ -275,6 +275,18 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     expect(identity.text).toContain('user_id');
     expect((await callTool(alice, 'memory_delete', {})).text).toContain('id');
     expect((await callTool(alice, 'memory_delete', { memory_id: 1 })).isError).toBe(true);
+    // A project no memory can have: refused by every tool taking one, with the store's message.
+    const project = 'p'.repeat(201);
+    for (const [tool, args] of [
+      ['memory_store', { content: 'never stored', project }],
+      ['memory_recall', { context: 'anything', project }],
+      ['memory_list', { project }],
+      ['startup_context', { project }],
+    ] as const) {
+      const refused = await callTool(alice, tool, args);
+      expect(refused, tool).toMatchObject({ isError: true });
+      expect(refused.text, tool).toContain('project is at most 200 characters');
+    }
     const tooMany = await callTool(alice, 'memory_recall', { context: 'anything', limit: 101 });
     expect(tooMany).toMatchObject({ isError: true });
     expect(tooMany.text).toContain('limit must be at most 100');

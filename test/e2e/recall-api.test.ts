@@ -129,6 +129,35 @@ describe('recall, check and duplicates (built API + worker, real model, Postgres
     }
   });
 
+  it('refuses a project no memory can have with the store’s 422 and message, on every project filter', async () => {
+    const project = 'p'.repeat(201);
+    const stored = await alice.post('/api/memories', { content: 'never stored', project });
+    expect(stored).toMatchObject({
+      status: 422,
+      body: { code: 'validation_failed', detail: 'project: project is at most 200 characters' },
+    });
+    for (const res of [
+      await alice.post('/api/memories/recall', { context: 'anything', project }),
+      await alice.get(`/api/context/startup?project=${project}`),
+    ]) {
+      expect({ status: res.status, body: res.body }).toEqual({ status: stored.status, body: stored.body });
+    }
+    // A list's query answers 400 for any of its parameters (docs/api.md), with the same message.
+    expect(await alice.get(`/api/memories?project=${project}`)).toMatchObject({
+      status: 400,
+      body: stored.body,
+    });
+    const boost = await alice.post('/api/memories/recall', { context: 'anything', project_boost: project });
+    expect(boost.body).toEqual({
+      code: 'validation_failed',
+      detail: 'project_boost: project is at most 200 characters',
+    });
+    // 200 characters is a project like any other; a remote URL is compared as its identity.
+    expect(
+      (await alice.post('/api/memories/recall', { context: 'x', project: 'p'.repeat(200) })).status,
+    ).toBe(200);
+  });
+
   it('guards writes: exact content is NOOP, unrelated content is ADD', async () => {
     const same = await alice.post('/api/memories/check', {
       content: 'Prefer small pull requests with focused commits',

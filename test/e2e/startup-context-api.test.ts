@@ -148,7 +148,11 @@ describe('startup context and team session visibility (built API)', () => {
         expect((res.body as unknown as { detail: string }).detail).toContain('between 500 and 32000');
       }
       const longProject = await startup(alice(), `?project=${'p'.repeat(300)}`);
-      expect(longProject).toMatchObject({ status: 422, body: { code: 'startup_project_too_long' } });
+      // The store's rule and message: no memory can have a longer project.
+      expect(longProject).toMatchObject({
+        status: 422,
+        body: { code: 'validation_failed', detail: 'project: project is at most 200 characters' },
+      });
       expect((await client(api.url).get('/api/context/startup')).status).toBe(401);
       expect((await client(api.url, 'wrong-key').get('/api/context/startup')).status).toBe(401);
     });

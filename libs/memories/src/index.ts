@@ -3,6 +3,7 @@ export * from './domain/memory.errors';
 export * from './domain/content-rules';
 export * from './ports/memory-lookup.port';
 export * from './contracts/memory.schemas';
+export * from './contracts/project.schemas';
 export * from './contracts/memory-row';
 export * from './contracts/memory-visibility.sql';
 export * from './contracts/memory.mapping';

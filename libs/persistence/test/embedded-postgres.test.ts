@@ -109,6 +109,14 @@ describe('embedded Postgres (PGlite over pglite-socket)', () => {
         ),
       ),
     ).rejects.toThrow(/row-level security/);
+    // The definer check an edit runs (migration 1763700000035) sees alice's row from bob's transaction.
+    const taken = await db.tx.inTenant(bob, (tx) =>
+      tx.query<{ taken: boolean }>(`SELECT memory_content_taken($1, $2, 0) AS taken`, [
+        alice.userId,
+        sha256('deploys go through the blue cluster'),
+      ]),
+    );
+    expect(taken.rows).toEqual([{ taken: true }]);
   });
 
   it('has pgvector', async () => {

@@ -7,6 +7,7 @@ import { MemoryError, MemoryErrorCode } from '@app/memories';
 import { SecretStoreError, SecretStoreErrorCode } from '@app/secrets';
 import { SyncError, SyncErrorCode } from '@app/sync';
 import { TenancyError, TenancyErrorCode } from '@app/tenancy';
+import { QueryFailedError } from 'typeorm';
 import { toErrorResponse } from './error-mapping';
 
 describe('domain errors → HTTP, by kind', () => {
@@ -85,5 +86,65 @@ describe('errors raised outside the controllers → {detail, code}', () => {
       expect(response.body.code).toBe('rate_limited');
       expect(response.body.detail.length).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('database refusals → 409 or 422, never 500', () => {
+  /** What node-postgres raises through TypeORM, with the detail Postgres writes (key values in it). */
+  const refused = (code: string, constraint?: string) =>
+    new QueryFailedError('UPDATE memories SET content = $1', ['bob’s text'], {
+      name: 'error',
+      message: `refused (${code})`,
+      code,
+      constraint,
+      table: 'memories',
+      detail: 'Key (owner_id, content_hash)=(0b7e…, \\x9f2c…) already exists.',
+    } as unknown as Error);
+
+  it.each([
+    ['23505', 'unique violation'],
+    ['23P01', 'exclusion violation'],
+    ['23503', 'foreign key violation'],
+    ['23001', 'restrict violation'],
+  ])('%s (%s) is a write conflict: 409 write_conflict', (sqlstate) => {
+    const response = toErrorResponse(refused(sqlstate, 'memories_owner_hash_live'));
+    expect(response).toMatchObject({ status: 409, body: { code: 'write_conflict' } });
+    expect(response.refusedBy).toEqual({
+      sqlstate,
+      constraint: 'memories_owner_hash_live',
+      table: 'memories',
+    });
+  });
+
+  it.each([
+    ['23514', 'check violation'],
+    ['23502', 'not-null violation'],
+    ['23000', 'integrity constraint violation'],
+    ['22008', 'datetime field overflow'],
+    ['22007', 'invalid datetime format'],
+    ['22P02', 'invalid text representation'],
+    ['22001', 'string data right truncation'],
+    ['22003', 'numeric value out of range'],
+    ['22021', 'character not in repertoire'],
+  ])('%s (%s) is a value that cannot be stored: 422 invalid_value', (sqlstate) => {
+    const response = toErrorResponse(refused(sqlstate));
+    expect(response).toMatchObject({ status: 422, body: { code: 'invalid_value' } });
+    expect(response.refusedBy).toEqual({ sqlstate, table: 'memories' });
+  });
+
+  it('never passes on what Postgres or the statement said (key values, parameters, constraint names)', () => {
+    for (const code of ['23505', '23514']) {
+      const { body, headers } = toErrorResponse(refused(code, 'memories_owner_hash_live'));
+      expect(JSON.stringify(body)).not.toMatch(
+        /Key \(|owner_id|bob’s text|memories_owner_hash_live|refused \(/,
+      );
+      expect(headers).toBeUndefined();
+    }
+  });
+
+  it('maps only database errors of those classes', () => {
+    expect(toErrorResponse(Object.assign(new Error('x'), { code: '23505' })).status).toBe(500);
+    expect(toErrorResponse(refused('42501')).status).toBe(500);
+    expect(toErrorResponse(refused('XX000')).status).toBe(500);
   });
 });

@@ -6,6 +6,15 @@ export interface ErrorResponse {
   readonly status: number;
   readonly body: { detail: string; code: string };
   readonly headers?: Record<string, string>;
+  /** A schema rule Postgres refused the statement on (logged as a warning; never row values). */
+  readonly refusedBy?: DatabaseRefusal;
+}
+
+/** Names only: Postgres' `detail` quotes key values, which may be another user's. */
+export interface DatabaseRefusal {
+  readonly sqlstate: string;
+  readonly constraint?: string;
+  readonly table?: string;
 }
 
 /**
@@ -66,6 +75,48 @@ function transientDatabaseError(error: unknown): ErrorResponse | undefined {
     body: { detail: known.detail, code: known.code },
     headers: { 'Retry-After': String(known.retryAfter) },
   };
+}
+
+/**
+ * A rule of the schema refused the statement: a unique, exclusion or foreign key constraint (class
+ * 23: another request wrote the same key or removed the row this one refers to between the use
+ * case's check and its statement), a check or not-null constraint, or a value Postgres cannot hold
+ * (class 22, e.g. a date before year 1) that the contract let through. The request's timing or
+ * input, never a server failure: 409 (read again and retry) or 422 (retrying fails the same way).
+ * Nothing was committed. The answer is a fixed sentence: Postgres' detail names key values.
+ */
+const WRITE_CONFLICT = {
+  status: 409,
+  body: {
+    code: 'write_conflict',
+    detail:
+      'This write conflicts with another change made at the same time (the same content or key was written, or something it refers to was removed); nothing was changed. Read the data again and retry.',
+  },
+} as const;
+const INVALID_VALUE = {
+  status: 422,
+  body: {
+    code: 'invalid_value',
+    detail:
+      'A value in this request is outside what can be stored (such as a date before year 1); nothing was changed. Correct it before sending the request again.',
+  },
+} as const;
+/** 23505 unique, 23P01 exclusion, 23503 foreign key, 23001 restrict: the state changed under the write. */
+const CONFLICT_SQLSTATES = new Set(['23505', '23P01', '23503', '23001']);
+
+function databaseRefusal(error: unknown): ErrorResponse | undefined {
+  if (typeof error !== 'object' || error === null || (error as Error).name !== 'QueryFailedError')
+    return undefined;
+  const { code, constraint, table } = error as { code?: unknown; constraint?: unknown; table?: unknown };
+  // Every other class 23 (23514 check, 23502 not null, 23000) and class 22 state is the value's.
+  if (typeof code !== 'string' || !/^2[23][0-9A-Z]{3}$/.test(code)) return undefined;
+  const refusedBy: DatabaseRefusal = {
+    sqlstate: code,
+    ...(typeof constraint === 'string' ? { constraint } : {}),
+    ...(typeof table === 'string' ? { table } : {}),
+  };
+  const answer = CONFLICT_SQLSTATES.has(code) ? WRITE_CONFLICT : INVALID_VALUE;
+  return { status: answer.status, body: { ...answer.body }, refusedBy };
 }
 
 /**
@@ -207,7 +258,7 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (isFastifyError(error) && error.statusCode >= 400 && error.statusCode < 500) {
     return fastifyErrorResponse(error);
   }
-  const transient = transientDatabaseError(error) ?? databaseUnavailable(error);
+  const transient = transientDatabaseError(error) ?? databaseUnavailable(error) ?? databaseRefusal(error);
   if (transient) return transient;
   if (error instanceof SyntaxError) {
     return { status: 400, body: { detail: `Malformed JSON: ${error.message}`, code: 'malformed_json' } };

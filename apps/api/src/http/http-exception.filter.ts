@@ -14,6 +14,9 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const mapped = toErrorResponse(exception);
     if (mapped.status >= 500) {
       this.logger.error({ err: exception, reqId: request.id }, 'request failed');
+    } else if (mapped.refusedBy) {
+      // A race or a value the contract let through: worth seeing, not an error of the server.
+      this.logger.warn({ reqId: request.id, refusedBy: mapped.refusedBy }, 'database refused the write');
     }
     if (mapped.headers) void reply.headers(mapped.headers);
     // A streamed body its handler stopped reading (an error mid-upload): close the connection after

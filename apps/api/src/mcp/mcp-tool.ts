@@ -64,6 +64,8 @@ function recoveryAdvice(code: string, status: number, detail: string): string {
       return 'Pass at least one of content, category, tags, expanded_keywords, importance or visibility.';
     case 'duplicate_content':
       return 'Another memory already holds this content: keep that one, or delete it first.';
+    case 'write_conflict':
+      return 'Nothing was changed: another change got there at the same time. Read the memory again (memory_get) and retry.';
     case 'link_exists':
       return 'The link is already there; nothing to do.';
     case 'link_not_found':
@@ -125,9 +127,11 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
       return { content: [{ type: 'text', text }], structuredContent: data };
     } catch (error) {
       if (error instanceof McpError) throw error;
-      const { status, body } = toErrorResponse(error);
+      const { status, body, refusedBy } = toErrorResponse(error);
       if (status >= 500)
         logger.error({ err: error, reqId: principal.requestId, tool: spec.name }, 'tool failed');
+      else if (refusedBy)
+        logger.warn({ reqId: principal.requestId, tool: spec.name, refusedBy }, 'database refused the write');
       return errorResult({ ...body, status }, principal.requestId);
     }
   };

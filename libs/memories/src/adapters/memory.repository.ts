@@ -32,6 +32,15 @@ const memoryColumns = (user: string) => `
 const VISIBLE_BY_ID = `FROM memories m JOIN users u ON u.id = m.owner_id
   WHERE m.id = ANY($1::bigint[]) AND m.tenant_id = $2 AND ${visibleMemorySql('m', '$3')} AND ${liveMemorySql('m')}`;
 
+/**
+ * Live memories of owner `owner` with content hash `hash`, whether or not they count for the
+ * uniqueness rule (`duplicates_hidden`, migration 1763700000035): the tautology lets the planner
+ * read both partial indexes (a bitmap OR) instead of every live memory of the owner.
+ */
+const liveWithHashSql = (owner: string, hash: string) =>
+  `m.owner_id = ${owner} AND m.content_hash = ${hash} AND m.deleted_at IS NULL
+   AND (m.duplicates_hidden OR NOT m.duplicates_hidden)`;
+
 /** The new row of `insertOrGetDuplicate`, parameters $1…$16. */
 const PLAIN_ROW = `VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
                $9, $11::text IS NOT NULL, $11, $12, $13, $14,
@@ -113,7 +122,7 @@ export class MemoryRepository implements MemoryLookup {
                              created_at, updated_at)
        OVERRIDING SYSTEM VALUE
        ${quota ? QUOTA_CHECKED_ROW : PLAIN_ROW}
-       ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL DO NOTHING
+       ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL AND NOT duplicates_hidden DO NOTHING
        RETURNING id, category, importance`,
       [
         scope.tenantId,
@@ -140,7 +149,8 @@ export class MemoryRepository implements MemoryLookup {
     if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };
     const existing = await tx.query<StoredRow>(
       `SELECT id, category, importance FROM memories
-        WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL`,
+        WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL
+          AND NOT duplicates_hidden`,
       [scope.tenantId, scope.userId, memory.contentHash],
     );
     if (!existing.rows[0]) return { created: false, id: null };
@@ -187,7 +197,8 @@ export class MemoryRepository implements MemoryLookup {
   async findLiveByHash(scope: TenantScope, tx: Tx, contentHash: Buffer): Promise<Memory | null> {
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${memoryColumns('$2')} FROM memories m JOIN users u ON u.id = m.owner_id
-        WHERE m.tenant_id = $1 AND m.owner_id = $2 AND m.content_hash = $3 AND m.deleted_at IS NULL`,
+        WHERE m.tenant_id = $1 AND ${liveWithHashSql('$2', '$3')}
+        ORDER BY m.duplicates_hidden, m.id LIMIT 1`,
       [scope.tenantId, scope.userId, contentHash],
     );
     return rows[0] ? toMemory(rows[0]) : null;
@@ -332,7 +343,12 @@ export class MemoryRepository implements MemoryLookup {
       sets.push(`${column} = $${params.length}`);
     };
     if (patch.content !== undefined) set('content', patch.content);
-    if (patch.contentHash !== undefined) set('content_hash', patch.contentHash);
+    if (patch.contentHash !== undefined) {
+      set('content_hash', patch.contentHash);
+      // The caller was already refused every duplicate it can see; one it cannot see leaves this
+      // row out of the uniqueness rule instead of answering differently (migration 1763700000035).
+      sets.push(`duplicates_hidden = memory_content_taken($3, $${params.length}, $1)`);
+    }
     if (patch.category !== undefined) set('category', patch.category);
     if (patch.tags !== undefined) set('tags', patch.tags);
     if (patch.expandedKeywords !== undefined) set('expanded_keywords', patch.expandedKeywords);
@@ -381,6 +397,11 @@ export class MemoryRepository implements MemoryLookup {
     return row ? { content: row.content, expandedKeywords: row.expanded_keywords, tags: row.tags } : null;
   }
 
+  /**
+   * Another live memory of the owner with this content hash that the caller can see (row-level
+   * security hides the rest), also one kept out of the uniqueness rule: a writer who stored a text
+   * once must be refused it a second time whether or not it duplicated a memory hidden from them.
+   */
   async hasLiveDuplicate(
     scope: TenantScope,
     tx: Tx,
@@ -388,8 +409,9 @@ export class MemoryRepository implements MemoryLookup {
     contentHash: Buffer,
   ): Promise<number | null> {
     const { rows } = await tx.query<{ id: string }>(
-      `SELECT id FROM memories
-        WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL AND id <> $4`,
+      `SELECT m.id FROM memories m
+        WHERE m.tenant_id = $1 AND ${liveWithHashSql('$2', '$3')} AND m.id <> $4
+        ORDER BY m.duplicates_hidden, m.id LIMIT 1`,
       [scope.tenantId, scope.userId, contentHash, id],
     );
     return rows[0] ? Number(rows[0].id) : null;

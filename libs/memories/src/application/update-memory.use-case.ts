@@ -77,6 +77,10 @@ export class UpdateMemoryUseCase {
             hash = contentHash(changes.content);
             // New content without a secret: the row lets go of any secret it had.
             if (existing.isSensitive) secret = null;
+            // Row-level security shows only the duplicates the caller may read: those answer 409
+            // naming them. One hidden from the caller must not change the answer (it would tell
+            // them the owner has this text): the UPDATE then keeps the row out of the uniqueness
+            // rule instead (MemoryRepository.update, migration 1763700000035).
             const duplicate = await this.memories.hasLiveDuplicate(owner, tx, id, hash);
             if (duplicate !== null) {
               throw new MemoryError(

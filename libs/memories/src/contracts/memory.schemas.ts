@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LINK_TYPES } from '../links/domain/memory-link';
+import { projectSchema } from './project.schemas';
 
 /**
  * Wire contracts shared by REST, MCP and jobs (seed-compatible: claude-memory-mcp's server).
@@ -54,7 +55,6 @@ const contentSchema = z
   .string({ error: 'content is required and must be a string' })
   .min(1, 'content must not be empty');
 const keywordsSchema = z.string().max(4096, 'expanded_keywords is at most 4096 characters');
-const projectSchema = z.string().trim().min(1).max(200).nullable();
 
 /**
  * `team`: every teammate reads it; `private`: its owner, users it is shared with, and admins.
@@ -77,7 +77,7 @@ export const storeMemorySchema = z.object({
   tags: tagsSchema.default([]),
   expanded_keywords: keywordsSchema.default(''),
   importance: importanceSchema.default(0.5),
-  project: projectSchema.optional(),
+  project: projectSchema.nullable().optional(),
   visibility: visibilitySchema.optional(),
   expires_at: expiresAtSchema.optional(),
   force_sensitive: z.boolean().default(false),
@@ -107,7 +107,7 @@ const nonNegativeIntString = (name: string) =>
 export const listMemoriesQuerySchema = z.object({
   category: z.string().trim().min(1).max(64).optional(),
   tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
-  project: z.string().trim().min(1).max(200).optional(),
+  project: projectSchema.optional(),
   visibility: visibilitySchema.optional().describe('Only team or only private memories'),
   author: z.string().trim().min(1).max(100).optional().describe("Only this user's memories (their username)"),
   limit: nonNegativeIntString('limit').optional(),
@@ -121,7 +121,7 @@ export const bulkDeleteSchema = z
   .object({
     category: z.string().trim().min(1).max(64).optional(),
     tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
-    project: z.string().trim().min(1).max(200).optional(),
+    project: projectSchema.optional(),
     dry_run: z.boolean().default(true),
   })
   .refine((b) => b.category !== undefined || b.tag !== undefined || b.project !== undefined, {

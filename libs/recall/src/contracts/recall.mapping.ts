@@ -1,4 +1,3 @@
-import { projectIdentity } from '@app/kernel';
 import { presentLinkOf, presentListItem } from '@app/memories';
 import type { RecalledMemory, RecallInput } from '../application/recall-memories.use-case';
 import type { RecallBody } from './recall.schemas';
@@ -12,9 +11,6 @@ export type RecallRequest = Pick<RecallBody, 'context' | 'expanded_query' | 'sor
     >
   >;
 
-/** A project as recall compares it: a git remote URL becomes its identity, as sessions store it. */
-const projectOf = (value: string | undefined) => projectIdentity({ project: value }) ?? undefined;
-
 /** The one mapping between the recall contract and the use case, used by REST and MCP alike. */
 export function toRecallInput(body: RecallRequest): RecallInput {
   return {
@@ -22,8 +18,9 @@ export function toRecallInput(body: RecallRequest): RecallInput {
     expandedQuery: body.expanded_query,
     category: body.category,
     tags: body.tags,
-    project: projectOf(body.project),
-    projectBoost: projectOf(body.project_boost),
+    // Normalised by the contract (projectSchema): a git remote URL arrives as its identity.
+    project: body.project,
+    projectBoost: body.project_boost,
     since: body.since,
     before: body.before,
     sortBy: body.sort_by,

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { categorySchema, linkedMemoryResponse, memoryListItemResponse, tagsSchema } from '@app/memories';
+import {
+  categorySchema,
+  linkedMemoryResponse,
+  memoryListItemResponse,
+  projectSchema,
+  tagsSchema,
+} from '@app/memories';
 
 export const MAX_RECALL_LIMIT = 100;
 
@@ -13,18 +19,10 @@ export const recallSchema = z.object({
   expanded_query: z.string().max(4096).default(''),
   category: categorySchema.optional(),
   tags: tagsSchema.optional(),
-  project: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2048)
+  project: projectSchema
     .optional()
     .describe('Only this project: a project identity or a git remote URL (normalised)'),
-  project_boost: z
-    .string()
-    .trim()
-    .min(1)
-    .max(2048)
+  project_boost: projectSchema
     .optional()
     .describe(
       "Rank this project's memories first without leaving out the others: a project identity or a git remote URL (normalised); their score is multiplied by RECALL_PROJECT_BOOST",

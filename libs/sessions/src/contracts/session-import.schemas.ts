@@ -1,14 +1,11 @@
 import { z } from 'zod';
+import { projectSchema } from '@app/memories';
 import type { TranscriptImport } from '../application/import-claude-code-transcript.use-case';
 
 /** Wire contracts of transcript imports (REST and the CLI's --json output). */
 
 export const transcriptImportQuerySchema = z.object({
-  project: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
+  project: projectSchema
     .optional()
     .describe('Project identity of the session; overrides git_remote (a remote URL is normalised)'),
   git_remote: z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { projectSchema } from '@app/memories';
 import {
   EVENT_KINDS,
   MAX_SESSION_LIST_LIMIT,
@@ -29,7 +30,7 @@ export const startSessionFields = {
     .optional()
     .describe('Your own id for the session (a UUID): starting again with it answers the same session'),
   agent: shortText(100).default('unknown').describe('The coding agent, e.g. claude-code, cursor, codex'),
-  project: shortText(200)
+  project: projectSchema
     .optional()
     .describe('Project identity; overrides the one derived from git_remote (a remote URL is normalised)'),
   cwd: z.string().max(4096).optional().describe('Working directory of the session'),
@@ -88,7 +89,7 @@ const intString = (name: string, max: number) =>
     .refine((n) => n >= 1 && n <= max, `${name} must be between 1 and ${max}`);
 
 export const listSessionsQuerySchema = z.object({
-  project: shortText(2048).optional().describe('A project identity or a git remote URL'),
+  project: projectSchema.optional().describe('A project identity or a git remote URL'),
   since: isoDateTime.optional().describe('Only sessions started at or after this time'),
   limit: intString('limit', MAX_SESSION_LIST_LIMIT).optional(),
   team: z

@@ -1,15 +1,11 @@
 import { z } from 'zod';
+import { projectSchema } from '@app/memories';
 
 /** Wire contract of the session startup context, shared by REST, MCP and OpenAPI. */
 
-const projectField = z
-  .string()
-  .trim()
-  .min(1, 'project must not be empty')
-  .max(2048)
-  .describe(
-    'A project identity or a git remote URL (git@github.com:o/r.git and https://github.com/o/r are both github.com/o/r); every project when absent',
-  );
+const projectField = projectSchema.describe(
+  'A project identity or a git remote URL (git@github.com:o/r.git and https://github.com/o/r are both github.com/o/r); every project when absent',
+);
 
 export const startupContextQuerySchema = z.object({
   project: projectField.optional(),

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { isIsoDateTime, visibilitySchema } from '../../contracts/memory.schemas';
+import { projectSchema } from '../../contracts/project.schemas';
 import { LINK_TYPES } from '../../links/domain/memory-link';
 import { EXPORT_FORMATS, type ExportedMemory, type ExportInput } from '../domain/memory-export';
 
 export const exportMemoriesQuerySchema = z.object({
   format: z.enum(EXPORT_FORMATS, { error: 'format must be json, jsonl or markdown' }).default('json'),
-  project: z.string().trim().min(1).max(200).optional(),
+  project: projectSchema.optional(),
   since: z
     .string()
     .refine(isIsoDateTime, 'since must be an ISO-8601 date-time with an offset, e.g. 2025-01-31T12:00:00Z')

@@ -63,7 +63,10 @@ export class SecretBatchRepository {
     return rows[0].n;
   }
 
-  /** Replaces a row's text with its redacted form and points it at its secret (if one was kept). */
+  /**
+   * Replaces a row's text with its redacted form and points it at its secret (if one was kept);
+   * `contentHash` null keeps the row's hash (its content did not change).
+   */
   async applyRedaction(
     tx: Tx,
     id: string,
@@ -73,13 +76,13 @@ export class SecretBatchRepository {
       tags: readonly string[];
       expandedKeywords: string;
       project: string | null;
-      contentHash: Buffer;
+      contentHash: Buffer | null;
       secret: RowSecret | null;
     },
   ): Promise<void> {
     await tx.query(
       `UPDATE memories
-          SET content = $2, category = $3, tags = $4, expanded_keywords = $5, project = $6, content_hash = $7,
+          SET content = $2, category = $3, tags = $4, expanded_keywords = $5, project = $6, content_hash = coalesce($7, content_hash),
               is_sensitive = $8::text IS NOT NULL, secret_ref = $8, secret_version = $9, updated_at = now()
         WHERE id = $1`,
       [

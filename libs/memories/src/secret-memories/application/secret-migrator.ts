@@ -10,7 +10,7 @@ import {
 import { AuditWriter, type Actor } from '@app/tenancy';
 import type { RowSecret } from '../../adapters/memory.repository';
 import { SecretBatchRepository, type UnscreenedRow } from '../adapters/secret-batch.repository';
-import { contentHash, sensitiveContentHash } from '../../domain/content-rules';
+import { sensitiveContentHash } from '../../domain/content-rules';
 import { MemoryWriter } from '../../application/memory-writer';
 import { SecretScreen } from './secret-screen';
 import { refOf } from './secret-staging';
@@ -115,7 +115,8 @@ export class SecretMigrator {
         tags: redacted.tags,
         expandedKeywords: redacted.expandedKeywords,
         project: redacted.project,
-        contentHash: secret ? sensitiveContentHash(Number(row.id)) : contentHash(redacted.content),
+        // Content without a secret is unchanged and keeps its hash (rewriting it could only collide).
+        contentHash: secret ? sensitiveContentHash(Number(row.id)) : null,
         secret,
       });
       const owner = { tenantId: batch.tenantId, userId: row.ownerId, requestId: batch.actor.requestId };
