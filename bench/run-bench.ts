@@ -220,9 +220,9 @@ async function main(): Promise<void> {
             memories: teamSize,
             wiring,
             apiUrl: stack.api.url,
-            // Each query's exact scan for recall@10 and the fallback's timing are costly at team size.
             queries: Math.min(queries, TEAM_QUERIES),
             warmup: Math.min(10, Math.ceil(queries / 5)),
+            // Each compared with an exact scan of the whole team: costly at team size.
             qualityQueries: Math.min(queries, quick ? 20 : 50),
             // The fallback ranks every match of the team in PL/pgSQL (~0.3-0.5 s each at 100k).
             sqlTextQueries: Math.min(queries, quick ? 10 : 20),

@@ -118,16 +118,21 @@ async function timed(call: Call, concurrency: number, seconds: number, groups: C
   return { result, cpuMs, calls: Math.max(1, result.calls) };
 }
 
-/** Every API process of `stack` serves every shape's recalls from its index before any cell runs. */
+/**
+ * Every API process of `stack` serves the shape's recalls from its index, and has seen each member
+ * once, before the shape's cells run. Answers the first process's load time (null: not served).
+ */
 export async function warmApis(
   ctx: BenchContext,
   stack: ProcessStack,
-  shapes: readonly HttpShape[],
-): Promise<Map<string, number | null>> {
+  shape: HttpShape,
+): Promise<number | null> {
   const api = new ApiClient(stack.apiUrls);
   try {
-    ctx.log(`http: loading ${shapes.length} shapes' text indexes in ${stack.apiUrls.length} API process(es)`);
-    return await warmApiTextIndexes(api, stack.apiUrls.length, shapes, ctx.log);
+    ctx.log(
+      `http: ${shape.label} · text index and members warmed in ${stack.apiUrls.length} API process(es)`,
+    );
+    return await warmApiTextIndexes(api, stack.apiUrls.length, shape, ctx.log);
   } finally {
     await api.close();
   }

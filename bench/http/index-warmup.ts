@@ -9,30 +9,34 @@ interface RecallAnswer {
 }
 
 /**
- * Recalls on every shape through every API process until each answers from its in-memory text
+ * Recalls on the shape through every API process until each answers from its in-memory text
  * index (`explain.text_source === 'index'`): an API process loads a tenant's index on the tenant's
  * first recall and searches Postgres meanwhile, so without this the first cells would time the
  * fallback. Then one recall as every other member, so what a member's first recall costs once (the
  * bounded count that sizes a large set, remembered for a minute) is paid here, as the in-process runs
  * pay it before timing. Each recall sends a text of its own, so no measured text is in a query cache.
- * Answers, per shape, the first process's time from the first recall to an index answer.
+ * Answers the first process's time from the first recall to an index answer (null: none in time).
  */
 export async function warmApiTextIndexes(
   api: ApiClient,
   apiProcesses: number,
-  shapes: readonly HttpShape[],
+  shape: HttpShape,
   log: (line: string) => void,
-): Promise<Map<string, number | null>> {
-  const loadMs = new Map<string, number | null>();
+): Promise<number | null> {
+  let firstLoadMs: number | null = null;
   for (let process = 0; process < apiProcesses; process++) {
-    for (const shape of shapes) {
-      const ms = await untilServedByIndex(api, process, shape);
-      if (process === 0) loadMs.set(shape.label, ms);
-      if (ms === null)
-        log(`http: API ${process + 1} did not serve ${shape.label} from its text index in time`);
-    }
+    const ms = await untilServedByIndex(api, process, shape);
+    if (process === 0) firstLoadMs = ms;
+    if (ms === null) log(`http: API ${process + 1} did not serve ${shape.label} from its text index in time`);
+    for (const [member, principal] of shape.principals.entries())
+      await recall(
+        api,
+        process,
+        keyOf(shape, principal),
+        `deploy rollback member warm-up ${process} ${member}`,
+      );
   }
-  return loadMs;
+  return firstLoadMs;
 }
 
 async function untilServedByIndex(api: ApiClient, process: number, shape: HttpShape): Promise<number | null> {

@@ -104,11 +104,12 @@ export async function runHttpPhase(
       const workerIdle = await rssMb(one.workerPid);
       const peaks = new RssPeaks([...one.apiPids, one.workerPid]);
       peaks.start();
-      for (const [label, ms] of await warmApis(ctx, one, shapes)) appLoads.set(label, ms);
       for (const shape of shapes) {
         // Session events do not depend on the memories a caller sees: one shape is enough.
         const workloads = shape === shapes[0] ? WORKLOADS : WORKLOADS.filter((w) => w !== 'event ingest');
         const cells = workloads.flatMap((workload) => options.concurrencies.map((c) => ({ workload, c })));
+        // Right before the shape's cells: a large set's sizing is remembered for a minute only.
+        appLoads.set(shape.label, await warmApis(ctx, one, shape));
         rows.push(...(await measureCells(ctx, one, floors, shape, cells, options.seconds)));
         sqlTextLegs.set(shape.label, await timeSqlTextLeg(ctx, floors, shape, options.seconds));
       }
@@ -125,9 +126,10 @@ export async function runHttpPhase(
     if (options.twoApis) {
       const two = await startStack(ctx, 2);
       try {
-        await warmApis(ctx, two, shapes);
-        for (const [shape, cells] of twoApiCells(shapes, options.concurrencies))
+        for (const [shape, cells] of twoApiCells(shapes, options.concurrencies)) {
+          await warmApis(ctx, two, shape);
           rows.push(...(await measureCells(ctx, two, floors, shape, cells, options.seconds)));
+        }
       } finally {
         await two.stop();
       }
