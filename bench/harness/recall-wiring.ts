@@ -6,11 +6,14 @@ import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type FusionSettings, type VectorRecall } from '@app/recall';
 import { MemoryRepository } from '@app/memories/testing';
-import { RecallCandidateRepository, buildTextLeg, RecallLinks } from '@app/recall/testing';
+import { RecallCandidateRepository, buildTextLeg, RecallLinks, TextIndexRegistry } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { embedderProviderFactory } from '@app/embeddings/testing';
-import { rawTx } from '../recall/raw-floor';
+import { METRICS_REGISTRY } from '@app/observability';
+import type { Registry } from 'prom-client';
+import { rawTx } from '../recall/raw-tx';
+import { parseTextLegCounts, TEXT_LEG_METRIC, type TextLegCounts } from '../recall/text-leg-counts';
 import { activeModel, type ActiveModel } from './bulk-loader';
 
 /** What the benchmark drives, taken from the running app wherever the app provides it. */
@@ -30,6 +33,12 @@ export interface RecallWiring {
   readonly notes: readonly string[];
   /** The configured fusion settings (the base the evaluation's tuning grid varies). */
   readonly fusion: FusionSettings;
+  /** BM25's k1 and b (RECALL_BM25_K1/B), which the floor's index search uses too. */
+  readonly bm25: { readonly k1: number; readonly b: number };
+  /** The app's text indexes, to load a tenant's before timing (null: the app has none). */
+  readonly textIndex: TextIndexRegistry | null;
+  /** The app's count of text legs by where they ran, so far (null: no metrics registry). */
+  textLegCounts(): Promise<TextLegCounts | null>;
 }
 
 const NO_VECTOR_LEG: VectorRecall = {
@@ -75,8 +84,15 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
     notes.push('EMBEDDER_PROVIDER is not provided by the app yet: the benchmark loads the model itself.');
     embedders = embedderProviderFactory(config);
   }
+  const metrics = optional<Registry>(app, METRICS_REGISTRY);
   return {
     fusion: config.recall.fusion,
+    bm25: config.recall.bm25,
+    textIndex: optional<TextIndexRegistry>(app, TextIndexRegistry),
+    textLegCounts: async () =>
+      metrics
+        ? parseTextLegCounts(await metrics.getSingleMetricAsString(TEXT_LEG_METRIC).catch(() => ''))
+        : null,
     recall,
     vectorLegWired,
     vectorRecall,

@@ -4,14 +4,14 @@ import { MemoryRepository } from '@app/memories/testing';
 import { SyncFeedRepository } from '@app/sync/testing';
 import { type Principal } from '@app/tenancy';
 import { connectRaw } from '../harness/bench-database';
-import { RecallFloor, rawTx } from '../recall/raw-floor';
-import { RECALL_LEG_K } from '../recall/recall-latency';
+import { FloorPartsRecorder, RecallFloor, type FloorParts } from '../recall/raw-floor';
+import { rawTx } from '../recall/raw-tx';
 import { eventBatch, floorSessionFor, insertBatch } from '../sessions/event-ingest';
 import { createFloor } from '../phases/phase-tools';
 import type { BenchContext } from '../phases/bench-context';
 import type { RecallWiring } from '../harness/recall-wiring';
 import type { Call } from './closed-loop';
-import { callerOf, type HttpShape, type QueryStream } from './http-shape';
+import { callerOf, QueryStream, type HttpShape } from './http-shape';
 import { nextMemory, storeBody, type WorkloadName } from './http-workloads';
 
 /** The floors' connections name themselves so their Postgres CPU can be told apart. */
@@ -20,8 +20,8 @@ export const FLOOR_APPLICATION = 'bench-floor';
 /** What each floor runs, for the report. */
 export const FLOOR_REQUESTS = {
   insert: 'one single-row `INSERT … RETURNING id` of the same kind of row',
-  'recall SQL + embed':
-    "one raw `embed()` of the text, the text leg's BM25 statement and the vector statement",
+  'hybrid recall floor':
+    "one raw `embedBatch` of the text, `TenantTextIndex.search` on the tenant's loaded index (top 30), the vector statement, and the 10 served rows by id under the caller's RLS as the application role (the physical floor; parts and the SQL text leg fallback in the recall tables)",
   'list SELECTs': "the repository's count and page statements",
   'get SELECT': "the repository's statement for one visible memory",
   'sync SELECT': "the feed's one statement for a first page of 100",
@@ -31,8 +31,8 @@ export type FloorName = keyof typeof FLOOR_REQUESTS;
 
 export const FLOOR_OF: Readonly<Partial<Record<WorkloadName, FloorName>>> = {
   store: 'insert',
-  recall: 'recall SQL + embed',
-  'mcp recall': 'recall SQL + embed',
+  recall: 'hybrid recall floor',
+  'mcp recall': 'hybrid recall floor',
   list: 'list SELECTs',
   get: 'get SELECT',
   sync: 'sync SELECT',
@@ -41,14 +41,16 @@ export const FLOOR_OF: Readonly<Partial<Record<WorkloadName, FloorName>>> = {
 
 /**
  * The least work each workload can do, through plain `pg` connections as the schema owner (no
- * transaction, no RLS context), one connection per lane so the floor runs at the same concurrency.
- * A floor call may answer its own timing, leaving out untimed per-call setup (the recall floor's
- * session settings).
+ * transaction, no RLS context, but for the recall floor's row fetch), one connection per lane so the
+ * floor runs at the same concurrency. The recall floor's untimed preparation (its index brought up
+ * to date, the texts tokenised, the callers' shares read) happens before its cell starts.
  */
 export class RawFloors {
   private readonly memories = new MemoryRepository();
   private readonly feed = new SyncFeedRepository();
   private readonly recallFloors = new Map<number, RecallFloor>();
+  /** The parts of the last recall floor cell's calls (warm-up calls included). */
+  private parts: FloorPartsRecorder | null = null;
   private readonly eventSessions = new Map<number, string>();
   /** Rows the insert floor wrote, removed after its cell so later cells search the loaded set only. */
   private inserted: string[] = [];
@@ -67,7 +69,8 @@ export class RawFloors {
   }
 
   /** The floor of `floor` over `shape`; `texts` are the recall texts the service side just used. */
-  call(floor: FloorName, shape: HttpShape, texts: QueryStream): Call {
+  async call(floor: FloorName, shape: HttpShape, texts: readonly string[]): Promise<Call> {
+    this.parts = null;
     switch (floor) {
       case 'insert':
         return async (slot, i) => {
@@ -91,14 +94,17 @@ export class RawFloors {
           );
           this.inserted.push(rows[0].id);
         };
-      case 'recall SQL + embed':
+      case 'hybrid recall floor': {
+        const stream = new QueryStream(texts);
+        await (await this.recallFloor(0)).prepare(shape.principals, texts);
+        const parts = (this.parts = new FloorPartsRecorder());
         return async (slot, i) => {
           const principal = callerOf(shape, i);
           const plan = shape.plans.get(principal.userId) ?? 'exact';
           const floor = await this.recallFloor(slot);
-          const timing = await floor.run(principal, texts.take(), RECALL_LEG_K, plan);
-          return timing.totalMs;
+          return parts.record(await floor.run({ principal, text: stream.take(), plan }));
         };
+      }
       case 'list SELECTs':
         return async (slot, i) => {
           await this.memories.list(callerOf(shape, i), rawTx(this.lanes[slot]), { limit: 50, offset: 0 });
@@ -125,6 +131,23 @@ export class RawFloors {
           await insertBatch(this.lanes[slot], principal, session, eventBatch(`floor-${i}`));
         };
     }
+  }
+
+  /** Medians of the parts of the recall floor cell just run (null after any other floor). */
+  takeParts(): FloorParts | null {
+    const parts = this.parts?.medians() ?? null;
+    this.parts = null;
+    return parts;
+  }
+
+  /**
+   * The text leg's Postgres fallback (`recall_text_search`) alone over `shape` on `texts`, one
+   * lane: what a recall costs while its tenant's index loads (untimed settings, as the floor's).
+   */
+  async sqlTextLeg(shape: HttpShape, texts: readonly string[]): Promise<Call> {
+    const stream = new QueryStream(texts);
+    const floor = await this.recallFloor(0);
+    return async (_slot, i) => floor.sqlTextLeg({ principal: callerOf(shape, i), text: stream.take() });
   }
 
   /**

@@ -1,12 +1,16 @@
 import type { RecallWiring } from '../harness/recall-wiring';
 import { startServiceProcesses, type ProcessStack } from '../harness/service-processes';
-import { ApiClient, MAX_CONNECTIONS } from '../http/api-client';
-import { runClosedLoop, type Call, type LoadResult } from '../http/closed-loop';
-import { prepareShapes, QueryStream, type HttpShape, type ShapeSpec } from '../http/http-shape';
-import { serviceCalls, WORKLOADS, type WorkloadName } from '../http/http-workloads';
-import { backendPids, cpuSpent, rssMb, RssPeaks, snapshotCpu, type CpuGroups } from '../http/process-usage';
-import { FLOOR_APPLICATION, FLOOR_OF, RawFloors, type FloorName } from '../http/raw-floors';
+import { MAX_CONNECTIONS } from '../http/api-client';
+import { measureCells, timeSqlTextLeg, warmApis, type HttpCell, type HttpRow } from '../http/http-cells';
+import { prepareShapes, type HttpShape, type ShapeSpec } from '../http/http-shape';
+import { WORKLOADS } from '../http/http-workloads';
+import { rssMb, RssPeaks } from '../http/process-usage';
+import { RawFloors } from '../http/raw-floors';
+import type { LatencySummary } from '../metrics';
+import type { TextIndexUse } from '../recall/floor-text-index';
 import type { BenchContext } from './bench-context';
+
+export type { CpuPerRequest, HttpRow } from '../http/http-cells';
 
 export interface HttpPhaseOptions {
   /** Timed seconds per workload × concurrency (the floor gets the same). */
@@ -16,36 +20,29 @@ export interface HttpPhaseOptions {
   readonly userMemories: number;
   /** Team-visible memories of the one-team shape. */
   readonly teamMemories: number;
-  /** Also run store, recall and list at the highest concurrency against two API processes. */
+  /**
+   * Also run against two API processes: recall at every concurrency from 4 up on each team shape,
+   * list and store at the highest on the first team shape.
+   */
   readonly twoApis: boolean;
   /** Write V8 CPU profiles of the one-API run's API and worker processes here (`--profile`). */
   readonly profileDir?: string;
 }
 
-/** CPU milliseconds per request, from each process's own accounting (/proc/<pid>/stat). */
-export interface CpuPerRequest {
-  readonly api: number;
-  readonly worker: number;
-  /** Postgres backends of the API and the worker together. */
-  readonly postgres: number;
-}
-
-export interface HttpRow {
-  readonly shape: string;
-  readonly workload: WorkloadName;
-  readonly concurrency: number;
-  readonly apiProcesses: number;
-  readonly service: LoadResult;
-  readonly cpu: CpuPerRequest;
-  readonly floorName: FloorName | null;
-  readonly floor: LoadResult | null;
-  /** Postgres CPU milliseconds per floor call. */
-  readonly floorPostgresMs: number | null;
+export interface HttpShapeResult {
+  readonly label: string;
+  readonly users: number;
+  readonly memories: number;
+  readonly visiblePerUser: number;
+  /** The floor copy's index and the one-API process's load (first recall until served by the index). */
+  readonly textIndex: TextIndexUse;
+  /** The text leg's Postgres fallback alone, one lane, on the shape's recall texts. */
+  readonly sqlTextLeg: LatencySummary | null;
 }
 
 export interface HttpResults {
   readonly secondsPerCell: number;
-  readonly shapes: readonly { label: string; users: number; memories: number; visiblePerUser: number }[];
+  readonly shapes: readonly HttpShapeResult[];
   readonly rows: readonly HttpRow[];
   /** Resident memory in MB: idle after start, and the peak under the load of the one-API runs. */
   readonly rss: { apiIdle: number; workerIdle: number; apiPeak: number; workerPeak: number };
@@ -66,8 +63,9 @@ export async function prepareHttpShapes(
   wiring: RecallWiring,
   options: HttpPhaseOptions,
 ): Promise<HttpShape[]> {
-  // Enough unseen texts for the fastest recall this machine could plausibly sustain.
-  const texts = Math.max(2000, Math.round(options.seconds * 600));
+  // Enough unseen texts for the fastest recall this machine could plausibly sustain (the index leg
+  // does a few hundred a second) over a shape's recall cells; the generator holds ~17k distinct texts.
+  const texts = Math.max(3000, Math.round(options.seconds * 1500));
   const specs: ShapeSpec[] = [
     {
       ...USER_SHAPE,
@@ -95,6 +93,8 @@ export async function runHttpPhase(
 ): Promise<HttpResults> {
   const floors = await RawFloors.open(ctx, wiring, MAX_CONNECTIONS);
   const rows: HttpRow[] = [];
+  const appLoads = new Map<string, number | null>();
+  const sqlTextLegs = new Map<string, LatencySummary>();
   try {
     const one = await startStack(ctx, 1, options.profileDir);
     let rss: HttpResults['rss'];
@@ -108,7 +108,10 @@ export async function runHttpPhase(
         // Session events do not depend on the memories a caller sees: one shape is enough.
         const workloads = shape === shapes[0] ? WORKLOADS : WORKLOADS.filter((w) => w !== 'event ingest');
         const cells = workloads.flatMap((workload) => options.concurrencies.map((c) => ({ workload, c })));
-        rows.push(...(await measureCells(ctx, one, floors, shape, cells, options)));
+        // Right before the shape's cells: a large set's sizing is remembered for a minute only.
+        appLoads.set(shape.label, await warmApis(ctx, one, shape));
+        rows.push(...(await measureCells(ctx, one, floors, shape, cells, options.seconds)));
+        sqlTextLegs.set(shape.label, await timeSqlTextLeg(ctx, floors, shape, options.seconds));
       }
       await peaks.stop();
       rss = {
@@ -123,11 +126,10 @@ export async function runHttpPhase(
     if (options.twoApis) {
       const two = await startStack(ctx, 2);
       try {
-        const c = Math.max(...options.concurrencies);
-        // The loaded team (10k by default): the shape the one-API rows above also ran first.
-        const shape = shapes[Math.min(1, shapes.length - 1)];
-        const cells = (['recall', 'list', 'store'] as const).map((workload) => ({ workload, c }));
-        rows.push(...(await measureCells(ctx, two, floors, shape, cells, options)));
+        for (const [shape, cells] of twoApiCells(shapes, options.concurrencies)) {
+          await warmApis(ctx, two, shape);
+          rows.push(...(await measureCells(ctx, two, floors, shape, cells, options.seconds)));
+        }
       } finally {
         await two.stop();
       }
@@ -139,6 +141,11 @@ export async function runHttpPhase(
         users: s.principals.length,
         memories: s.visibility === 'team' ? s.visiblePerUser : s.visiblePerUser * s.principals.length,
         visiblePerUser: s.visiblePerUser,
+        textIndex: {
+          appLoadMs: appLoads.get(s.label) ?? null,
+          floor: ctx.floorTexts.loadOf(s.principals[0].tenantId) ?? null,
+        },
+        sqlTextLeg: sqlTextLegs.get(s.label) ?? null,
       })),
       rows,
       rss,
@@ -147,6 +154,24 @@ export async function runHttpPhase(
   } finally {
     await floors.close();
   }
+}
+
+/**
+ * What runs against two API processes: recall at every concurrency from 4 up on each team shape
+ * (each process holds its own index of the whole team, so a second process should add throughput),
+ * then list and store at the highest concurrency on the first team shape.
+ */
+export function twoApiCells(
+  shapes: readonly HttpShape[],
+  concurrencies: readonly number[],
+): [HttpShape, HttpCell[]][] {
+  const teams = shapes.filter((s) => s.visibility === 'team');
+  const top = Math.max(...concurrencies);
+  return teams.map((shape) => {
+    const cells: HttpCell[] = concurrencies.filter((c) => c >= 4).map((c) => ({ workload: 'recall', c }));
+    if (shape === teams[0]) cells.push({ workload: 'list', c: top }, { workload: 'store', c: top });
+    return [shape, cells];
+  });
 }
 
 async function startStack(
@@ -162,77 +187,6 @@ async function startStack(
     apiProcesses,
     profileDir,
   });
-}
-
-async function measureCells(
-  ctx: BenchContext,
-  stack: ProcessStack,
-  floors: RawFloors,
-  shape: HttpShape,
-  cells: readonly { workload: WorkloadName; c: number }[],
-  options: HttpPhaseOptions,
-): Promise<HttpRow[]> {
-  const api = new ApiClient(stack.apiUrls);
-  const groups: CpuGroups = {
-    api: async () => stack.apiPids,
-    worker: async () => [stack.workerPid],
-    postgres: async () => [
-      ...(await backendPids(ctx.pg, 'memory-api')),
-      ...(await backendPids(ctx.pg, 'memory-worker')),
-    ],
-    floor: () => backendPids(ctx.pg, FLOOR_APPLICATION),
-  };
-  const rows: HttpRow[] = [];
-  try {
-    const calls = await serviceCalls(api, stack.apiUrl, shape, MAX_CONNECTIONS);
-    for (const { workload, c } of cells) {
-      ctx.log(`http: ${shape.label} · ${workload} · concurrency ${c} · ${stack.apiPids.length} API`);
-      const mark = shape.queries.mark();
-      const service = await timed(calls[workload], c, options.seconds, groups);
-      const floorName = FLOOR_OF[workload] ?? null;
-      // The floor runs the texts the service just ran (it has no cache to hit).
-      const floor = floorName
-        ? await timed(
-            floors.call(floorName, shape, new QueryStream(shape.queries.since(mark))),
-            c,
-            options.seconds,
-            groups,
-          )
-        : null;
-      await floors.removeInserted();
-      rows.push({
-        shape: shape.label,
-        workload,
-        concurrency: c,
-        apiProcesses: stack.apiPids.length,
-        service: service.result,
-        cpu: {
-          api: service.cpuMs.api / service.calls,
-          worker: service.cpuMs.worker / service.calls,
-          postgres: service.cpuMs.postgres / service.calls,
-        },
-        floorName,
-        floor: floor?.result ?? null,
-        floorPostgresMs: floor ? floor.cpuMs.floor / floor.calls : null,
-      });
-    }
-  } finally {
-    await api.close();
-  }
-  return rows;
-}
-
-async function timed(call: Call, concurrency: number, seconds: number, groups: CpuGroups) {
-  const before = await snapshotCpu(groups);
-  const result = await runClosedLoop(call, {
-    concurrency,
-    seconds,
-    warmupCalls: concurrency * 2,
-    minCalls: 20,
-  });
-  const cpuMs = cpuSpent(before, await snapshotCpu(groups));
-  // Warm-up calls and failures cost CPU too: count every call.
-  return { result, cpuMs, calls: Math.max(1, result.calls) };
 }
 
 const count = (n: number) => n.toLocaleString('en-US');

@@ -2,7 +2,7 @@ import { type VectorPlan } from '@app/recall/testing';
 import { type Principal } from '@app/tenancy';
 import type { RecallWiring } from '../harness/recall-wiring';
 import { RecallFloor } from '../recall/raw-floor';
-import { RECALL_LEG_K } from '../recall/recall-latency';
+import { RECALL_LEG_K, RECALL_LIMIT } from '../recall/recall-latency';
 import { measureVectorQuality, type VectorQualityResult } from '../recall/vector-quality';
 import type { BenchContext } from './bench-context';
 
@@ -28,16 +28,43 @@ export function planLookup(ctx: BenchContext, wiring: RecallWiring) {
   return { planOf, sizingMs };
 }
 
-/** The raw floor for this run's model and wiring, with the k each recall leg uses. */
+/** The raw floor for this run's model and wiring, with the k each recall leg uses and recall's limit. */
 export function createFloor(ctx: BenchContext, wiring: RecallWiring): Promise<RecallFloor> {
   return RecallFloor.create({
     pg: ctx.pg,
     model: ctx.rawModel,
     active: ctx.active,
     k: RECALL_LEG_K,
+    limit: RECALL_LIMIT,
     exactScanMaxRows: wiring.exactScanMaxRows,
     withVectorLeg: wiring.vectorLegWired,
+    appRole: wiring.appRole,
+    texts: ctx.floorTexts,
   });
+}
+
+/**
+ * Loads the tenant's text index in the app's own registry before anything is timed, so every
+ * measured recall is served by the index (a cold tenant is searched in Postgres while it loads).
+ * Answers how long the load took; null when the app has no index, held it already, or it did not load.
+ */
+export async function warmAppTextIndex(
+  ctx: BenchContext,
+  wiring: RecallWiring,
+  principal: Principal,
+): Promise<number | null> {
+  if (!wiring.textIndex) return null;
+  const started = performance.now();
+  // Already held (an earlier phase loaded it): a recall brings it up to date, nothing loads.
+  if ('entry' in wiring.textIndex.acquire(principal)) return null;
+  const ready = await wiring.textIndex.warm(principal);
+  const ms = performance.now() - started;
+  ctx.log(
+    ready
+      ? `app text index of ${principal.tenantSlug} loaded in ${Math.round(ms)} ms`
+      : `app text index of ${principal.tenantSlug} did not load: its recalls run in Postgres`,
+  );
+  return ready ? ms : null;
 }
 
 /** The vector leg's recall@10 against an exact scan of the same visible set, with recall's k. */

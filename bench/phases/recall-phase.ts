@@ -4,7 +4,7 @@ import type { RecallWiring } from '../harness/recall-wiring';
 import type { RecallRow } from '../report/bench-report';
 import { measureRecallLatency, type TimedQuery } from '../recall/recall-latency';
 import type { BenchContext } from './bench-context';
-import { createFloor, planLookup, vectorQuality } from './phase-tools';
+import { createFloor, planLookup, vectorQuality, warmAppTextIndex } from './phase-tools';
 
 export interface RecallPhaseOptions {
   readonly memories: number;
@@ -33,13 +33,17 @@ export async function runRecallPhase(ctx: BenchContext, options: RecallPhaseOpti
     timed.push({ principal, text: q.text, plan: await planOf(principal) });
   }
 
+  // One tenant holds the 100 users: one load serves every caller. The floor's copy loads afresh at
+  // each size, so its load time is that size's.
+  if (options.config === 'default') ctx.floorTexts.forget(ctx.principals[0].tenantId);
+  const appLoadMs = await warmAppTextIndex(ctx, wiring, ctx.principals[0]);
   const floor = await createFloor(ctx, wiring);
   ctx.log(`recall latency: ${options.queries} queries at ${options.memories} memories (${options.config})`);
   const latency = await measureRecallLatency({
     recall: wiring.recall,
     floor,
     legs: { text: true, vector: wiring.vectorLegWired },
-    appRole: wiring.appRole,
+    textLegCounts: () => wiring.textLegCounts(),
     warmup: timed.slice(0, options.warmup),
     queries: timed.slice(options.warmup),
   });
@@ -52,6 +56,7 @@ export async function runRecallPhase(ctx: BenchContext, options: RecallPhaseOpti
     quality,
     prepare: await timePrepare(wiring, timed.slice(options.warmup)),
     vectorLegWired: wiring.vectorLegWired,
+    textIndex: { appLoadMs, floor: ctx.floorTexts.loadOf(ctx.principals[0].tenantId) ?? null },
   };
 }
 

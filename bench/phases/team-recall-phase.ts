@@ -10,7 +10,8 @@ import { measureTeamRecallLatency, type TeamRecallLatency } from '../recall/team
 import { type VectorQualityResult } from '../recall/vector-quality';
 import type { LoadRow } from '../report/bench-report';
 import type { BenchContext } from './bench-context';
-import { createFloor, planLookup, vectorQuality } from './phase-tools';
+import { createFloor, planLookup, vectorQuality, warmAppTextIndex } from './phase-tools';
+import type { TextIndexUse } from '../recall/floor-text-index';
 import { summariseLatencies, type LatencySummary } from '../metrics';
 
 /** Members of the team; each owns 1/TEAM_USERS of its memories and reads all of them. */
@@ -30,6 +31,7 @@ export interface TeamRecallRow {
   readonly sizing: LatencySummary;
   readonly latency: TeamRecallLatency;
   readonly quality: VectorQualityResult;
+  readonly textIndex: TextIndexUse;
 }
 
 /** The loaded team, for the HTTP run that follows (not part of the report: it holds keys). */
@@ -48,6 +50,8 @@ export interface TeamRecallOptions {
   readonly warmup: number;
   /** Queries whose vector leg is compared with an exact scan of the ~whole team (costly each). */
   readonly qualityQueries: number;
+  /** Queries on which the Postgres text leg (the fallback) is timed alone (costly each at team size). */
+  readonly sqlTextQueries: number;
 }
 
 /**
@@ -81,13 +85,15 @@ export async function runTeamRecallPhase(
   const { pairs, sizingMs } = await timedPairs(ctx, wiring, principals, options.warmup + options.queries);
   const plans: Record<VectorPlan, number> = { exact: 0, hnsw: 0 };
   for (const [a] of pairs.slice(options.warmup)) plans[a.plan] += 1;
+  const appLoadMs = await warmAppTextIndex(ctx, wiring, principals[0]);
   const floor = await createFloor(ctx, wiring);
   ctx.log(`team: recall latency, ${options.queries} queries each through the use case and HTTP`);
   const latency = await measureTeamRecallLatency({
     recall: wiring.recall,
     http: new HttpRecallClient(options.apiUrl, keys),
     floor,
-    appRole: wiring.appRole,
+    textLegCounts: () => wiring.textLegCounts(),
+    sqlTextQueries: options.sqlTextQueries,
     warmup: pairs.slice(0, options.warmup),
     queries: pairs.slice(options.warmup),
   });
@@ -111,6 +117,7 @@ export async function runTeamRecallPhase(
     sizing: summariseLatencies(sizingMs),
     latency,
     quality,
+    textIndex: { appLoadMs, floor: ctx.floorTexts.loadOf(principals[0].tenantId) ?? null },
   };
   return { row, team: { principals, keys } };
 }

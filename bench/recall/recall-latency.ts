@@ -2,7 +2,8 @@ import { type Principal } from '@app/tenancy';
 import { type RecallInput, type RecallMemoriesUseCase } from '@app/recall';
 import { summariseLatencies, type LatencySummary } from '../metrics';
 import { type VectorPlan } from '@app/recall/testing';
-import type { RecallFloor } from './raw-floor';
+import { FloorPartsRecorder, type FloorParts, type RecallFloor } from './raw-floor';
+import { indexShare, type TextLegCounts } from './text-leg-counts';
 
 /** What the benchmark asks: the default recall request of an agent (top 10 by relevance). */
 export const RECALL_LIMIT = 10;
@@ -11,13 +12,16 @@ export const RECALL_LEG_K = Math.max(RECALL_LIMIT * 3, 30);
 
 export interface RecallLatencyResult {
   readonly useCase: LatencySummary;
-  /** The floor's statements in a transaction as the app role with RLS context (not the target's floor). */
-  readonly floorWithRls: LatencySummary;
   /** The same queries again: the query embedding now comes from the LRU cache. */
   readonly useCaseCached: LatencySummary;
+  /** The physical floor: embed + index top-k + vector statement + row fetch under RLS. */
   readonly floor: LatencySummary;
   /** Medians of the floor's parts: where the irreducible time goes. */
-  readonly floorParts: { readonly embedMs: number; readonly textMs: number; readonly vectorMs: number };
+  readonly floorParts: FloorParts;
+  /** The text leg's Postgres fallback alone (`recall_text_search`), on the same texts: not in the floor. */
+  readonly sqlTextLeg: LatencySummary;
+  /** Share of the timed recalls whose text leg the app's index served (null: not counted). */
+  readonly indexShare: number | null;
   /** Mean number of results the use case returned (a sanity check that recall answered). */
   readonly meanResults: number;
 }
@@ -30,15 +34,16 @@ export interface TimedQuery {
 }
 
 /**
- * Times the real use case and the raw floor on the same queries, alternating which goes first
- * so that neither always finds the other's pages and plans warm. Warm-up queries are discarded.
+ * Times the real use case and the floor on the same queries, alternating which goes first so that
+ * neither always finds the other's pages and plans warm, then the Postgres text leg alone. Warm-up
+ * queries are discarded. The app's text index must be loaded for the callers' tenant beforehand.
  */
 export async function measureRecallLatency(options: {
   recall: RecallMemoriesUseCase;
   floor: RecallFloor;
   legs: NonNullable<RecallInput['legs']>;
-  /** The application role (DATABASE_APP_ROLE) for the RLS variant of the floor. */
-  appRole: string;
+  /** The app's count of text legs by source, read around the timed loop. */
+  textLegCounts: () => Promise<TextLegCounts | null>;
   warmup: readonly TimedQuery[];
   queries: readonly TimedQuery[];
 }): Promise<RecallLatencyResult> {
@@ -54,16 +59,16 @@ export async function measureRecallLatency(options: {
     const results = await options.recall.execute(q.principal, request(q.text));
     return { ms: performance.now() - started, results: results.length };
   };
+  await options.floor.prepareFor([...options.warmup, ...options.queries]);
   for (const q of options.warmup) {
     await runUseCase(q);
-    await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan);
-    await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan, options.appRole);
+    await options.floor.run(q);
   }
   const useCase: number[] = [];
   const floor: number[] = [];
-  const floorWithRls: number[] = [];
-  const parts = { embed: [] as number[], text: [] as number[], vector: [] as number[] };
+  const parts = new FloorPartsRecorder();
   let results = 0;
+  const before = await options.textLegCounts();
   for (const [i, q] of options.queries.entries()) {
     const steps = [
       async () => {
@@ -71,38 +76,23 @@ export async function measureRecallLatency(options: {
         useCase.push(measured.ms);
         results += measured.results;
       },
-      async () =>
-        floor.push(recordFloor(await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan), parts)),
-      async () =>
-        floorWithRls.push(
-          (await options.floor.run(q.principal, q.text, RECALL_LEG_K, q.plan, options.appRole)).totalMs,
-        ),
+      async () => floor.push(parts.record(await options.floor.run(q))),
     ];
     // Rotate the order so no variant always runs first (cold) or last (warm).
     for (let s = 0; s < steps.length; s++) await steps[(i + s) % steps.length]();
   }
+  const share = indexShare(before, await options.textLegCounts());
+  const sqlTextLeg: number[] = [];
+  for (const q of options.queries) sqlTextLeg.push(await options.floor.sqlTextLeg(q));
   const cached: number[] = [];
   for (const q of options.queries) cached.push((await runUseCase(q)).ms);
   return {
     useCase: summariseLatencies(useCase),
     useCaseCached: summariseLatencies(cached),
     floor: summariseLatencies(floor),
-    floorWithRls: summariseLatencies(floorWithRls),
-    floorParts: {
-      embedMs: summariseLatencies(parts.embed).p50,
-      textMs: summariseLatencies(parts.text).p50,
-      vectorMs: summariseLatencies(parts.vector).p50,
-    },
+    floorParts: parts.medians(),
+    sqlTextLeg: summariseLatencies(sqlTextLeg),
+    indexShare: share,
     meanResults: results / Math.max(1, options.queries.length),
   };
-}
-
-function recordFloor(
-  timing: { embedMs: number; textMs: number; vectorMs: number; totalMs: number },
-  parts: { embed: number[]; text: number[]; vector: number[] },
-): number {
-  parts.embed.push(timing.embedMs);
-  parts.text.push(timing.textMs);
-  parts.vector.push(timing.vectorMs);
-  return timing.totalMs;
 }

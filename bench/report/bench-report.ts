@@ -7,10 +7,21 @@ import type { LatencySummary } from '../metrics';
 import type { TeamRecallRow } from '../phases/team-recall-phase';
 import { machineLine, type MachineInfo } from './machine';
 import { renderIngestSection } from './ingest-report';
-import { httpSections } from './http-report';
+import { httpIndexShareReadings, httpSections } from './http-report';
 import type { HttpResults } from '../phases/http-phase';
 import { renderTeamSection } from './team-report';
 import { count, fixed, markdownTable, ms, ratio, triple, verdict } from './markdown';
+import type { TextIndexUse } from '../recall/floor-text-index';
+import {
+  floorPartsCell,
+  indexShareNotes,
+  RECALL_FLOOR_TEXT,
+  renderTextIndexTable,
+  servedByIndex,
+  TEXT_INDEX_TEXT,
+  type IndexShareReading,
+  type TextIndexRow,
+} from './recall-floor-report';
 
 /** Targets from issue 3 ("Benchmarks"). */
 export const TARGETS = {
@@ -30,6 +41,7 @@ export interface RecallRow {
   /** VECTOR_RECALL.prepare on unseen texts (null when not wired). */
   readonly prepare: LatencySummary | null;
   readonly vectorLegWired: boolean;
+  readonly textIndex: TextIndexUse;
 }
 
 export interface LoadRow {
@@ -92,14 +104,13 @@ export function renderBenchReport(r: BenchResults): string {
   const partRows = r.recall.map((row) => [
     count(row.memories),
     planLabel(row),
-    ms(row.latency.floorWithRls.p50),
-    ms(row.latency.floorParts.embedMs),
-    ms(row.latency.floorParts.textMs),
-    ms(row.latency.floorParts.vectorMs),
+    floorPartsCell(row.latency.floorParts),
+    `${ms(row.latency.sqlTextLeg.p50)} / ${ms(row.latency.sqlTextLeg.p99)}`,
     ms(row.latency.useCase.p50 - row.latency.floor.p50),
     row.prepare ? ms(row.prepare.p50) : 'n/a',
     ms(row.latency.useCaseCached.p50),
     fixed(row.latency.meanResults, 1),
+    servedByIndex(row.latency.indexShare),
   ]);
   const sections = [
     `# Benchmark results (${r.mode})`,
@@ -115,7 +126,9 @@ export function renderBenchReport(r: BenchResults): string {
     'Vector recall@10 is measured through MemoryVectorRepository with the plan it picks, against the exact',
     'nearest rows of the same visible set (ties at the 10th distance count as correct).',
     '',
-    '## Recall latency: hybrid `RecallMemoriesUseCase` vs the raw floor (limit 10, each leg k = 30)',
+    '## Recall latency: hybrid `RecallMemoriesUseCase` vs its physical floor (limit 10, each leg k = 30)',
+    '',
+    ...RECALL_FLOOR_TEXT,
     '',
     markdownTable(
       [
@@ -131,29 +144,34 @@ export function renderBenchReport(r: BenchResults): string {
       recallRows,
     ),
     '',
-    'Where the time goes (ms, medians). "Floor under RLS" runs the same statements in one transaction',
-    "as the application role with the caller's RLS context, as the service must; the floor parts add",
-    'up to the plain floor. "Prepare" is the vector leg\'s query embedding through the app (registry,',
-    'cache, micro-batcher, model) on unseen texts. The last timing repeats the same queries: their',
-    'embeddings come from the query cache, and their data pages are warm, so it is indicative only.',
+    "Where the time goes (ms, medians). The app's text index was loaded for the tenant before timing;",
+    '"served by index" is the share of the timed recalls whose text leg it served (the app\'s',
+    '`memsvc_recall_text_leg_total`). "Prepare" is the vector leg\'s query embedding through the app',
+    '(registry, cache, micro-batcher, model) on unseen texts. The last timing repeats the same queries:',
+    'their embeddings come from the query cache, and their data pages are warm, so it is indicative only.',
     '',
     markdownTable(
       [
         'memories',
         'vector plan',
-        'floor under RLS (app role, one transaction)',
-        'floor: embed',
-        'floor: text SQL',
-        'floor: vector SQL',
+        'floor: embed · index top-k · vector SQL · rows under RLS',
+        'SQL text leg (fallback) p50 / p99',
         'use case − floor (p50)',
         'app query embedding (prepare, cache miss)',
         'use case, query cached (p50)',
         'results / query',
+        'served by index',
       ],
       partRows,
     ),
     '',
     ...renderTeamSection(r.team, TARGETS),
+    '',
+    '## In-memory text index: memory and load time per tenant',
+    '',
+    ...TEXT_INDEX_TEXT,
+    '',
+    renderTextIndexTable(textIndexRows(r)),
     '',
     '## Indexing',
     '',
@@ -176,11 +194,35 @@ export function renderBenchReport(r: BenchResults): string {
       ]),
     ),
   ];
-  const notes = [...r.notes];
+  const notes = [...r.notes, ...indexShareNotes(indexShareReadings(r))];
   if (r.http && r.http.reusedQueries > 0)
     notes.push(`${r.http.reusedQueries} HTTP recalls reused a text (they may have hit the query cache).`);
   if (notes.length > 0) sections.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));
   return `${sections.join('\n')}\n`;
+}
+
+/** The in-process run's tenants, loaded afresh: the 100 users at each size, the team (HTTP shapes: their section). */
+export function textIndexRows(r: Pick<BenchResults, 'recall' | 'team' | 'users'>): TextIndexRow[] {
+  return [
+    ...r.recall
+      .filter((row) => row.config === 'default')
+      .map((row) => ({ label: `${r.users} users × 1% of ${count(row.memories)}`, use: row.textIndex })),
+    ...(r.team
+      ? [{ label: `team of ${r.team.users}, ${count(r.team.memories)} visible`, use: r.team.textIndex }]
+      : []),
+  ];
+}
+
+/** Every measured share of recalls served by the text index: in process, at team size, through HTTP. */
+export function indexShareReadings(r: Pick<BenchResults, 'recall' | 'team' | 'http'>): IndexShareReading[] {
+  return [
+    ...r.recall.map((row) => ({
+      where: `recall at ${count(row.memories)} (${row.config})`,
+      share: row.latency.indexShare,
+    })),
+    ...(r.team ? [{ where: 'team recall (use case and HTTP)', share: r.team.latency.indexShare }] : []),
+    ...(r.http ? httpIndexShareReadings(r.http) : []),
+  ];
 }
 
 function renderIndexing(r: BenchResults): string {

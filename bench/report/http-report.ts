@@ -3,6 +3,16 @@ import { WORKLOAD_REQUESTS } from '../http/http-workloads';
 import { FLOOR_REQUESTS } from '../http/raw-floors';
 import { machineLine, type MachineInfo } from './machine';
 import { count, markdownTable, ms, ratio, triple } from './markdown';
+import {
+  floorPartsCell,
+  indexShareNotes,
+  RECALL_FLOOR_TEXT,
+  servedByIndex,
+  TEXT_INDEX_HEADER,
+  TEXT_INDEX_TEXT,
+  textIndexCells,
+  type IndexShareReading,
+} from './recall-floor-report';
 
 export interface HttpBenchResults {
   readonly mode: 'http' | 'http-quick';
@@ -81,6 +91,72 @@ function mcpTable(rows: readonly HttpRow[]): string {
   return markdownTable(['shape', 'c', 'REST recall p50 ms', 'MCP recall p50 ms', 'MCP ÷ REST'], pairs);
 }
 
+/**
+ * REST recall in every shape, concurrency and API count against its physical floor: the acceptance
+ * view (latency, throughput, CPU per request, index share, the floor part by part).
+ */
+export function recallTable(http: Pick<HttpResults, 'rows' | 'shapes'>): string {
+  const order = (label: string) => http.shapes.findIndex((s) => s.label === label);
+  const rows = http.rows
+    .filter((r) => r.workload === 'recall')
+    .sort(
+      (a, b) =>
+        order(a.shape) - order(b.shape) || a.concurrency - b.concurrency || a.apiProcesses - b.apiProcesses,
+    );
+  return markdownTable(
+    [
+      'shape',
+      'c',
+      'APIs',
+      'req/s',
+      'p50 / p95 / p99 ms',
+      'CPU ms/req API · PG · worker',
+      'served by index',
+      'floor /s',
+      'floor p50 / p95 / p99',
+      'floor parts p50: embed · index · vector · rows',
+      'p50 × floor',
+    ],
+    rows.map((r) => [
+      r.shape,
+      String(r.concurrency),
+      String(r.apiProcesses),
+      rate(r.service.perSecond),
+      triple(r.service.latency),
+      `${ms(r.cpu.api)} · ${ms(r.cpu.postgres)} · ${ms(r.cpu.worker)}`,
+      servedByIndex(r.indexShare),
+      r.floor ? rate(r.floor.perSecond) : '—',
+      r.floor ? triple(r.floor.latency) : '—',
+      r.floorParts ? floorPartsCell(r.floorParts) : '—',
+      r.floor ? ratio(r.service.latency.p50 / r.floor.latency.p50) : '—',
+    ]),
+  );
+}
+
+/** The share of each recall cell's recalls (REST and MCP) that the API processes' indexes served. */
+export function httpIndexShareReadings(http: Pick<HttpResults, 'rows'>): IndexShareReading[] {
+  return http.rows
+    .filter((r) => r.workload === 'recall' || r.workload === 'mcp recall')
+    .map((r) => ({
+      where: `HTTP ${r.workload}, ${r.shape}, c=${r.concurrency}, ${r.apiProcesses} API`,
+      share: r.indexShare,
+    }));
+}
+
+/** Per shape: the text index an API process holds, and what the Postgres fallback costs instead. */
+function textLegTable(http: Pick<HttpResults, 'shapes'>): string {
+  return markdownTable(
+    ['shape', ...TEXT_INDEX_HEADER, 'SQL text leg (fallback) p50 / p95 / p99 ms, 1 lane'],
+    http.shapes.map((shape) => [
+      shape.label,
+      ...textIndexCells(shape.textIndex),
+      shape.sqlTextLeg && shape.sqlTextLeg.count > 0
+        ? `${triple(shape.sqlTextLeg)} (${shape.sqlTextLeg.count} calls)`
+        : 'n/a',
+    ]),
+  );
+}
+
 export function renderHttpReport(results: HttpBenchResults): string {
   const lines = [
     `# HTTP benchmark (${results.mode}, ${results.startedAt})`,
@@ -96,7 +172,7 @@ export function renderHttpReport(results: HttpBenchResults): string {
     '',
     ...httpSections(results.http, '##'),
   ];
-  const notes = [...results.notes];
+  const notes = [...results.notes, ...indexShareNotes(httpIndexShareReadings(results.http))];
   if (results.http.reusedQueries > 0)
     notes.push(`${results.http.reusedQueries} recalls reused a text (they may have hit the query cache).`);
   if (notes.length > 0) lines.push('## Notes', '', ...notes.map((n) => `- ${n}`), '');
@@ -124,6 +200,21 @@ export function httpSections(http: HttpResults, level: '##' | '###'): string[] {
     );
   }
   lines.push(
+    `${level} Recall against its physical floor, 1 and 2 API processes`,
+    '',
+    ...RECALL_FLOOR_TEXT,
+    'Every API process recalled on every shape until its index answered before any cell ran; "served by',
+    'index" is the share of the cell\'s recalls (warm-up calls included) whose text leg an index served,',
+    "from the processes' `memsvc_recall_text_leg_total`. With 2 APIs the lanes split between the processes.",
+    '',
+    recallTable(http),
+    '',
+    `${level} Text index and the SQL fallback per shape`,
+    '',
+    ...TEXT_INDEX_TEXT,
+    '',
+    textLegTable(http),
+    '',
     `${level} MCP against REST recall`,
     '',
     mcpTable(http.rows),
