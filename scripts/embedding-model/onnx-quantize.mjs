@@ -1,5 +1,5 @@
 // Int8 matrix products for a float graph: every MatMul whose right operand is a 2-D float
-// initializer becomes an integer product (MatMulInteger, uint8 × int8, accumulated in int32) between
+// initializer (and that the caller does not keep float) becomes an integer product (MatMulInteger, uint8 × int8, accumulated in int32) between
 // dequantising scales. Everything else — embedding lookups, attention between activations, layer
 // norms — stays float.
 //
@@ -26,14 +26,18 @@ import {
 
 const { UINT8 } = onnx.TensorProto.DataType;
 
-/** Returns a new { nodes, initializers, domains } graph; the input is not changed. */
-export function quantizeMatMulWeights({ nodes, initializers, domains }) {
+/**
+ * Returns a new { nodes, initializers, domains } graph; the input is not changed. MatMul nodes for
+ * which `keepFloat(node)` is true stay float.
+ */
+export function quantizeMatMulWeights({ nodes, initializers, domains }, keepFloat = () => false) {
   const byName = new Map(initializers.map((initializer) => [initializer.name, initializer]));
   const added = [...sharedConstants()];
   const quantizedRows = new Map(); // activation → its quantized rows and scales (computed once)
   const output = [];
   for (const original of nodes) {
-    const weight = original.opType === 'MatMul' ? byName.get(original.input[1]) : undefined;
+    const weight =
+      original.opType === 'MatMul' && !keepFloat(original) ? byName.get(original.input[1]) : undefined;
     if (!weight || weight.dataType !== FLOAT || weight.dims.length !== 2) {
       output.push(original);
       continue;

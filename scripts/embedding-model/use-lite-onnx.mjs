@@ -75,7 +75,7 @@ export async function buildUseLiteOnnxModel({
   writeFileSync(join(staging, 'onnx', 'model.onnx'), encode(graph, metadata));
   writeFileSync(
     join(staging, 'onnx', 'model_quantized.onnx'),
-    encode(quantizeMatMulWeights(graph), metadata),
+    encode(quantizeMatMulWeights(graph, inFirstLayer), metadata),
   );
   writeJson(STAMP_FILE, stamp); // last: a folder with a stamp is complete
   publish(staging, target, stamp, OUTPUT_FILES);
@@ -106,6 +106,15 @@ function translateUseLite(topology, weights) {
     initializers: translated.initializers,
     domains: [],
   };
+}
+
+/**
+ * The int8 graph keeps the first transformer layer's matrix products in float: its quantization
+ * error passes through every later layer. Over the eval texts this lifts the lowest cosine with the
+ * float graph from 0.9981 (everything int8) to 0.9994, for 22% instead of 43% less CPU per memory.
+ */
+function inFirstLayer(graphNode) {
+  return graphNode.name.includes('/TransformerStack/Layer_0/');
 }
 
 /** The one node nothing consumes: what TF.js' executeAsync returns for this model. */

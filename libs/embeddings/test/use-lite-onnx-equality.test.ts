@@ -11,8 +11,8 @@ import { useLiteModelFolder } from '../src/adapters/embedding/use-lite/use-lite-
 // The ONNX translation of USE-lite (scripts/embedding-model/use-lite-onnx.mjs) must compute the
 // packaged TF.js graph's vectors. Both runtimes embed the texts of every eval corpus in
 // bench/datasets (corpus and queries; every third text, or all with USE_LITE_EQUALITY_FULL=1) and
-// edge cases; the float graph must agree with TF.js on every text. The int8 graph is an option
-// (EMBEDDING_QUANTIZED=true): its agreement is measured and bounded, not required to be exact.
+// edge cases; the float graph must agree with TF.js on every text, and the int8 graph (the option
+// EMBEDDING_QUANTIZED=true) closely.
 
 const root = resolve(__dirname, '../../..');
 const MODEL = 'use-lite-512d';
@@ -165,7 +165,7 @@ describe('USE-lite on onnxruntime computes the TF.js graph’s vectors', () => {
     console.table(rows);
   });
 
-  it('int8 graph: close to TF.js (cosine ≥ 0.995 on every text, ≥ 0.999 on average)', () => {
+  it('int8 graph: cosine ≥ 0.999 with TF.js on every text', () => {
     const rows: Record<string, string | number>[] = [];
     for (const [name, texts] of sets) {
       const { tfjs, q8 } = vectors.get(name)!;
@@ -177,8 +177,7 @@ describe('USE-lite on onnxruntime computes the TF.js graph’s vectors', () => {
         'int8 mean': mean,
         worst: worst.slice(0, 40),
       });
-      expect(min, `${name}: "${worst.slice(0, 80)}"`).toBeGreaterThanOrEqual(0.995);
-      expect(mean, name).toBeGreaterThanOrEqual(0.999);
+      expect(min, `${name}: "${worst.slice(0, 80)}"`).toBeGreaterThanOrEqual(0.999);
     }
     console.table(rows);
   });

@@ -123,7 +123,7 @@ function pickRuntime(request: ModelLoadRequest): UseLiteRuntime {
   const folder = modelFolder(request.modelsDir, USE_LITE_MODEL_ID);
   logger.warn(
     `${USE_LITE_MODEL_ID}: no ONNX build in ${folder} (${onnxModelFile(request.dtype)}), so it runs on the ` +
-      'TF.js WebAssembly reference runtime, about 10× slower. Build it with ' +
+      'TF.js WebAssembly reference runtime, 5–10× slower. Build it with ' +
       `\`node scripts/build-embedding-model.mjs --model ${USE_LITE_MODEL_ID} --models-dir ${request.modelsDir}\`.`,
   );
   return 'tfjs';
