@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-// Builds a static offline embedding model into MODELS_DIR: glove-sif-100d (the default here; npm
-// install, test and start build it) or, on request, use-lite-distilled-512d. Plain Node ESM so it
-// runs before the TypeScript build. Cached: a second run with the same package versions and
-// parameters only checks the stamp. See docs/embeddings.md. (The default service model,
-// use-lite-512d, needs no build: it is read from its npm package.)
+// Builds the offline embedding models into MODELS_DIR. Without --model it builds what npm install,
+// test and start need: use-lite-512d (the default model, Universal Sentence Encoder lite, translated
+// from its TF.js package to ONNX) and glove-sif-100d (the previous default, still selectable). On
+// request: use-lite-distilled-512d. Plain Node ESM so it runs before the TypeScript build. Cached:
+// a second run with the same package versions and parameters only checks the stamps. See
+// docs/embeddings.md.
 //
-//   node scripts/build-embedding-model.mjs [--model glove-sif-100d|use-lite-distilled-512d]
+//   node scripts/build-embedding-model.mjs [--model use-lite-512d|glove-sif-100d|use-lite-distilled-512d]…
 //                                          [--models-dir DIR] [--vocab-size N] [--sif-a A]
 //                                          [--name NAME] [--force] [--json] [--quiet]
-// Environment fallbacks: MODELS_DIR (default ./models), EMBEDDING_VOCAB_SIZE.
+// --json prints one summary line per model. Environment fallbacks: MODELS_DIR (default ./models),
+// EMBEDDING_VOCAB_SIZE.
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -22,15 +24,18 @@ import {
   DISTILLED_MODEL_NAME,
   DISTILLED_VOCAB_SIZE,
 } from './embedding-model/distil.mjs';
+import { buildUseLiteOnnxModel, USE_LITE_ONNX_NAME } from './embedding-model/use-lite-onnx.mjs';
 
 const BUILDERS = {
+  [USE_LITE_ONNX_NAME]: { build: buildUseLiteOnnxModel },
   [DEFAULT_MODEL_NAME]: { build: buildEmbeddingModel, vocabSize: DEFAULT_VOCAB_SIZE },
   [DISTILLED_MODEL_NAME]: { build: buildDistilledModel, vocabSize: DISTILLED_VOCAB_SIZE },
 };
+const INSTALLED = [USE_LITE_ONNX_NAME, DEFAULT_MODEL_NAME];
 
 const { values } = parseArgs({
   options: {
-    model: { type: 'string', default: DEFAULT_MODEL_NAME },
+    model: { type: 'string', multiple: true, default: INSTALLED },
     'models-dir': { type: 'string' },
     'vocab-size': { type: 'string' },
     'sif-a': { type: 'string' },
@@ -41,15 +46,18 @@ const { values } = parseArgs({
   },
 });
 
-const builder = BUILDERS[values.model];
-if (!builder) {
+const unknown = values.model.filter((model) => !BUILDERS[model]);
+if (unknown.length > 0) {
   process.stderr.write(
-    `[model] unknown --model ${values.model}: one of ${Object.keys(BUILDERS).join(', ')}\n`,
+    `[model] unknown --model ${unknown.join(', ')}: one of ${Object.keys(BUILDERS).join(', ')}\n`,
   );
   process.exit(2);
 }
+if (values.name && values.model.length > 1) {
+  process.stderr.write('[model] --name needs exactly one --model\n');
+  process.exit(2);
+}
 const modelsDir = resolve(values['models-dir'] ?? process.env.MODELS_DIR ?? './models');
-const vocabSize = Number(values['vocab-size'] ?? process.env.EMBEDDING_VOCAB_SIZE ?? builder.vocabSize);
 const a = Number(values['sif-a'] ?? DEFAULT_SIF_A);
 // Progress goes to stderr so that --json output on stdout stays parseable.
 const log = (line) => {
@@ -57,18 +65,19 @@ const log = (line) => {
 };
 
 try {
-  const summary = await builder.build({
-    modelsDir,
-    name: values.name ?? values.model,
-    vocabSize,
-    a,
-    force: values.force,
-    log,
-  });
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify(summary)}\n`);
-  } else {
-    log(describe(summary));
+  for (const model of values.model) {
+    const builder = BUILDERS[model];
+    const vocabSize = Number(values['vocab-size'] ?? process.env.EMBEDDING_VOCAB_SIZE ?? builder.vocabSize);
+    const summary = await builder.build({
+      modelsDir,
+      name: values.name ?? model,
+      vocabSize,
+      a,
+      force: values.force,
+      log,
+    });
+    if (values.json) process.stdout.write(`${JSON.stringify(summary)}\n`);
+    else log(describe(summary));
   }
 } catch (error) {
   process.stderr.write(`[model] build failed: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -77,12 +86,15 @@ try {
 
 function describe(summary) {
   const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
-  const { files } = summary;
-  if (summary.cached)
-    return `${summary.path} is up to date (${summary.vocabulary} words, ${summary.dimensions}-d)`;
-  return [
-    `built ${summary.path} in ${summary.seconds.toFixed(1)} s:`,
-    `${summary.vocabulary} words, ${summary.dimensions}-d, SIF a=${summary.stamp.parameters.sifA};`,
-    `onnx/model.onnx ${mb(files['onnx/model.onnx'])}, onnx/model_quantized.onnx ${mb(files['onnx/model_quantized.onnx'])}, tokenizer.json ${mb(files['tokenizer.json'])}`,
-  ].join(' ');
+  const shape = [
+    summary.vocabulary === undefined ? undefined : `${summary.vocabulary} words`,
+    `${summary.dimensions}-d`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  if (summary.cached) return `${summary.path} is up to date (${shape})`;
+  const files = Object.entries(summary.files)
+    .filter(([file]) => file.endsWith('.onnx') || file === 'tokenizer.json')
+    .map(([file, bytes]) => `${file} ${mb(bytes)}`);
+  return `built ${summary.path} in ${summary.seconds.toFixed(1)} s: ${shape}; ${files.join(', ')}`;
 }

@@ -1,43 +1,94 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadModelById } from '@app/embeddings/testing';
+import {
+  loadModelById,
+  loadUseLiteModel,
+  type LoadedModel,
+  type UseLiteRuntime,
+} from '@app/embeddings/testing';
+import { memorySample } from './memory-sample';
 
 /**
- * Speed of one embedding model outside the service: load time (first usable embedder), query
- * embedding p50 (one short text per call, as recall does) and throughput in batches of 32
- * memory-sized texts (as the worker does). Texts come from the agent-memory corpus.
+ * Speed of one embedding model outside the service — the raw model floor: load time (first usable
+ * embedder), single query embeds (one text per call, as recall does: p50, p95, queries/s) and
+ * batches of 32 memories of 100–400 characters (as the worker does: p50 per batch, texts/s, and
+ * CPU milliseconds per text, which stays comparable when other work shares the machine). Queries
+ * are every eval query in bench/datasets; memories are 256 texts of 100–400 characters made from
+ * the agent-memory corpus (memory-sample.ts).
  *
- *   npm run bench:embedder -- --model use-lite-512d --model glove-sif-100d [--models-dir ./models] [--quantized] [--seconds 10]
+ *   npm run bench:embedder -- --model use-lite-512d --model glove-sif-100d [--models-dir ./models]
+ *     [--runtime onnx --runtime tfjs] [--dtype fp32 --dtype q8] [--seconds 10]
+ *
+ * --runtime picks USE-lite's runtime (default: whichever it would use, see use-lite-runtime.ts);
+ * --dtype the graph (q8 = onnx/model_quantized.onnx). TF.js has one graph: it runs once, as fp32.
  */
 const { values } = parseArgs({
   options: {
     model: { type: 'string', multiple: true, default: ['glove-sif-100d'] },
     'models-dir': { type: 'string', default: './models' },
-    quantized: { type: 'boolean', default: false },
+    runtime: { type: 'string', multiple: true, default: ['auto'] },
+    dtype: { type: 'string', multiple: true, default: ['fp32'] },
     seconds: { type: 'string', default: '10' },
   },
 });
 
-const corpus = readFileSync(resolve('bench/datasets/agent-memory/corpus.jsonl'), 'utf8')
-  .split('\n')
-  .filter((line) => line.trim() !== '')
-  .map((line) => (JSON.parse(line) as { text: string }).text);
-const queries = readFileSync(resolve('bench/datasets/agent-memory/queries.jsonl'), 'utf8')
-  .split('\n')
-  .filter((line) => line.trim() !== '')
-  .map((line) => (JSON.parse(line) as { text: string }).text);
+const readTexts = (datasets: readonly string[], file: string) =>
+  datasets.flatMap((dataset) =>
+    readFileSync(resolve('bench/datasets', dataset, file), 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => (JSON.parse(line) as { text: string }).text),
+  );
+const queries = readTexts(['agent-memory', 'team-conversations'], 'queries.jsonl');
+const memories = memorySample(readTexts(['agent-memory'], 'corpus.jsonl'), {
+  count: 256,
+  minChars: 100,
+  maxChars: 400,
+});
+const BATCH = 32;
 
-async function measure(modelId: string): Promise<Record<string, string | number>> {
-  const startedAt = performance.now();
-  const model = await loadModelById({
-    modelId,
-    modelsDir: resolve(values['models-dir']),
-    allowRemote: false,
-    dtype: values.quantized ? 'q8' : 'fp32',
+interface Variant {
+  readonly modelId: string;
+  readonly runtime: UseLiteRuntime | 'auto';
+  readonly dtype: 'fp32' | 'q8';
+}
+
+function variants(): Variant[] {
+  const runtimes = values.runtime.map((runtime) => {
+    if (runtime !== 'auto' && runtime !== 'onnx' && runtime !== 'tfjs')
+      throw new Error(`--runtime ${runtime}?`);
+    return runtime;
   });
+  const dtypes = values.dtype.map((dtype) => {
+    if (dtype !== 'fp32' && dtype !== 'q8') throw new Error(`--dtype ${dtype}?`);
+    return dtype;
+  });
+  return values.model.flatMap((modelId) =>
+    (modelId === 'use-lite-512d' ? runtimes : (['auto'] as const)).flatMap((runtime) =>
+      (runtime === 'tfjs' ? (['fp32'] as const) : dtypes).map((dtype) => ({ modelId, runtime, dtype })),
+    ),
+  );
+}
+
+function load({ modelId, runtime, dtype }: Variant): Promise<LoadedModel> {
+  const request = { modelId, modelsDir: resolve(values['models-dir']), allowRemote: false, dtype };
+  return runtime === 'auto' ? loadModelById(request) : loadUseLiteModel(request, runtime);
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+async function measure(variant: Variant): Promise<Record<string, string | number>> {
+  const startedAt = performance.now();
+  const model = await load(variant);
   await model.embedBatch(['warm up']);
   const loadMs = performance.now() - startedAt;
+  for (const query of queries.slice(0, 20)) await model.embedBatch([query]);
 
   const latencies: number[] = [];
   for (const query of queries) {
@@ -46,30 +97,43 @@ async function measure(modelId: string): Promise<Record<string, string | number>
     latencies.push(performance.now() - at);
   }
   latencies.sort((a, b) => a - b);
+  const queryMs = latencies.reduce((sum, ms) => sum + ms, 0);
 
   const budgetMs = Number(values.seconds) * 1000;
+  const batchTimes: number[] = [];
+  const cpuStart = process.cpuUsage();
   const throughputStart = performance.now();
-  let embedded = 0;
-  for (let i = 0; performance.now() - throughputStart < budgetMs; i += 32) {
-    const batch = Array.from({ length: 32 }, (_, k) => corpus[(i + k) % corpus.length]);
+  for (let i = 0; performance.now() - throughputStart < budgetMs; i += BATCH) {
+    const batch = Array.from({ length: BATCH }, (_, k) => memories[(i + k) % memories.length]);
+    const at = performance.now();
     await model.embedBatch(batch);
-    embedded += batch.length;
+    batchTimes.push(performance.now() - at);
   }
-  const perSecond = embedded / ((performance.now() - throughputStart) / 1000);
+  const seconds = (performance.now() - throughputStart) / 1000;
+  const embedded = batchTimes.length * BATCH;
+  const cpuPerText = cpuMs(cpuStart) / embedded;
+  batchTimes.sort((a, b) => a - b);
   await model.dispose();
   return {
-    model: modelId,
-    dimensions: model.dimensions,
-    'load + first embed ms': Math.round(loadMs),
-    'query p50 ms': Number(latencies[Math.floor(latencies.length / 2)].toFixed(2)),
-    'query p95 ms': Number(latencies[Math.floor(latencies.length * 0.95)].toFixed(2)),
-    'texts/s (batch 32)': Math.round(perSecond),
+    model: variant.modelId,
+    runtime: variant.runtime,
+    dtype: variant.dtype,
+    'load ms': Math.round(loadMs),
+    'query p50 ms': Number(percentile(latencies, 0.5).toFixed(2)),
+    'query p95 ms': Number(percentile(latencies, 0.95).toFixed(2)),
+    'queries/s': Math.round((latencies.length * 1000) / queryMs),
+    'batch-32 p50 ms': Number(percentile(batchTimes, 0.5).toFixed(1)),
+    'memories/s': Math.round(embedded / seconds),
+    'CPU ms/memory': Number(cpuPerText.toFixed(2)),
   };
 }
 
 async function main(): Promise<void> {
+  process.stderr.write(
+    `[bench] ${queries.length} queries; ${memories.length} memories of 100–400 chars in batches of ${BATCH}\n`,
+  );
   const rows = [];
-  for (const modelId of values.model) rows.push(await measure(modelId));
+  for (const variant of variants()) rows.push(await measure(variant));
   console.table(rows);
 }
 

@@ -21,7 +21,7 @@ export const DEFAULT_MODEL_NAME = 'glove-sif-100d';
 export const DEFAULT_VOCAB_SIZE = 200_000;
 export const DEFAULT_SIF_A = 1e-3;
 const BUILDER_VERSION = '1';
-const STAMP_FILE = 'build-stamp.json';
+export const STAMP_FILE = 'build-stamp.json';
 const OUTPUT_FILES = [
   'config.json',
   'tokenizer.json',
@@ -30,7 +30,14 @@ const OUTPUT_FILES = [
   'onnx/model_quantized.onnx',
 ];
 // The stamp hashes the code that shapes the output, so editing the builder rebuilds the model.
-const BUILDER_SOURCES = ['build.mjs', 'glove-reader.mjs', 'onnx-model.mjs', 'sif.mjs', 'tokenizer-files.mjs'];
+const BUILDER_SOURCES = [
+  'build.mjs',
+  'glove-reader.mjs',
+  'onnx-encoding.mjs',
+  'onnx-model.mjs',
+  'sif.mjs',
+  'tokenizer-files.mjs',
+];
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -172,9 +179,10 @@ export function packageManifest(name) {
   return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 }
 
-export function stampMatches(target, stamp) {
+/** Whether `target` holds a complete build (`files` and a stamp) of exactly `stamp`. */
+export function stampMatches(target, stamp, files = OUTPUT_FILES) {
   const stampPath = join(target, STAMP_FILE);
-  if (!existsSync(stampPath) || !OUTPUT_FILES.every((file) => existsSync(join(target, file)))) return false;
+  if (!existsSync(stampPath) || !files.every((file) => existsSync(join(target, file)))) return false;
   try {
     return JSON.stringify(JSON.parse(readFileSync(stampPath, 'utf8'))) === JSON.stringify(stamp);
   } catch {
@@ -183,8 +191,8 @@ export function stampMatches(target, stamp) {
 }
 
 /** Swaps the staged folder in; a concurrent builder that finished first wins (same bytes). */
-function publish(staging, target, stamp) {
-  if (stampMatches(target, stamp)) {
+export function publish(staging, target, stamp, files = OUTPUT_FILES) {
+  if (stampMatches(target, stamp, files)) {
     rmSync(staging, { recursive: true, force: true });
     return;
   }

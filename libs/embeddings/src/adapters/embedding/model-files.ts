@@ -8,10 +8,14 @@ export const DISTILLED_MODEL_ID = 'use-lite-distilled-512d';
 
 export type ModelDtype = 'fp32' | 'q8';
 
+/** The graph transformers.js loads for `dtype`, relative to the model folder. */
+export function onnxModelFile(dtype: ModelDtype): string {
+  return dtype === 'q8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
+}
+
 /** Files transformers.js reads for a feature-extraction model, relative to its folder. */
 export function requiredModelFiles(dtype: ModelDtype): string[] {
-  const onnx = dtype === 'q8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
-  return ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnx];
+  return ['config.json', 'tokenizer.json', 'tokenizer_config.json', onnxModelFile(dtype)];
 }
 
 /** Where transformers.js looks for a model id when `env.localModelPath` is modelsDir. */

@@ -9,12 +9,13 @@ import {
 } from './use-lite/use-lite-runtime';
 
 /**
- * Which runtime serves a model id. Universal Sentence Encoder lite is a TF.js graph read from its
- * npm package; every other id is a transformers.js folder under MODELS_DIR (the models the project
- * builds itself, and hub models downloaded at image build time).
+ * Which runtime serves a model id. Universal Sentence Encoder lite has its own adapter (its ONNX
+ * build on onnxruntime, or the TF.js graph from its npm package); every other id is a
+ * transformers.js folder under MODELS_DIR (the models the project builds itself, and hub models
+ * downloaded at image build time).
  */
 export const loadModelById: ModelLoader = (request) =>
-  request.modelId === USE_LITE_MODEL_ID ? loadUseLiteModel() : loadTransformersModel(request);
+  request.modelId === USE_LITE_MODEL_ID ? loadUseLiteModel(request) : loadTransformersModel(request);
 
 /** Fails with where the model was looked for and how to get it, without loading it. */
 export function assertModelAvailable(options: {

@@ -129,7 +129,7 @@ export class UseLiteThread {
   }
 
   /** Raw output rows (batch × 512, row-major) for non-empty piece-id sequences. */
-  run(batch: number[][]): Promise<Float32Array> {
+  run(batch: readonly (readonly number[])[]): Promise<Float32Array> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
