@@ -215,7 +215,7 @@ export const envSchema = z.object({
   INDEX_RECONCILE_EVERY_MS: int(60_000, 1_000, 3_600_000),
   /** At most this many memories are re-enqueued per sweep. */
   INDEX_RECONCILE_BATCH: int(1000, 1, 100_000),
-  VECTOR_EXACT_SCAN_MAX_ROWS: int(20_000, 0, 10_000_000),
+  VECTOR_EXACT_SCAN_MAX_ROWS: int(2_000, 0, 10_000_000),
   DEDUP_NOOP_THRESHOLD: z.coerce.number().min(0).max(1).default(0.92),
   DEDUP_UPDATE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.75),
   /** HMAC key for sync cursors (>= 32 chars); unset → a per-installation key kept in the database. */

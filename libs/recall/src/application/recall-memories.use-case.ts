@@ -109,39 +109,46 @@ export class RecallMemoriesUseCase {
     const legs = input.legs ?? { text: true, vector: true };
     const query = legs.vector ? await this.vectors.prepare(text) : null;
     const filters = describeRecallFilter(filter);
-    return this.tx.inTenant(principal, async (tx) => {
-      const textLeg = legs.text ? await this.textLeg.search(principal, tx, { text, k, filter }) : null;
-      const textHits = textLeg?.hits ?? [];
-      const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
-      const fusion = input.fusion ?? this.options.fusion;
-      const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
-      const { facts, threads, heads } = await this.candidates.describe(principal, tx, hitIds, {
-        threads: fusion.contextWeight > 0,
-        heads: !input.includeSuperseded,
-      });
-      const fused = fuseLegs(
-        {
-          text: textHits,
-          vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
-        },
-        fusion,
-        adjacency(threads, fusion.contextDirection),
-      );
-      const scored = fused
-        .filter((c) => facts.has(c.memoryId))
-        .map((c) =>
-          this.score(c, facts.get(c.memoryId) as RankingFacts, {
-            now,
-            filters,
-            model: query?.modelId ?? null,
-            textSource: textLeg?.source ?? null,
-            boosted: input.projectBoost,
-          }),
+    // Generic plans: every statement here is driven by ids and the caller's settings (the HNSW
+    // statement asks for a plan of its own values, the SQL text leg's function plans its branches
+    // per call), and planning them costs more than running them.
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const textLeg = legs.text ? await this.textLeg.search(principal, tx, { text, k, filter }) : null;
+        const textHits = textLeg?.hits ?? [];
+        const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
+        const fusion = input.fusion ?? this.options.fusion;
+        const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
+        const { facts, threads, heads } = await this.candidates.describe(principal, tx, hitIds, {
+          threads: fusion.contextWeight > 0,
+          heads: !input.includeSuperseded,
+        });
+        const fused = fuseLegs(
+          {
+            text: textHits,
+            vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
+          },
+          fusion,
+          adjacency(threads, fusion.contextDirection),
         );
-      // Ranking needed only the facts; rows and links are read for what is served.
-      const ranked = sortRecalled(scored, facts, input.sortBy);
-      return this.links.serve(principal, tx, ranked, heads, input.limit);
-    });
+        const scored = fused
+          .filter((c) => facts.has(c.memoryId))
+          .map((c) =>
+            this.score(c, facts.get(c.memoryId) as RankingFacts, {
+              now,
+              filters,
+              model: query?.modelId ?? null,
+              textSource: textLeg?.source ?? null,
+              boosted: input.projectBoost,
+            }),
+          );
+        // Ranking needed only the facts; rows and links are read for what is served.
+        const ranked = sortRecalled(scored, facts, input.sortBy);
+        return this.links.serve(principal, tx, ranked, heads, input.limit);
+      },
+      { genericPlans: true },
+    );
   }
 
   private score(
