@@ -284,7 +284,7 @@ export const envSchema = z.object({
   /** Recall's text leg (BM25): length normalisation b (0 = none, 1 = full). */
   RECALL_BM25_B: z.coerce.number().min(0).max(1).default(0.75),
   /**
-   * Recall's text leg: memory each API process may give its in-memory BM25 index, in MiB (about 30
+   * Recall's text leg: memory each API process may give its in-memory BM25 index, in MiB (about 41
    * per 100,000 memories). Tenants load on first recall, least recently used leave first; a tenant
    * loading or not fitting is searched in Postgres. 0 = always search in Postgres.
    */
