@@ -120,10 +120,25 @@ describe('constraints a request can reach answer a documented 4xx, never 500', (
   });
 
   const text = (what: string) => `${what} ${randomUUID()}`;
+  /**
+   * Stores a memory and waits until the API's in-process job has embedded it: a race then meets the
+   * request alone, not the job writing the memory's index state (the race commits as soon as any
+   * backend waits for it).
+   */
   const store = async (content = text('a memory')) => {
     const res = await alice().post<{ id: number }>('/api/memories', { content });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.id;
+    const id = res.body.id;
+    await waitFor('the memory indexed', () =>
+      withDb(async (db) => {
+        const { rows } = await db.query<{ status: string }>(
+          'SELECT status FROM memory_index_state WHERE memory_id = $1',
+          [id],
+        );
+        return rows[0]?.status === 'pending' ? undefined : true;
+      }),
+    );
+    return id;
   };
   /** The request meets a change another transaction commits while the request waits on it. */
   const racing = <T>(change: (db: Db) => Promise<unknown>, request: () => Promise<T>) =>
