@@ -137,6 +137,68 @@ describe('TenantTextIndex', () => {
   });
 });
 
+describe('TenantTextIndex with pruning', () => {
+  /** Exhaustive BM25 over the same documents: the answer pruning must not change. */
+  function reference(docs: IndexedDoc[], lexemes: string[], k: number): [number, number][] {
+    const n = docs.length;
+    const avgdl = docs.reduce((sum, d) => sum + d.tfs.reduce((a, b) => a + b, 0), 0) / n;
+    const scored: [number, number][] = [];
+    for (const d of docs) {
+      let score = 0;
+      let matched = false;
+      for (const lexeme of lexemes) {
+        const at = d.lexemes.indexOf(lexeme);
+        if (at < 0) continue;
+        matched = true;
+        const df = docs.filter((o) => o.lexemes.includes(lexeme)).length;
+        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        const tf = d.tfs[at] / 10;
+        const length = d.tfs.reduce((a, b) => a + b, 0);
+        score += (idf * tf * 2.2) / (tf + 1.2 * (1 - 0.75 + (0.75 * length) / avgdl));
+      }
+      if (matched) scored.push([score, d.id]);
+    }
+    return scored.sort((a, b) => b[0] - a[0] || b[1] - a[1]).slice(0, k);
+  }
+
+  it('skips documents that cannot reach the top k and still answers exactly', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const words = ['common', 'usual', 'frequent', 'rare1', 'rare2', 'rare3', 'mid1', 'mid2'];
+    const docs: IndexedDoc[] = [];
+    for (let id = 1; id <= 3000; id += 1) {
+      const lexemes = ['common', 'usual', 'frequent'].filter(() => random() < 0.8);
+      if (random() < 0.01) lexemes.push('rare1');
+      if (random() < 0.02) lexemes.push('rare2');
+      if (random() < 0.005) lexemes.push('rare3');
+      if (random() < 0.3) lexemes.push('mid1');
+      if (random() < 0.4) lexemes.push('mid2');
+      if (lexemes.length === 0) lexemes.push('filler');
+      docs.push(doc(id, 1, lexemes, { tfs: lexemes.map(() => 10 * (1 + Math.floor(random() * 3))) }));
+    }
+    const index = new TenantTextIndex();
+    for (const d of docs) index.apply(d);
+    const queries = [
+      ['rare1', 'common'],
+      ['rare3', 'rare1', 'usual', 'common', 'frequent'],
+      ['rare2', 'mid1', 'mid2', 'common'],
+      ['common', 'usual'],
+      words,
+    ];
+    for (const q of queries) {
+      for (const k of [1, 10, 30]) {
+        const got = index.search(query(q, { k })).map((h): [number, number] => [h.score, h.memoryId]);
+        const want = reference(docs, q, k);
+        expect(
+          got.map(([, id]) => id),
+          `${q.join(' ')} k=${k}`,
+        ).toEqual(want.map(([, id]) => id));
+        got.forEach(([score], i) => expect(score).toBeCloseTo(want[i][0], 9));
+      }
+    }
+  });
+});
+
 describe('TopK', () => {
   it('keeps the best k by score then id, descending', () => {
     const top = new TopK(3);

@@ -48,6 +48,8 @@ export interface IndexedHit {
 
 /** Query terms scored at most, the rarest first (as `recall_text_search`). */
 export const MAX_QUERY_TERMS = 32;
+/** A term with more postings than this is worth checking whether it can still bring new documents. */
+const PRUNE_CHECK_POSTINGS = 1024;
 /** How long a removed memory's position is remembered against an older snapshot's copy of it. */
 const REMOVAL_MEMORY_MS = 120_000;
 
@@ -209,13 +211,25 @@ export class TenantTextIndex {
     const { marks, scores } = this;
     const lengths = this.lengths.data;
     const touched: number[] = [];
-    for (const term of terms) {
+    const idfs = terms.map((term) => {
       const df = this.df.data[term];
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const { docs, tfs } = this.postings[term];
+      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    });
+    // A document scores below idf·(k1 + 1) on a term, whatever its tf and length.
+    const rest = idfs.map((_, t) => idfs.slice(t).reduce((sum, idf) => sum + idf * (k1 + 1), 0));
+    let closed = false;
+    for (let t = 0; t < terms.length; t += 1) {
+      const { docs, tfs } = this.postings[terms[t]];
+      if (!closed && t > 0 && docs.length > PRUNE_CHECK_POSTINGS && touched.length >= query.k) {
+        // MaxScore: once the k-th best so far beats all the remaining terms together, a document
+        // none of the terms so far matched cannot reach the top k; the rest only add to those found.
+        closed = rest[t] * (1 + 1e-9) < this.kthScore(touched, query.k);
+      }
+      const idf = idfs[t];
       for (let i = 0; i < docs.length; i += 1) {
         const slot = docs.data[i];
         if (marks[slot] !== gen) {
+          if (closed) continue;
           marks[slot] = gen;
           scores[slot] = accepts(slot) ? 0 : Number.NaN;
           if (scores[slot] === 0) touched.push(slot);
@@ -229,6 +243,14 @@ export class TenantTextIndex {
     const top = new TopK(query.k);
     for (const slot of touched) top.offer(scores[slot], this.ids.data[slot]);
     return top.sorted().map(([score, memoryId]) => ({ memoryId, score }));
+  }
+
+  /** The k-th best score among the documents scored so far (a lower bound of the final one). */
+  private kthScore(touched: readonly number[], k: number): number {
+    const top = new TopK(k);
+    for (const slot of touched) top.offer(this.scores[slot], 0);
+    const kept = top.sorted();
+    return kept.length < k ? 0 : kept[k - 1][0];
   }
 
   /**
