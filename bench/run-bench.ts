@@ -160,13 +160,16 @@ async function main(): Promise<void> {
     const embedder = await wiring.embedders.get(active.id);
     for (const size of ingestOnly ? [] : sizes) {
       log(`loading memories ${loaded} → ${size}`);
-      const { result, rebuildMs } = await withVectorIndexesRebuilt(pg, () =>
-        bulkLoadMemories(pg, {
-          memories: take(corpus, size - loaded),
-          principals: ctx.principals,
-          embedder,
-          model: active,
-        }),
+      const { result, rebuildMs } = await withVectorIndexesRebuilt(
+        pg,
+        () =>
+          bulkLoadMemories(pg, {
+            memories: take(corpus, size - loaded),
+            principals: ctx.principals,
+            embedder,
+            model: active,
+          }),
+        services,
       );
       loaded = size;
       loads.push({

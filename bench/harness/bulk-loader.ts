@@ -8,6 +8,10 @@ import {
 } from '@app/jobs';
 import { contentHash } from '@app/memories';
 import { toVectorLiteral } from '@app/embeddings';
+import { TenantVectorIndexRepository, type SessionQuery } from '@app/embeddings/testing';
+import { loadConfig } from '@app/config';
+import type { Tx } from '@app/persistence';
+import type { ServiceOptions } from './bench-options';
 import type { GeneratedMemory } from '../corpus/memory-generator';
 
 export interface ActiveModel {
@@ -148,6 +152,7 @@ async function insertBatch(
 export async function withVectorIndexesRebuilt<T>(
   pg: Client,
   work: () => Promise<T>,
+  services: Pick<ServiceOptions, 'env'>,
 ): Promise<{ result: T; rebuildMs: number; indexes: number }> {
   const { rows } = await pg.query<{ indexname: string; indexdef: string }>(
     `SELECT indexname, indexdef FROM pg_indexes
@@ -162,8 +167,34 @@ export async function withVectorIndexesRebuilt<T>(
   // Session settings of the bench's own connection only; the server configuration is untouched.
   await pg.query(`SET maintenance_work_mem = '1GB'`);
   for (const index of rows) await pg.query(index.indexdef);
+  // The shared indexes' definitions held no tenant's own index: build those the worker's
+  // `embeddings.tenant-indexes` run would, with the same statements (in the same session settings).
+  const tenantIndexes = await buildTenantVectorIndexes(pg, tenantIndexMinRowsOf(services));
   await pg.query(`RESET maintenance_work_mem`);
-  return { result, rebuildMs: performance.now() - started, indexes: rows.length };
+  return { result, rebuildMs: performance.now() - started, indexes: rows.length + tenantIndexes };
+}
+
+/** VECTOR_TENANT_INDEX_MIN_ROWS as the services under test read it (`--env` overrides included). */
+export function tenantIndexMinRowsOf(services: Pick<ServiceOptions, 'env'>): number {
+  return loadConfig({ ...services.env }).embeddings.tenantIndexMinRows;
+}
+
+/** Every tenant index the maintenance run would build now, built; answers how many. */
+async function buildTenantVectorIndexes(pg: Client, minRows: number): Promise<number> {
+  if (minRows <= 0) return 0;
+  const repository = new TenantVectorIndexRepository();
+  const tx: Tx = {
+    afterCommit: () => undefined,
+    query: async (sql, params) => {
+      const result = await pg.query(sql, params ? [...params] : undefined);
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    },
+  };
+  const query: SessionQuery = async <Row>(sql: string, params?: readonly unknown[]) =>
+    (await pg.query(sql, params ? [...params] : undefined)).rows as Row[];
+  const wanted = await repository.wanted(tx, minRows);
+  for (const index of wanted) await repository.build(query, index);
+  return wanted.length;
 }
 
 function quoteIdent(name: string): string {

@@ -79,25 +79,29 @@ export async function prepareShapes(
   queryCount: number,
 ): Promise<HttpShape[]> {
   const embedder = await wiring.embedders.get(ctx.active.id);
-  const { result: loaded } = await withVectorIndexesRebuilt(ctx.pg, async () => {
-    const tenants = [];
-    for (const spec of specs) {
-      const principals = await createBenchTenant(ctx.pg, { slug: spec.slug, users: spec.users });
-      const keys = await createBenchKeys(ctx.pg, principals);
-      ctx.log(`http: loading ${spec.memories} memories for ${spec.label}`);
-      const corpus = generateMemories({ count: spec.memories * 2, users: spec.users, seed: spec.seed });
-      await bulkLoadMemories(ctx.pg, {
-        memories: take(corpus, spec.memories),
-        principals,
-        embedder,
-        model: ctx.active,
-        visibility: spec.visibility,
-      });
-      // The rest of the same corpus: same style, contents the tenant does not hold yet.
-      tenants.push({ ...spec, principals, keys, stores: corpus });
-    }
-    return tenants;
-  });
+  const { result: loaded } = await withVectorIndexesRebuilt(
+    ctx.pg,
+    async () => {
+      const tenants = [];
+      for (const spec of specs) {
+        const principals = await createBenchTenant(ctx.pg, { slug: spec.slug, users: spec.users });
+        const keys = await createBenchKeys(ctx.pg, principals);
+        ctx.log(`http: loading ${spec.memories} memories for ${spec.label}`);
+        const corpus = generateMemories({ count: spec.memories * 2, users: spec.users, seed: spec.seed });
+        await bulkLoadMemories(ctx.pg, {
+          memories: take(corpus, spec.memories),
+          principals,
+          embedder,
+          model: ctx.active,
+          visibility: spec.visibility,
+        });
+        // The rest of the same corpus: same style, contents the tenant does not hold yet.
+        tenants.push({ ...spec, principals, keys, stores: corpus });
+      }
+      return tenants;
+    },
+    ctx.services,
+  );
   const shapes: HttpShape[] = [];
   for (const tenant of loaded) shapes.push(await describeShape(ctx, wiring, tenant, queryCount));
   return shapes;

@@ -68,14 +68,17 @@ export async function runTeamRecallPhase(
   const keys = await createBenchKeys(ctx.pg, principals);
   ctx.log(`team: loading ${options.memories} team-visible memories for ${TEAM_USERS} members`);
   const embedder = await wiring.embedders.get(ctx.active.id);
-  const { result, rebuildMs } = await withVectorIndexesRebuilt(ctx.pg, () =>
-    bulkLoadMemories(ctx.pg, {
-      memories: generateMemories({ count: options.memories, users: TEAM_USERS, seed: 20260101 }),
-      principals,
-      embedder,
-      model: ctx.active,
-      visibility: 'team',
-    }),
+  const { result, rebuildMs } = await withVectorIndexesRebuilt(
+    ctx.pg,
+    () =>
+      bulkLoadMemories(ctx.pg, {
+        memories: generateMemories({ count: options.memories, users: TEAM_USERS, seed: 20260101 }),
+        principals,
+        embedder,
+        model: ctx.active,
+        visibility: 'team',
+      }),
+    ctx.services,
   );
   const visible = await wiring.tx.inTenant(principals[0], async (tx) => {
     const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);

@@ -4,6 +4,7 @@ import { MemoryTextSearchRepository } from '@app/recall/testing';
 import { efSearchFor } from '@app/recall/testing';
 import { buildNearestQuery, type VectorPlan } from '@app/recall/testing';
 import { type LoadedModel } from '@app/embeddings/testing';
+import { tenantHnswIndexName } from '@app/embeddings';
 import type { ActiveModel } from '../harness/bulk-loader';
 import { summariseLatencies } from '../metrics';
 import type { FloorTextIndexes } from './floor-text-index';
@@ -54,6 +55,7 @@ export interface FloorQuery {
  */
 export class RecallFloor {
   private readonly sql = new MemoryTextSearchRepository();
+  private efTenant: string | null = null;
 
   private constructor(
     private readonly pg: Client,
@@ -85,6 +87,7 @@ export class RecallFloor {
 
   async run(q: FloorQuery): Promise<FloorTiming> {
     const { k, limit, model, active } = this.options;
+    if (q.plan === 'hnsw') await this.indexFor(q.principal.tenantId);
     const t0 = performance.now();
     const [vector] = this.options.withVectorLeg ? await model.embedBatch([q.text]) : [];
     const t1 = performance.now();
@@ -110,6 +113,23 @@ export class RecallFloor {
     );
     const t4 = performance.now();
     return { embedMs: t1 - t0, indexMs: t2 - t1, vectorMs: t3 - t2, rowsMs: t4 - t3, totalMs: t4 - t0 };
+  }
+
+  /**
+   * ef_search for the index the walk will use, as recall picks it (the tenant's own index once
+   * built, else the model's shared one): set untimed, once per tenant in a row.
+   */
+  private async indexFor(tenantId: string): Promise<void> {
+    if (this.efTenant === tenantId) return;
+    const { rows } = await this.pg.query<{ own: boolean }>(
+      `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false) AS own`,
+      [tenantHnswIndexName(this.options.active.id, tenantId)],
+    );
+    const kind = rows[0]?.own ? 'tenant' : 'model';
+    await this.pg.query(`SELECT set_config('hnsw.ef_search', $1, false)`, [
+      String(efSearchFor(this.options.k, kind)),
+    ]);
+    this.efTenant = tenantId;
   }
 
   /** The Postgres text leg alone (the fallback), in ms; the caller's settings are set untimed. */

@@ -11,7 +11,8 @@ import { WorkerHealthServer } from './health/worker-health.server';
 
 /**
  * The worker process: the job runtime consuming every job the imported domain modules declare
- * with @HandlesJob (embeddings: memory.index-batch, memory.index, embeddings.reindex; memories:
+ * with @HandlesJob (embeddings: memory.index-batch, memory.index, embeddings.reindex, embeddings.reconcile,
+ * embeddings.tenant-indexes; memories:
  * secrets.migrate, secrets.cleanup, memories.fold-text-stats, memories.fold-usage; sync: sync.purge-tombstones; sessions:
  * sessions.process, sessions.extract),
  * the outbox relay, health and metrics. No public routes.

@@ -80,6 +80,8 @@ export interface AppConfig {
     readonly queryCacheSize: number;
     /** Below this many candidate rows the vector leg scans exactly instead of using HNSW. */
     readonly exactScanMaxRows: number;
+    /** Tenants with at least this many embeddings of a model get their own HNSW index (0: never). */
+    readonly tenantIndexMinRows: number;
     /** The sweep that re-enqueues memories whose `memory.index` job was lost. */
     readonly reconcile: { readonly afterMs: number; readonly everyMs: number; readonly batch: number };
   };
@@ -281,6 +283,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       batchWaitMs: env.EMBEDDING_BATCH_WAIT_MS,
       queryCacheSize: env.QUERY_EMBEDDING_CACHE_SIZE,
       exactScanMaxRows: env.VECTOR_EXACT_SCAN_MAX_ROWS,
+      tenantIndexMinRows: env.VECTOR_TENANT_INDEX_MIN_ROWS,
       reconcile: {
         afterMs: env.INDEX_RECONCILE_AFTER_MS,
         everyMs: env.INDEX_RECONCILE_EVERY_MS,

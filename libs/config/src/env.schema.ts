@@ -216,6 +216,11 @@ export const envSchema = z.object({
   /** At most this many memories are re-enqueued per sweep. */
   INDEX_RECONCILE_BATCH: int(1000, 1, 100_000),
   VECTOR_EXACT_SCAN_MAX_ROWS: int(2_000, 0, 10_000_000),
+  /**
+   * A tenant with at least this many embeddings of a model gets an HNSW index of its own (built by
+   * the worker, CONCURRENTLY): its recall walks only its own rows. 0: only the shared model index.
+   */
+  VECTOR_TENANT_INDEX_MIN_ROWS: int(5_000, 0, 100_000_000),
   DEDUP_NOOP_THRESHOLD: z.coerce.number().min(0).max(1).default(0.92),
   DEDUP_UPDATE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.75),
   /** HMAC key for sync cursors (>= 32 chars); unset → a per-installation key kept in the database. */

@@ -10,6 +10,8 @@ import { EmbedMemoriesStep } from './application/embed-memories.step';
 import { IndexMemoriesUseCase } from './application/index-memories.use-case';
 import { QueryEmbedder } from './application/query-embedder';
 import { ReconcileIndexUseCase } from './application/reconcile-index.use-case';
+import { MaintainTenantIndexesUseCase } from './application/maintain-tenant-indexes.use-case';
+import { TenantVectorIndexRepository } from './adapters/tenant-vector-index.repository';
 import { RegisterConfiguredModelUseCase } from './application/register-configured-model.use-case';
 import { REINDEX_OPTIONS, RunReindexUseCase } from './application/run-reindex.use-case';
 import { StartReindexUseCase } from './application/start-reindex.use-case';
@@ -45,6 +47,7 @@ export class ConfiguredModelRegistrar implements OnModuleInit {
 const USE_CASES = [
   IndexMemoriesUseCase,
   ReconcileIndexUseCase,
+  MaintainTenantIndexesUseCase,
   StartReindexUseCase,
   RunReindexUseCase,
   RegisterConfiguredModelUseCase,
@@ -70,6 +73,7 @@ const USE_CASES = [
     EmbeddingModelRepository,
     MemoryEmbeddingRepository,
     MemoryIndexStateRepository,
+    TenantVectorIndexRepository,
     EmbedMemoriesStep,
     ConfiguredModelRegistrar,
     IndexBacklogMetrics,

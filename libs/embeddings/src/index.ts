@@ -6,6 +6,7 @@ export * from './contracts/embeddings-admin.schemas';
 export * from './application/index-memories.use-case';
 export * from './application/query-embedder';
 export * from './application/reconcile-index.use-case';
+export * from './application/maintain-tenant-indexes.use-case';
 export * from './application/register-configured-model.use-case';
 export * from './application/start-reindex.use-case';
 export * from './application/run-reindex.use-case';

@@ -8,6 +8,7 @@ export { loadUseLiteModel, type UseLiteRuntime } from './adapters/embedding/use-
 export { loadTransformersModel, type LoadedModel } from './adapters/embedding/transformers-runtime';
 export { EmbeddingModelRepository } from './adapters/embedding-model.repository';
 export { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';
+export { TenantVectorIndexRepository, type SessionQuery } from './adapters/tenant-vector-index.repository';
 export { MemoryIndexStateRepository } from './adapters/memory-index-state.repository';
 export { IndexBacklogMetrics } from './adapters/index-backlog.metrics';
 export * from './adapters/transformers-embedder';

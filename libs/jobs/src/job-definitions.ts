@@ -44,6 +44,11 @@ export const JOB_DEFINITIONS = {
     slot: z.string().max(64),
     queueLost: z.boolean().optional(),
   }),
+  /** Build and drop per-tenant HNSW indexes (all tenants), on a schedule. */
+  'embeddings.tenant-indexes': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
   /**
    * Refresh planner statistics: on a schedule (the slot; tables changed enough since their last
    * ANALYZE), or right after a bulk write (`tables`), so plans do not wait for autovacuum.

@@ -36,6 +36,13 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
     backoffMs: 10_000,
     keepCompletedSeconds: 60 * 60,
   },
+  // Idempotent and re-run every slot; a build that failed is dropped and rebuilt by the next one.
+  'embeddings.tenant-indexes': {
+    ...DEFAULT_JOB_POLICY,
+    attempts: 2,
+    backoffMs: 60_000,
+    keepCompletedSeconds: 60 * 60,
+  },
   // Resumable from its checkpoint, so retries continue rather than restart; more patience.
   'embeddings.reindex': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 5_000 },
   // Idempotent and re-run every slot anyway; a couple of retries is enough.

@@ -120,17 +120,34 @@ export class TransactionRunner {
   }
 
   /**
+   * Maintenance that cannot run inside a transaction block (`CREATE INDEX CONCURRENTLY`): `work`
+   * gets one pooled connection of its own, in autocommit, as the connecting role (the schema owner,
+   * no tenant context), with the statement timeout lifted for the session. Session settings and
+   * advisory locks are reset before the connection goes back to the pool.
+   */
+  async maintenanceSession<T>(
+    work: (query: <Row>(sql: string, params?: readonly unknown[]) => Promise<Row[]>) => Promise<T>,
+  ): Promise<T> {
+    const runner = await this.connected();
+    try {
+      await runner.query('SET statement_timeout = 0').catch(lostConnection);
+      return await work(async <Row>(sql: string, params?: readonly unknown[]) => {
+        const rows: unknown = await runner.query(sql, params ? [...params] : undefined).catch(lostConnection);
+        return (Array.isArray(rows) ? rows : []) as Row[];
+      });
+    } finally {
+      await runner.query('RESET ALL; SELECT pg_advisory_unlock_all()').catch(() => undefined);
+      await runner.release();
+    }
+  }
+
+  /**
    * `SELECT 1` outside any transaction, for readiness probes: at most `timeoutMs` for its answer. A
    * connection that gave none is closed instead of returned to the pool, so probes made while the
    * database is unreachable do not keep the pool's connections until it answers again.
    */
   async ping(timeoutMs: number): Promise<void> {
-    const runner = this.dataSource.createQueryRunner();
-    try {
-      await runner.connect();
-    } catch (error) {
-      throw new DatabaseUnavailableError(reasonOf(error), error);
-    }
+    const runner = await this.connected();
     try {
       await answered(runner, runner.query('SELECT 1').catch(lostConnection), timeoutMs);
     } finally {
@@ -138,14 +155,19 @@ export class TransactionRunner {
     }
   }
 
-  private async run<T>(work: (tx: Tx) => Promise<T>, opening: string, unbounded: boolean): Promise<T> {
+  /** A pooled connection, or unavailability: none within the pool's connect timeout, or refused (nothing was sent). */
+  private async connected(): Promise<QueryRunner> {
     const runner = this.dataSource.createQueryRunner();
     try {
       await runner.connect();
+      return runner;
     } catch (error) {
-      // No connection within the pool's connect timeout, or refused: nothing was sent.
       throw new DatabaseUnavailableError(reasonOf(error), error);
     }
+  }
+
+  private async run<T>(work: (tx: Tx) => Promise<T>, opening: string, unbounded: boolean): Promise<T> {
+    const runner = await this.connected();
     const answer = unbounded ? undefined : this.options.answerTimeoutMs;
     const send: Send = (statement, params) =>
       answered(runner, runner.query(statement as string, params, true).catch(lostConnection), answer);

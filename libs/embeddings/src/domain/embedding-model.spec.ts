@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { assertModelSpec, assertSameDimensions, hnswIndexName } from './embedding-model';
+import {
+  assertModelSpec,
+  assertSameDimensions,
+  hnswIndexName,
+  TENANT_HNSW_INDEX_PREFIX,
+  tenantHnswIndexName,
+} from './embedding-model';
 import { EmbeddingErrorCode } from './embedding.errors';
 
 describe('embedding model rules', () => {
@@ -24,6 +30,18 @@ describe('embedding model rules', () => {
       expect(() => assertModelSpec('glove-sif-100d', dimensions)).toThrow(/dimensions/);
     }
     expect(() => assertModelSpec('glove-sif-100d', 2000)).not.toThrow();
+  });
+
+  it("names a tenant's own index per model and tenant, within Postgres' 63 bytes, and only for UUIDs", () => {
+    const tenants = ['7d9f2c4e-0b1a-4c3d-9e8f-1a2b3c4d5e6f', '0b1a4c3d-7d9f-2c4e-9e8f-6f5e4d3c2b1a'];
+    const names = ['glove-sif-100d', 'use-lite-512d'].flatMap((m) =>
+      tenants.map((t) => tenantHnswIndexName(m, t)),
+    );
+    expect(new Set(names).size).toBe(4);
+    for (const name of names) expect(name).toMatch(new RegExp(`^${TENANT_HNSW_INDEX_PREFIX}[0-9a-f]{24}$`));
+    expect(Math.max(...names.map((n) => n.length))).toBeLessThanOrEqual(63);
+    expect(tenantHnswIndexName('glove-sif-100d', tenants[0].toUpperCase())).toBe(names[0]);
+    expect(() => tenantHnswIndexName('glove-sif-100d', "x' OR '1'='1")).toThrow(/UUID/);
   });
 
   it('refuses a model whose vectors changed size under the same id', () => {

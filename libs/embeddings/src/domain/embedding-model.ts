@@ -56,6 +56,23 @@ export function hnswIndexName(modelId: string): string {
   return `memory_embeddings_hnsw_${slug}_${digest}`;
 }
 
+/** Every tenant's own HNSW index starts with this (the rest is a digest of the model and the tenant). */
+export const TENANT_HNSW_INDEX_PREFIX = 'memory_embeddings_hnsw_t_';
+
+/**
+ * Name of a tenant's own partial HNSW index for a model (`WHERE model_id = … AND tenant_id = …`):
+ * the prefix and a digest of both ids, 49 bytes. Recall looks it up by this name; nothing of the
+ * tenant can be read from it.
+ */
+export function tenantHnswIndexName(modelId: string, tenantId: string): string {
+  assertModelId(modelId);
+  if (!/^[0-9a-f-]{36}$/i.test(tenantId)) throw new RangeError('tenant id must be a UUID');
+  const digest = createHash('sha256')
+    .update(`${modelId}\u0000${tenantId.toLowerCase()}`, 'utf8')
+    .digest('hex');
+  return `${TENANT_HNSW_INDEX_PREFIX}${digest.slice(0, 24)}`;
+}
+
 /** The model must produce vectors of the size it was registered with; the index casts to it. */
 export function assertSameDimensions(
   model: Pick<EmbeddingModel, 'id' | 'dimensions'>,

@@ -100,4 +100,10 @@ describe('vector search SQL', () => {
     expect(efSearchFor(30)).toBe(300);
     expect(efSearchFor(300)).toBe(1000);
   });
+
+  it("walks a tenant's own index with a shorter list: 4k, at least 100, never above the limit", () => {
+    expect(efSearchFor(10, 'tenant')).toBe(100);
+    expect(efSearchFor(30, 'tenant')).toBe(120);
+    expect(efSearchFor(400, 'tenant')).toBe(1000);
+  });
 });
