@@ -1,6 +1,34 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
+ * The delta as a SQL function (1763700000029 replaces it with the same body in PL/pgSQL, and its
+ * down migration puts this one back).
+ */
+export const RECALL_TEXT_INDEX_DELTA_SQL = `
+      CREATE OR REPLACE FUNCTION recall_text_index_delta(p_after bigint, p_query text,
+        OUT horizon bigint, OUT lexemes text[], OUT changed json, OUT removed json,
+        OUT shared bigint[], OUT tag_rules json)
+        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
+      AS $$
+        SELECT sync_horizon(),
+               -- In the database's collation: ties between equally rare terms break the same way.
+               ARRAY(SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', p_query))) x ORDER BY x),
+               (SELECT coalesce(json_agg(recall_text_index_doc(m)), '[]') FROM memories m
+                 WHERE m.tenant_id = app_tenant_id() AND m.change_seq >= p_after),
+               (SELECT coalesce(json_agg(json_build_array(r.memory_id, r.xid)), '[]') FROM (
+                  SELECT a.memory_id, max(a.xid) AS xid FROM sync_audience_changes a
+                   WHERE a.tenant_id = app_tenant_id() AND a.audience IN ('user', 'tenant', 'admins')
+                     AND a.xid >= p_after
+                     AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = a.memory_id AND m.tenant_id = a.tenant_id)
+                   GROUP BY a.memory_id) r),
+               ARRAY(SELECT s.memory_id FROM memory_shares s
+                      WHERE s.shared_with = app_user_id() AND s.tenant_id = app_tenant_id()),
+               (SELECT coalesce(json_agg(json_build_array(t.owner_id, t.tag)), '[]') FROM tag_shares t
+                 WHERE t.shared_with = app_user_id() AND t.tenant_id = app_tenant_id())
+      $$;
+`;
+
+/**
  * The feed behind each API process's in-memory text index (libs/recall, `TextIndexRegistry`).
  *
  * The index is a derived read model of a tenant's live memories: their `search_vector` lexemes
@@ -54,27 +82,7 @@ export class RecallTextIndexFeed1763700000028 implements MigrationInterface {
          ORDER BY m.id LIMIT p_limit
       $$;
 
-      CREATE FUNCTION recall_text_index_delta(p_after bigint, p_query text,
-        OUT horizon bigint, OUT lexemes text[], OUT changed json, OUT removed json,
-        OUT shared bigint[], OUT tag_rules json)
-        LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public SET app.system = 'on'
-      AS $$
-        SELECT sync_horizon(),
-               -- In the database's collation: ties between equally rare terms break the same way.
-               ARRAY(SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', p_query))) x ORDER BY x),
-               (SELECT coalesce(json_agg(recall_text_index_doc(m)), '[]') FROM memories m
-                 WHERE m.tenant_id = app_tenant_id() AND m.change_seq >= p_after),
-               (SELECT coalesce(json_agg(json_build_array(r.memory_id, r.xid)), '[]') FROM (
-                  SELECT a.memory_id, max(a.xid) AS xid FROM sync_audience_changes a
-                   WHERE a.tenant_id = app_tenant_id() AND a.audience IN ('user', 'tenant', 'admins')
-                     AND a.xid >= p_after
-                     AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = a.memory_id AND m.tenant_id = a.tenant_id)
-                   GROUP BY a.memory_id) r),
-               ARRAY(SELECT s.memory_id FROM memory_shares s
-                      WHERE s.shared_with = app_user_id() AND s.tenant_id = app_tenant_id()),
-               (SELECT coalesce(json_agg(json_build_array(t.owner_id, t.tag)), '[]') FROM tag_shares t
-                 WHERE t.shared_with = app_user_id() AND t.tenant_id = app_tenant_id())
-      $$;
+      ${RECALL_TEXT_INDEX_DELTA_SQL}
 
       REVOKE ALL ON FUNCTION recall_text_index_doc(memories), recall_text_index_page(bigint, integer),
         recall_text_index_delta(bigint, text) FROM PUBLIC;

@@ -23,6 +23,7 @@ import { TenantQuotas1763700000025 } from './1763700000025-tenant-quotas';
 import { AdminSurface1763700000026 } from './1763700000026-admin-surface';
 import { IndexStateSkipped1763700000027 } from './1763700000027-index-state-skipped';
 import { RecallTextIndexFeed1763700000028 } from './1763700000028-recall-text-index-feed';
+import { RecallDeltaPlpgsql1763700000029 } from './1763700000029-recall-delta-plpgsql';
 import { HiddenDuplicates1763700000035 } from './1763700000035-hidden-duplicates';
 
 /** Every migration, oldest first. Add new ones at the end. */
@@ -52,5 +53,6 @@ export const MIGRATIONS = [
   AdminSurface1763700000026,
   IndexStateSkipped1763700000027,
   RecallTextIndexFeed1763700000028,
+  RecallDeltaPlpgsql1763700000029,
   HiddenDuplicates1763700000035,
 ];

@@ -203,7 +203,7 @@ export class MemoryVectorRepository {
     }
     const candidates = Math.max(cap, 0);
     const { result: hits, index } = await this.withIndexPlan(tx, scope, spec.modelId, spec.k, () =>
-      this.run(buildNearestQuery('hnsw', reach, scope, spec), tx),
+      this.run(buildNearestQuery('hnsw', reach, scope, spec), tx, true),
     );
     if (hits.length >= spec.k) return { plan: 'hnsw', exactFallback: false, candidates, index, hits };
     // Iterative scan stops at max_scan_tuples; with selective filters that can leave it short.
@@ -251,21 +251,19 @@ export class MemoryVectorRepository {
     k: number,
     work: () => Promise<T>,
   ): Promise<{ result: T; index: VectorIndexKind }> {
-    // A plan for the actual values too: only then can the planner match the model's partial index
-    // (`WHERE model_id = …`), or the tenant's own (`… AND tenant_id = …`), to the statement, whatever
-    // the transaction's plan_cache_mode says. The tenant's index, once its build has finished, is the
-    // smaller one, so the planner takes it; ef_search follows from which one it is, in this statement.
-    const { rows } = await tx.query<{ enable_sort: string; plan_cache_mode: string; own_index: boolean }>(
+    // The walk names its model and tenant as literals (buildNearestQuery), so its plan — made once
+    // per connection in a generic-plans transaction — matches the partial indexes; the tenant's own,
+    // once its build has finished, is the smaller one, so the planner takes it. ef_search follows from
+    // which one it is, decided in this statement.
+    const { rows } = await tx.query<{ enable_sort: string; own_index: boolean }>(
       `WITH own AS (
          SELECT coalesce((SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($3)), false) AS valid)
        SELECT current_setting('enable_sort') AS enable_sort,
-              current_setting('plan_cache_mode') AS plan_cache_mode,
               own.valid AS own_index,
               set_config('hnsw.ef_search', CASE WHEN own.valid THEN $4 ELSE $1 END, true),
               set_config('hnsw.iterative_scan', 'strict_order', true),
               set_config('hnsw.max_scan_tuples', $2, true),
-              set_config('enable_sort', 'off', true),
-              set_config('plan_cache_mode', 'force_custom_plan', true)
+              set_config('enable_sort', 'off', true)
          FROM own`,
       [
         String(efSearchFor(k, 'model')),
@@ -276,10 +274,9 @@ export class MemoryVectorRepository {
       { prepared: true },
     );
     const result = await work();
-    await tx.query(`SELECT set_config('enable_sort', $1, true), set_config('plan_cache_mode', $2, true)`, [
-      rows[0]?.enable_sort ?? 'on',
-      rows[0]?.plan_cache_mode ?? 'auto',
-    ]);
+    await tx.query(`SELECT set_config('enable_sort', $1, true)`, [rows[0]?.enable_sort ?? 'on'], {
+      prepared: true,
+    });
     return { result, index: rows[0]?.own_index ? 'tenant' : 'model' };
   }
 

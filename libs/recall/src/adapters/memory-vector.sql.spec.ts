@@ -16,11 +16,19 @@ describe('vector search SQL', () => {
       ...spec,
       filters: { category: 'facts' },
     });
-    expect(sql).toMatch(/ORDER BY e\.embedding::vector\(3\) <=> \$2::vector\(3\)\s+LIMIT \$3/);
-    expect(sql).toMatch(/e\.model_id = \$1/);
+    expect(sql).toMatch(/ORDER BY e\.embedding::vector\(3\) <=> \$1::vector\(3\)\s+LIMIT \$2/);
+    // Model and tenant are literals, so a plan made without the values still matches the partial indexes.
+    expect(sql).toContain(`e.model_id = 'glove-sif-100d' AND e.tenant_id = '${scope.tenantId}'::uuid`);
     expect(sql).toMatch(/\(SELECT true FROM memories m WHERE m\.id = e\.memory_id AND /);
-    expect(sql).toContain(visibleMemorySql('m', '$5'));
-    expect(params).toEqual(['glove-sif-100d', '[0.1,0.2,0.3]', 10, scope.tenantId, scope.userId, 'facts']);
+    expect(sql).toContain(visibleMemorySql('m', '$4'));
+    expect(params).toEqual(['[0.1,0.2,0.3]', 10, scope.tenantId, scope.userId, 'facts']);
+  });
+
+  it('writes only a checked model id and a UUID tenant into the HNSW form', () => {
+    expect(() => buildNearestQuery('hnsw', 'visible', scope, { ...spec, modelId: "m' OR '1'='1" })).toThrow();
+    expect(() =>
+      buildNearestQuery('hnsw', 'visible', { ...scope, tenantId: "x'::uuid OR true --" }, spec),
+    ).toThrow(/UUID/);
   });
 
   it('sorts the exact form above a MATERIALIZED CTE of own, team, direct-share and tag-share branches', () => {

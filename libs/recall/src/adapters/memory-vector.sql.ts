@@ -1,7 +1,7 @@
 import { type TenantScope } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
 import { liveMemorySql } from '@app/memories';
-import { toVectorLiteral } from '@app/embeddings';
+import { assertModelId, toVectorLiteral } from '@app/embeddings';
 import { isAdminScope, recallWhere } from './recall-filter.sql';
 import { countBranches, embeddingBranches } from './visible-candidates.sql';
 
@@ -61,6 +61,7 @@ export function buildNearestQuery(
   spec: VectorQuerySpec,
 ): BuiltQuery {
   const d = dimensionsOf(spec.dimensions);
+  if (plan === 'hnsw') return buildWalkQuery(reach, scope, spec, d);
   const head: unknown[] = [spec.modelId, toVectorLiteral(spec.vector, d), spec.k];
   const where = recallWhere(scope, spec.filters ?? {}, head.length + 1);
   const params = [...head, ...where.params];
@@ -72,21 +73,6 @@ export function buildNearestQuery(
     excluded.push(`m.id <> $${params.length}`);
   }
   const query = `$2::vector(${d})`;
-  const indexed = `e.embedding::vector(${d})`;
-
-  if (plan === 'hnsw') {
-    const own = reach === 'own' ? [`m.owner_id = ${user}`] : [];
-    const ownerClause = reach === 'own' ? ` AND e.owner_id = ${user}` : '';
-    return {
-      sql: `SELECT e.memory_id, ${indexed} <=> ${query} AS distance
-              FROM memory_embeddings e
-             WHERE e.model_id = $1 AND e.tenant_id = ${tenant}${ownerClause}
-               AND (SELECT true FROM memories m WHERE m.id = e.memory_id AND ${[where.sql, ...own, ...excluded].join(' AND ')})
-             ORDER BY ${indexed} <=> ${query}
-             LIMIT $3`,
-      params,
-    };
-  }
 
   const sized =
     spec.sizeCap === undefined
@@ -131,6 +117,40 @@ export function buildNearestQuery(
     params,
   };
 }
+
+/**
+ * The HNSW form. The model and the tenant are written into the statement (the model id checked
+ * against its pattern, the tenant id a UUID), so that a plan made once per connection, without the
+ * values, still matches the partial indexes by their predicates: the model's shared index
+ * (`WHERE model_id = …`) and the tenant's own (`… AND tenant_id = …`), which the planner prefers
+ * for its size. Everything else is a parameter.
+ */
+function buildWalkQuery(reach: VectorReach, scope: TenantScope, spec: VectorQuerySpec, d: number): BuiltQuery {
+  assertModelId(spec.modelId);
+  if (!UUID.test(scope.tenantId)) throw new RangeError('tenant id must be a UUID');
+  const head: unknown[] = [toVectorLiteral(spec.vector, d), spec.k];
+  const where = recallWhere(scope, spec.filters ?? {}, head.length + 1);
+  const params = [...head, ...where.params];
+  const user = `$${head.length + 2}`;
+  const clauses = [where.sql];
+  if (reach === 'own') clauses.push(`m.owner_id = ${user}`);
+  if (spec.excludeId !== undefined) clauses.push(`m.id <> $${params.push(spec.excludeId)}`);
+  const query = `$1::vector(${d})`;
+  const indexed = `e.embedding::vector(${d})`;
+  return {
+    sql: `SELECT e.memory_id, ${indexed} <=> ${query} AS distance
+            FROM memory_embeddings e
+           WHERE e.model_id = '${spec.modelId}' AND e.tenant_id = '${scope.tenantId.toLowerCase()}'::uuid${
+             reach === 'own' ? ` AND e.owner_id = ${user}` : ''
+           }
+             AND (SELECT true FROM memories m WHERE m.id = e.memory_id AND ${clauses.join(' AND ')})
+           ORDER BY ${indexed} <=> ${query}
+           LIMIT $2`,
+    params,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Bounded count of the caller's candidate rows for a model: each branch stops at `cap`, so sizing

@@ -110,8 +110,9 @@ export class RecallMemoriesUseCase {
     const query = legs.vector ? await this.vectors.prepare(text) : null;
     const filters = describeRecallFilter(filter);
     // Generic plans: every statement here is driven by ids and the caller's settings (the HNSW
-    // statement asks for a plan of its own values, the SQL text leg's function plans its branches
-    // per call), and planning them costs more than running them.
+    // statement writes its model and tenant in, so its one plan matches their partial indexes; the
+    // SQL text leg's function plans its branches per call), and planning them costs more than
+    // running them.
     return this.tx.inTenant(
       principal,
       async (tx) => {
