@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import type { Tx } from '@app/persistence';
 import { assertModelSpec, TENANT_HNSW_INDEX_PREFIX, tenantHnswIndexName } from '../domain/embedding-model';
 
+/** A tenant with this share of a model's embeddings or more gets no index of its own. */
+export const TENANT_INDEX_MAX_SHARE = 0.8;
+
 /** A tenant's own HNSW index as the catalog holds it. */
 export interface TenantVectorIndex {
   readonly name: string;
@@ -45,16 +48,23 @@ export class TenantVectorIndexRepository {
     });
   }
 
-  /** Every (writable model, tenant) with at least `minRows` embeddings, largest first. */
+  /**
+   * Every (writable model, tenant) with at least `minRows` embeddings, largest first — except a
+   * tenant holding TENANT_INDEX_MAX_SHARE or more of the model's rows: the shared index is then
+   * nearly its own already (a one-team installation), and a second one would double the cost of
+   * every insert for little.
+   */
   async wanted(tx: Tx, minRows: number): Promise<TenantVectorIndexWanted[]> {
     const { rows } = await tx.query<{ model_id: string; dimensions: number; tenant_id: string; n: string }>(
-      `SELECT e.model_id, m.dimensions, e.tenant_id, count(*) AS n
-         FROM memory_embeddings e JOIN embedding_models m ON m.id = e.model_id
-        WHERE m.status IN ('active', 'filling')
-        GROUP BY e.model_id, m.dimensions, e.tenant_id
-       HAVING count(*) >= $1
-        ORDER BY count(*) DESC`,
-      [minRows],
+      `SELECT model_id, dimensions, tenant_id, n FROM (
+         SELECT e.model_id, m.dimensions, e.tenant_id, count(*) AS n,
+                sum(count(*)) OVER (PARTITION BY e.model_id) AS total
+           FROM memory_embeddings e JOIN embedding_models m ON m.id = e.model_id
+          WHERE m.status IN ('active', 'filling')
+          GROUP BY e.model_id, m.dimensions, e.tenant_id) per_tenant
+        WHERE n >= $1 AND n < $2 * total
+        ORDER BY n DESC`,
+      [minRows, TENANT_INDEX_MAX_SHARE],
     );
     return rows.map((r) => ({
       modelId: r.model_id,
