@@ -111,6 +111,23 @@ describe('claude-memory-mcp client (HTTP mode): store, recall, list, update, del
     );
   });
 
+  it('memory_recall: a made-up word finds nothing — "No memories found", not the nearest memories', async () => {
+    await alice().tools.memory_store({
+      content: `The ${marker} payments service keeps its webhook secrets in Vault`,
+      category: 'facts',
+    });
+    for (const context of ['zorblaxification', 'quimfrazzle snerdlewick']) {
+      expect(await alice().tools.memory_recall({ context })).toBe(`No memories found matching: ${context}`);
+      const rest = await alice().raw('POST', '/api/memories/recall', { context, limit: 10 });
+      expect(rest.status).toBe(200);
+      expect(rest.body).toMatchObject({ memories: [] });
+    }
+    // A question that shares a word with the memory still finds it.
+    expect(
+      await alice().tools.memory_recall({ context: `where are the ${marker} webhook secrets?` }),
+    ).toContain(`${marker} payments service`);
+  });
+
   it('memory_list: ?limit=20 and ?limit=20&category=… answer memories with the fields the client prints', async () => {
     const id = storedId(
       await alice().tools.memory_store({

@@ -121,6 +121,8 @@ export interface AppConfig {
       readonly contextWeight: number;
       readonly contextDirection: 'both' | 'previous';
     };
+    /** Similarity a vector-only hit needs when no query word matched (undefined: the model's own). */
+    readonly unmatchedVectorFloor: number | undefined;
     /** Okapi BM25 parameters of the text leg: term-frequency saturation and length normalisation. */
     readonly bm25: { readonly k1: number; readonly b: number };
     /** Heap budget of the in-memory text index per process, in bytes (0: Postgres only). */
@@ -321,6 +323,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
         contextWeight: env.RECALL_CONTEXT_WEIGHT,
         contextDirection: env.RECALL_CONTEXT_DIRECTION,
       },
+      unmatchedVectorFloor: env.RECALL_UNMATCHED_VECTOR_FLOOR,
       bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
       textIndexBytes: env.RECALL_TEXT_INDEX_MB * 1024 * 1024,
     },

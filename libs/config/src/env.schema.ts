@@ -278,6 +278,15 @@ export const envSchema = z.object({
   RECALL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.3),
   /** Recall (`linear`): cosine similarity at or below which a vector hit counts as no match. */
   RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0),
+  /**
+   * Recall: cosine similarity a memory found by meaning alone needs when no word of the query occurs
+   * in any memory the caller may read (below it the answer is empty). Unset: the model's own
+   * (0.4 for use-lite-512d and glove-sif-100d; other models none). -1 turns it off.
+   */
+  RECALL_UNMATCHED_VECTOR_FLOOR: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().min(-1).max(1).optional(),
+  ),
   /** Recall (`rrf`): the RRF constant k. */
   RECALL_RRF_K: int(60, 1, 1_000),
   /** Recall: share of a thread neighbour's score a memory borrows (`thread:`/`session:` tags; 0 = off). */

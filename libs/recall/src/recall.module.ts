@@ -66,6 +66,7 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
       useFactory: (config: AppConfig): RecallOptions => ({
         projectBoost: config.recall.projectBoost,
         fusion: config.recall.fusion,
+        unmatchedVectorFloor: config.recall.unmatchedVectorFloor,
       }),
     },
     VectorRecallAdapter,

@@ -7,6 +7,7 @@ import { TextLeg, type TextLegSource } from './text-leg';
 import { adjacency } from '../domain/thread-context';
 import { RecallLinks, type LinkedItem } from './recall-links';
 import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
+import { unmatchedVectorFloor } from '../domain/relevance-floor';
 import {
   DEFAULT_FUSION,
   fuseLegs,
@@ -40,6 +41,8 @@ export interface RecallOptions {
   readonly projectBoost: number;
   /** How the text and vector legs are fused (RECALL_FUSION, RECALL_*_WEIGHT, …). */
   readonly fusion: FusionSettings;
+  /** RECALL_UNMATCHED_VECTOR_FLOOR (see relevance-floor.ts); undefined: the model's own. */
+  readonly unmatchedVectorFloor?: number;
 }
 export const RECALL_OPTIONS = Symbol('RECALL_OPTIONS');
 export const DEFAULT_RECALL_OPTIONS: RecallOptions = { projectBoost: 1.5, fusion: DEFAULT_FUSION };
@@ -118,7 +121,13 @@ export class RecallMemoriesUseCase {
       async (tx) => {
         const textLeg = legs.text ? await this.textLeg.search(principal, tx, { text, k, filter }) : null;
         const textHits = textLeg?.hits ?? [];
-        const vectorHits = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
+        const nearest = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
+        // No query word in any memory the caller may read: meaning alone must be close (relevance-floor.ts).
+        const floor =
+          textLeg && textHits.length === 0 && query
+            ? unmatchedVectorFloor(query.modelId, this.options.unmatchedVectorFloor)
+            : -1;
+        const vectorHits = nearest.filter((h) => 1 - h.distance >= floor);
         const fusion = input.fusion ?? this.options.fusion;
         const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
         const { facts, threads, heads } = await this.candidates.describe(principal, tx, hitIds, {
