@@ -148,6 +148,28 @@ describe('per-tenant vector indexes', () => {
     }
   });
 
+  it('leaves an index that lost a deadlock to concurrent DDL for the next run, and fails on other errors', async () => {
+    const failing = (error: Error) =>
+      new MaintainTenantIndexesUseCase(
+        db.tx,
+        new (class extends TenantVectorIndexRepository {
+          override async drop(): Promise<void> {
+            throw error;
+          }
+        })(),
+        new EmbeddingModelRepository(),
+        loadConfig({ DATABASE_URL: scratch.url, VECTOR_TENANT_INDEX_MIN_ROWS: '0' }),
+      );
+    const name = tenantHnswIndexName(MODEL, big.tenantId);
+    // Threshold 0 wants every index dropped; the drop loses a deadlock, so the index stays.
+    const deadlock = Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    expect(await failing(deadlock).execute()).toEqual({ ran: true, built: [], dropped: [] });
+    expect(await indexNames()).toEqual([name]);
+    await expect(failing(new Error('disk full')).execute()).rejects.toThrow('disk full');
+    // The lock was let go with the failed run's connection.
+    expect((await maintain.execute()).ran).toBe(true);
+  });
+
   it('drops a failed build and builds it again', async () => {
     const name = tenantHnswIndexName(MODEL, big.tenantId);
     // What a build killed half way leaves behind: the index, marked invalid.

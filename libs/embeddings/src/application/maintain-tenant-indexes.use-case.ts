@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { HandlesJob } from '@app/jobs';
-import { TransactionRunner } from '@app/persistence';
+import { isTransactionConflict, TransactionRunner } from '@app/persistence';
 import { EmbeddingModelRepository } from '../adapters/embedding-model.repository';
 import { TenantVectorIndexRepository } from '../adapters/tenant-vector-index.repository';
 import { tenantHnswIndexName } from '../domain/embedding-model';
@@ -74,23 +74,41 @@ export class MaintainTenantIndexesUseCase {
       const dropped: string[] = [];
       // Holding the lock, an invalid index is no build in progress: one that failed.
       for (const index of existing.filter((i) => !i.valid)) {
-        await this.indexes.drop(query, index.name);
-        dropped.push(index.name);
+        if (await this.tolerant(index.name, () => this.indexes.drop(query, index.name)))
+          dropped.push(index.name);
       }
       const valid = existing.filter((i) => i.valid);
       const present = new Set(valid.map((i) => i.name));
       for (const want of wanted) {
-        if (present.has(tenantHnswIndexName(want.modelId, want.tenantId))) continue;
-        built.push(await this.indexes.build(query, want));
+        const name = tenantHnswIndexName(want.modelId, want.tenantId);
+        if (present.has(name)) continue;
+        if (await this.tolerant(name, () => this.indexes.build(query, want))) built.push(name);
       }
       const kept = new Set(wanted.map((w) => tenantHnswIndexName(w.modelId, w.tenantId)));
       for (const index of valid.filter((i) => !kept.has(i.name))) {
         if (await this.stillPays(index, minRows, writable)) continue;
-        await this.indexes.drop(query, index.name);
-        dropped.push(index.name);
+        if (await this.tolerant(index.name, () => this.indexes.drop(query, index.name)))
+          dropped.push(index.name);
       }
       return { ran: true, built, dropped };
     });
+  }
+
+  /**
+   * Concurrent DDL waits for every transaction that could see the table, so another DDL statement
+   * on memory_embeddings at the same moment (a model's index being created) can make Postgres end one
+   * of the two as a deadlock. That index is then left for the next run (an interrupted build is an
+   * invalid index, which the next run drops first); other errors fail the job.
+   */
+  private async tolerant(name: string, ddl: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await ddl();
+      return true;
+    } catch (error) {
+      if (!isTransactionConflict(error)) throw error;
+      this.logger.warn(`${name}: ${String((error as Error).message)}; the next run tries again`);
+      return false;
+    }
   }
 
   /** Below the threshold but above half of it, an index stays: a tenant near it does not flap. */
