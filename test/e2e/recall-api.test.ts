@@ -14,7 +14,15 @@ type Recalled = {
   content: string;
   rank: number;
   owner: string;
-  explain?: { text_rank: number | null; vector_rank: number | null; filters: string[]; model: string | null };
+  explain?: {
+    text_rank: number | null;
+    vector_rank: number | null;
+    vector_score: number | null;
+    filters: string[];
+    model: string | null;
+    evidence: string;
+    vector_floor: number | null;
+  };
 };
 type RecallAnswer = { memories: Recalled[] };
 
@@ -84,7 +92,15 @@ describe('recall, check and duplicates (built API + worker, real model, Postgres
       text_rank: null,
       vector_rank: 1,
       model: 'use-lite-512d',
+      // No query word is in any memory: found by meaning alone, past the model's floor.
+      evidence: 'vector',
+      vector_floor: 0.4,
     });
+    expect(res.body.memories[0].explain?.vector_score).toBeGreaterThanOrEqual(0.4);
+    // A query word matches: no floor applies, and the evidence says which legs found it.
+    const worded = await recall(alice, { context: 'new automobile', limit: 5 });
+    expect(worded.body.memories[0]).toMatchObject({ id: ids.car });
+    expect(worded.body.memories[0].explain).toMatchObject({ evidence: 'text+vector', vector_floor: null });
   });
 
   it('never returns another user’s memories', async () => {

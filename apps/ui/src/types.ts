@@ -40,6 +40,8 @@ export interface Explain {
   importance_factor: number;
   recency_factor: number;
   project_factor: number;
+  evidence: 'text' | 'vector' | 'text+vector' | 'context';
+  vector_floor: number | null;
 }
 
 export interface RecallHit extends MemoryItem {

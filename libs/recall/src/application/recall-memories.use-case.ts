@@ -65,7 +65,13 @@ export interface RecallExplanation {
   readonly model: string | null;
   /** Where the text leg ran: `index` (this process's in-memory index) or `sql:<why>` (Postgres). */
   readonly textSource: TextLegSource | null;
+  /** Why it is in the answer: a query word matched it, it is close in meaning, both, or a neighbour of such a hit. */
+  readonly evidence: RecallEvidence;
+  /** The similarity a memory found by meaning alone needed (no query word matched anything), else null. */
+  readonly vectorFloor: number | null;
 }
+
+export type RecallEvidence = 'text' | 'vector' | 'text+vector' | 'context';
 
 interface RankedCandidate {
   readonly memoryId: number;
@@ -128,6 +134,7 @@ export class RecallMemoriesUseCase {
             ? unmatchedVectorFloor(query.modelId, this.options.unmatchedVectorFloor)
             : -1;
         const vectorHits = nearest.filter((h) => 1 - h.distance >= floor);
+        const vectorFloor = floor > -1 ? floor : null;
         const fusion = input.fusion ?? this.options.fusion;
         const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
         const { facts, threads, heads } = await this.candidates.describe(principal, tx, hitIds, {
@@ -151,6 +158,7 @@ export class RecallMemoriesUseCase {
               model: query?.modelId ?? null,
               textSource: textLeg?.source ?? null,
               boosted: input.projectBoost,
+              vectorFloor,
             }),
           );
         // Ranking needed only the facts; rows and links are read for what is served.
@@ -170,6 +178,7 @@ export class RecallMemoriesUseCase {
       model: string | null;
       textSource: TextLegSource | null;
       boosted: string | undefined;
+      vectorFloor: number | null;
     },
   ): RankedCandidate {
     const ageDays = (context.now.getTime() - Date.parse(facts.createdAt)) / DAY_MS;
@@ -188,6 +197,8 @@ export class RecallMemoriesUseCase {
       filters: context.filters,
       model: context.model,
       textSource: context.textSource,
+      evidence: evidenceOf(candidate),
+      vectorFloor: context.vectorFloor,
     };
     const rank =
       candidate.fusedScore *
@@ -196,6 +207,11 @@ export class RecallMemoriesUseCase {
       explanation.projectFactor;
     return { memoryId: candidate.memoryId, rank, explanation };
   }
+}
+
+function evidenceOf(candidate: FusedCandidate): RecallEvidence {
+  if (candidate.textRank !== null) return candidate.vectorRank !== null ? 'text+vector' : 'text';
+  return candidate.vectorRank !== null ? 'vector' : 'context';
 }
 
 function sortRecalled(

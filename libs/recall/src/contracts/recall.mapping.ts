@@ -56,6 +56,8 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
             filters: explanation.filters,
             model: explanation.model,
             text_source: explanation.textSource,
+            evidence: explanation.evidence,
+            vector_floor: explanation.vectorFloor,
           },
         }
       : {}),

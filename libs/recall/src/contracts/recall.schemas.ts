@@ -97,6 +97,18 @@ export const recallItemResponse = memoryListItemResponse.extend({
       project_factor: z.number().describe('RECALL_PROJECT_BOOST for a memory of the boosted project, else 1'),
       filters: z.array(z.string()),
       model: z.string().nullable(),
+      text_source: z.string().nullable().describe('where the text leg ran: index, or sql:<why> (Postgres)'),
+      evidence: z
+        .enum(['text', 'vector', 'text+vector', 'context'])
+        .describe(
+          'why it is in the answer: a query word matched it, it is close in meaning, both, or a thread neighbour of such a hit',
+        ),
+      vector_floor: z
+        .number()
+        .nullable()
+        .describe(
+          'the similarity a memory found by meaning alone needed because no query word matched any memory (RECALL_UNMATCHED_VECTOR_FLOOR), else null',
+        ),
     })
     .optional(),
 });
