@@ -179,7 +179,10 @@ export function tenantIndexMinRowsOf(services: Pick<ServiceOptions, 'env'>): num
   return loadConfig({ ...services.env }).embeddings.tenantIndexMinRows;
 }
 
-/** Every tenant index the maintenance run would build now, built; answers how many. */
+/**
+ * Every tenant index the maintenance run would build now, built, and the tenant holding most of a
+ * model marked on its shared index, as that run does; answers how many indexes were built.
+ */
 async function buildTenantVectorIndexes(pg: Client, minRows: number): Promise<number> {
   if (minRows <= 0) return 0;
   const repository = new TenantVectorIndexRepository();
@@ -192,7 +195,12 @@ async function buildTenantVectorIndexes(pg: Client, minRows: number): Promise<nu
   };
   const query: SessionQuery = async <Row>(sql: string, params?: readonly unknown[]) =>
     (await pg.query(sql, params ? [...params] : undefined)).rows as Row[];
-  const wanted = await repository.wanted(tx, minRows);
+  const sized = await repository.sized(tx, minRows);
+  for (const model of new Set(sized.map((t) => t.modelId))) {
+    const dominant = sized.find((t) => t.dominant && t.modelId === model);
+    await repository.markDominant(tx, model, dominant?.tenantId ?? null);
+  }
+  const wanted = sized.filter((t) => !t.dominant);
   for (const index of wanted) await repository.build(query, index);
   return wanted.length;
 }

@@ -4,7 +4,7 @@ import { MemoryTextSearchRepository } from '@app/recall/testing';
 import { efSearchFor } from '@app/recall/testing';
 import { buildNearestQuery, type VectorPlan } from '@app/recall/testing';
 import { type LoadedModel } from '@app/embeddings/testing';
-import { tenantHnswIndexName } from '@app/embeddings';
+import { dominantTenantComment, hnswIndexName, tenantHnswIndexName } from '@app/embeddings';
 import type { ActiveModel } from '../harness/bulk-loader';
 import { summariseLatencies } from '../metrics';
 import type { FloorTextIndexes } from './floor-text-index';
@@ -121,11 +121,16 @@ export class RecallFloor {
    */
   private async indexFor(tenantId: string): Promise<void> {
     if (this.efTenant === tenantId) return;
-    const { rows } = await this.pg.query<{ own: boolean }>(
-      `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false) AS own`,
-      [tenantHnswIndexName(this.options.active.id, tenantId)],
+    const { rows } = await this.pg.query<{ own: boolean; dominant: boolean }>(
+      `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false) AS own,
+              coalesce(obj_description(to_regclass($2), 'pg_class') = $3, false) AS dominant`,
+      [
+        tenantHnswIndexName(this.options.active.id, tenantId),
+        hnswIndexName(this.options.active.id),
+        dominantTenantComment(tenantId),
+      ],
     );
-    const kind = rows[0]?.own ? 'tenant' : 'model';
+    const kind = rows[0]?.own ? 'tenant' : rows[0]?.dominant ? 'dominant' : 'model';
     await this.pg.query(`SELECT set_config('hnsw.ef_search', $1, false)`, [
       String(efSearchFor(this.options.k, kind)),
     ]);

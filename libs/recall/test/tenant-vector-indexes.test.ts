@@ -54,6 +54,28 @@ describe('per-tenant vector indexes', () => {
   const indexNames = async () =>
     (await db.tx.asSystem((tx) => new TenantVectorIndexRepository().list(tx))).map((i) => i.name);
 
+  /**
+   * Share of the exact top 10 the walk finds for the big tenant's member over 20 queries, each walk
+   * of the expected kind and only with rows the caller may read (the exact scan's set).
+   */
+  const walkQuality = async (kind: string) => {
+    let found = 0;
+    const queries = 20;
+    for (let q = 0; q < queries; q += 1) {
+      const input = { modelId: MODEL, dimensions: D, vector: randomVector(q + 2), k: 10 };
+      const [walked, reference] = await db.tx.inTenant(big.member, async (tx) => [
+        await walk.searchDetailed(big.member, tx, input),
+        await exact.searchDetailed(big.member, tx, { ...input, k: 1_000 }),
+      ]);
+      expect(walked).toMatchObject({ plan: 'hnsw', index: kind, exactFallback: false });
+      const readable = new Set(reference.hits.map((h) => h.memoryId));
+      for (const hit of walked.hits) expect(readable.has(hit.memoryId)).toBe(true);
+      const top = new Set(reference.hits.slice(0, 10).map((h) => h.memoryId));
+      found += walked.hits.filter((h) => top.has(h.memoryId)).length;
+    }
+    return found / (queries * 10);
+  };
+
   const randomVector = (seed: number) => Array.from({ length: D }, (_, i) => Math.sin(seed * 7.3 + i * 1.9));
 
   beforeAll(async () => {
@@ -92,8 +114,13 @@ describe('per-tenant vector indexes', () => {
   });
 
   it('builds an index for the tenant past the threshold only, and a second run finds nothing to do', async () => {
-    // Alone, the big tenant is the whole model: the shared index is already its own.
+    // Alone, the big tenant is the whole model: the shared index is already its own, and it says so.
     expect(await maintain.execute()).toEqual({ ran: true, built: [], dropped: [] });
+    const alone = await db.tx.inTenant(big.member, (tx) =>
+      walk.searchDetailed(big.member, tx, { modelId: MODEL, dimensions: D, vector: randomVector(9), k: 10 }),
+    );
+    expect(alone).toMatchObject({ plan: 'hnsw', index: 'dominant' });
+    expect(await walkQuality('dominant')).toBeGreaterThanOrEqual(0.95);
     await load(small.tenantId, small.member, smallOther, 300);
     const first = await maintain.execute();
     expect(first).toEqual({ ran: true, built: [tenantHnswIndexName(MODEL, big.tenantId)], dropped: [] });
@@ -114,27 +141,19 @@ describe('per-tenant vector indexes', () => {
     );
     expect(smallPlan).toMatch(new RegExp(`Index Scan using ${hnswIndexName(MODEL)}`));
 
-    let found = 0;
-    const queries = 20;
-    for (let q = 0; q < queries; q += 1) {
-      const input = { modelId: MODEL, dimensions: D, vector: randomVector(q + 2), k: 10 };
-      const [walked, reference] = await db.tx.inTenant(big.member, async (tx) => [
-        await walk.searchDetailed(big.member, tx, input),
-        await exact.searchDetailed(big.member, tx, { ...input, k: 1_000 }),
-      ]);
-      expect(walked).toMatchObject({ plan: 'hnsw', index: 'tenant', exactFallback: false });
-      // The caller's readable set is what the exact scan returns: the walk never leaves it.
-      const readable = new Set(reference.hits.map((h) => h.memoryId));
-      for (const hit of walked.hits) expect(readable.has(hit.memoryId)).toBe(true);
-      const top = new Set(reference.hits.slice(0, 10).map((h) => h.memoryId));
-      found += walked.hits.filter((h) => top.has(h.memoryId)).length;
-    }
-    expect(found / (queries * 10)).toBeGreaterThanOrEqual(0.95);
+    expect(await walkQuality('tenant')).toBeGreaterThanOrEqual(0.95);
 
+    // Once the big tenant no longer holds most of the model, no tenant is marked on the shared index.
     const other = await db.tx.inTenant(small.member, (tx) =>
       walk.searchDetailed(small.member, tx, { modelId: MODEL, dimensions: D, vector, k: 10 }),
     );
     expect(other.index).toBe('model');
+    const { rows } = await db.tx.asSystem((tx) =>
+      tx.query<{ comment: string | null }>(`SELECT obj_description($1::regclass, 'pg_class') AS comment`, [
+        hnswIndexName(MODEL),
+      ]),
+    );
+    expect(rows[0].comment).toBeNull();
   });
 
   it('does nothing while another run holds the lock', async () => {

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@app/persistence';
-import { assertModelSpec, TENANT_HNSW_INDEX_PREFIX, tenantHnswIndexName } from '../domain/embedding-model';
+import {
+  assertModelSpec,
+  dominantTenantComment,
+  hnswIndexName,
+  TENANT_HNSW_INDEX_PREFIX,
+  tenantHnswIndexName,
+} from '../domain/embedding-model';
 
 /** A tenant with this share of a model's embeddings or more gets no index of its own. */
 export const TENANT_INDEX_MAX_SHARE = 0.8;
@@ -55,14 +61,28 @@ export class TenantVectorIndexRepository {
    * every insert for little.
    */
   async wanted(tx: Tx, minRows: number): Promise<TenantVectorIndexWanted[]> {
-    const { rows } = await tx.query<{ model_id: string; dimensions: number; tenant_id: string; n: string }>(
-      `SELECT model_id, dimensions, tenant_id, n FROM (
+    return (await this.sized(tx, minRows)).filter((t) => !t.dominant);
+  }
+
+  /**
+   * Every (writable model, tenant) with at least `minRows` embeddings, largest first, and whether it
+   * holds TENANT_INDEX_MAX_SHARE or more of the model's rows (at most one tenant per model can).
+   */
+  async sized(tx: Tx, minRows: number): Promise<(TenantVectorIndexWanted & { dominant: boolean })[]> {
+    const { rows } = await tx.query<{
+      model_id: string;
+      dimensions: number;
+      tenant_id: string;
+      n: string;
+      dominant: boolean;
+    }>(
+      `SELECT model_id, dimensions, tenant_id, n, n >= $2 * total AS dominant FROM (
          SELECT e.model_id, m.dimensions, e.tenant_id, count(*) AS n,
                 sum(count(*)) OVER (PARTITION BY e.model_id) AS total
            FROM memory_embeddings e JOIN embedding_models m ON m.id = e.model_id
           WHERE m.status IN ('active', 'filling')
           GROUP BY e.model_id, m.dimensions, e.tenant_id) per_tenant
-        WHERE n >= $1 AND n < $2 * total
+        WHERE n >= $1
         ORDER BY n DESC`,
       [minRows, TENANT_INDEX_MAX_SHARE],
     );
@@ -71,7 +91,26 @@ export class TenantVectorIndexRepository {
       dimensions: r.dimensions,
       tenantId: r.tenant_id,
       rows: Number(r.n),
+      dominant: r.dominant,
     }));
+  }
+
+  /**
+   * Records on the model's shared index which tenant, if any, holds most of its rows (its comment:
+   * `dominantTenantComment`), so that recall walks it for that tenant with a shorter candidate list.
+   * Answers whether the comment changed.
+   */
+  async markDominant(tx: Tx, modelId: string, tenantId: string | null): Promise<boolean> {
+    const name = hnswIndexName(modelId);
+    const { rows } = await tx.query<{ comment: string | null; present: boolean }>(
+      `SELECT to_regclass($1) IS NOT NULL AS present, obj_description(to_regclass($1), 'pg_class') AS comment`,
+      [name],
+    );
+    const wanted = tenantId === null ? null : dominantTenantComment(tenantId);
+    if (!rows[0]?.present || (rows[0].comment ?? null) === wanted) return false;
+    // DDL takes no parameters; the comment is built from a UUID only (checked there).
+    await tx.query(`COMMENT ON INDEX ${name} IS ${wanted === null ? 'NULL' : `'${wanted}'`}`);
+    return true;
   }
 
   /** Embeddings a tenant holds of a model (whether its index still pays for itself). */

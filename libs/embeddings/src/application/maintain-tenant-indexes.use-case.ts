@@ -63,11 +63,19 @@ export class MaintainTenantIndexesUseCase {
       ]);
       if (!lock?.locked) return { ran: false, built: [], dropped: [] };
       const { existing, wanted, writable } = await this.tx.asSystem(
-        async (tx) => ({
-          existing: await this.indexes.list(tx),
-          wanted: minRows > 0 ? await this.indexes.wanted(tx, minRows) : [],
-          writable: new Set((await this.models.listWritable(tx)).map((m) => m.id)),
-        }),
+        async (tx) => {
+          const sized = minRows > 0 ? await this.indexes.sized(tx, minRows) : [];
+          const models = (await this.models.listWritable(tx)).map((m) => m.id);
+          for (const model of models) {
+            const dominant = sized.find((t) => t.dominant && t.modelId === model);
+            await this.indexes.markDominant(tx, model, dominant?.tenantId ?? null);
+          }
+          return {
+            existing: await this.indexes.list(tx),
+            wanted: sized.filter((t) => !t.dominant),
+            writable: new Set(models),
+          };
+        },
         { unbounded: true },
       );
       const built: string[] = [];

@@ -47,7 +47,9 @@ export class ReconcileIndexUseCase {
   async onSchedule(payload: JobPayload<'embeddings.reconcile'>): Promise<void> {
     if (payload.queueLost) {
       const requeued = await this.afterQueueLoss();
-      this.logger.warn(`the job queue lost its jobs: re-enqueued ${requeued} memories waiting for their index`);
+      this.logger.warn(
+        `the job queue lost its jobs: re-enqueued ${requeued} memories waiting for their index`,
+      );
       return;
     }
     const { requeued, skipped } = await this.execute();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   assertModelSpec,
   assertSameDimensions,
+  dominantTenantComment,
   hnswIndexName,
   TENANT_HNSW_INDEX_PREFIX,
   tenantHnswIndexName,
@@ -42,6 +43,9 @@ describe('embedding model rules', () => {
     expect(Math.max(...names.map((n) => n.length))).toBeLessThanOrEqual(63);
     expect(tenantHnswIndexName('glove-sif-100d', tenants[0].toUpperCase())).toBe(names[0]);
     expect(() => tenantHnswIndexName('glove-sif-100d', "x' OR '1'='1")).toThrow(/UUID/);
+    // The shared index's comment for the tenant holding most of it: a UUID only, so safe in COMMENT ON.
+    expect(dominantTenantComment(tenants[0].toUpperCase())).toBe(`{"dominant":"${tenants[0]}"}`);
+    expect(() => dominantTenantComment("x'; DROP TABLE memories; --")).toThrow(/UUID/);
   });
 
   it('refuses a model whose vectors changed size under the same id', () => {

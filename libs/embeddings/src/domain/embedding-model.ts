@@ -73,6 +73,15 @@ export function tenantHnswIndexName(modelId: string, tenantId: string): string {
   return `${TENANT_HNSW_INDEX_PREFIX}${digest.slice(0, 24)}`;
 }
 
+/**
+ * The comment on a model's shared index that names the tenant holding most of its rows (see
+ * MaintainTenantIndexesUseCase); recall compares it with its caller's tenant.
+ */
+export function dominantTenantComment(tenantId: string): string {
+  if (!/^[0-9a-f-]{36}$/i.test(tenantId)) throw new RangeError('tenant id must be a UUID');
+  return JSON.stringify({ dominant: tenantId.toLowerCase() });
+}
+
 /** The model must produce vectors of the size it was registered with; the index casts to it. */
 export function assertSameDimensions(
   model: Pick<EmbeddingModel, 'id' | 'dimensions'>,

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { tenantHnswIndexName } from '@app/embeddings';
+import { dominantTenantComment, hnswIndexName, tenantHnswIndexName } from '@app/embeddings';
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
 import type { VectorHit } from '../ports/vector-recall.port';
@@ -91,12 +91,18 @@ export function efSearchFor(k: number, index: VectorIndexKind = 'model'): number
   // A tenant's own index holds only its rows: no candidate is filtered out by tenant, and a list of
   // 4k (at least 100) gave recall@10 0.98 at 100k and 0.997 at 10k team memories, in a third of the
   // walk that 300 on the shared index took (docs/performance.md).
-  if (index === 'tenant') return Math.min(1000, Math.max(k * 4, 100));
+  const own = Math.min(1000, Math.max(k * 4, 100));
+  if (index === 'tenant') return own;
+  // The tenant holding 80% or more of the shared index loses at most a fifth of the candidates.
+  if (index === 'dominant') return Math.min(1000, Math.ceil(own / 0.8));
   return Math.min(1000, Math.max(k * 10, 200));
 }
 
-/** Which HNSW index a walk can use: the model's shared one, or the tenant's own (MaintainTenantIndexesUseCase). */
-export type VectorIndexKind = 'model' | 'tenant';
+/**
+ * Which HNSW index a walk uses: the tenant's own (MaintainTenantIndexesUseCase), the model's shared
+ * one for the tenant that holds most of it (`dominant`), or the shared one among other tenants.
+ */
+export type VectorIndexKind = 'model' | 'tenant' | 'dominant';
 
 /**
  * Tenant-safe vector search over memory_embeddings. A shared HNSW index with a per-user filter
@@ -255,21 +261,28 @@ export class MemoryVectorRepository {
     // per connection in a generic-plans transaction — matches the partial indexes; the tenant's own,
     // once its build has finished, is the smaller one, so the planner takes it. ef_search follows from
     // which one it is, decided in this statement.
-    const { rows } = await tx.query<{ enable_sort: string; own_index: boolean }>(
-      `WITH own AS (
-         SELECT coalesce((SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($3)), false) AS valid)
+    const { rows } = await tx.query<{ enable_sort: string; kind: VectorIndexKind }>(
+      `WITH walk AS (
+         SELECT CASE WHEN coalesce((SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($3)), false)
+                     THEN 'tenant'
+                     WHEN obj_description(to_regclass($5), 'pg_class') = $6 THEN 'dominant'
+                     ELSE 'model' END AS kind)
        SELECT current_setting('enable_sort') AS enable_sort,
-              own.valid AS own_index,
-              set_config('hnsw.ef_search', CASE WHEN own.valid THEN $4 ELSE $1 END, true),
+              walk.kind,
+              set_config('hnsw.ef_search',
+                         CASE walk.kind WHEN 'tenant' THEN $4 WHEN 'dominant' THEN $7 ELSE $1 END, true),
               set_config('hnsw.iterative_scan', 'strict_order', true),
               set_config('hnsw.max_scan_tuples', $2, true),
               set_config('enable_sort', 'off', true)
-         FROM own`,
+         FROM walk`,
       [
         String(efSearchFor(k, 'model')),
         String(this.options.maxScanTuples ?? DEFAULT_MAX_SCAN_TUPLES),
         tenantHnswIndexName(modelId, scope.tenantId),
         String(efSearchFor(k, 'tenant')),
+        hnswIndexName(modelId),
+        dominantTenantComment(scope.tenantId),
+        String(efSearchFor(k, 'dominant')),
       ],
       { prepared: true },
     );
@@ -277,7 +290,7 @@ export class MemoryVectorRepository {
     await tx.query(`SELECT set_config('enable_sort', $1, true)`, [rows[0]?.enable_sort ?? 'on'], {
       prepared: true,
     });
-    return { result, index: rows[0]?.own_index ? 'tenant' : 'model' };
+    return { result, index: rows[0]?.kind ?? 'model' };
   }
 
   /**

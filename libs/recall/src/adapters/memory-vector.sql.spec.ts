@@ -113,5 +113,8 @@ describe('vector search SQL', () => {
     expect(efSearchFor(10, 'tenant')).toBe(100);
     expect(efSearchFor(30, 'tenant')).toBe(120);
     expect(efSearchFor(400, 'tenant')).toBe(1000);
+    // The tenant holding 80% or more of the shared index: the own list, a fifth longer.
+    expect(efSearchFor(30, 'dominant')).toBe(150);
+    expect(efSearchFor(10, 'dominant')).toBe(125);
   });
 });
