@@ -112,20 +112,22 @@ describe('claude-memory-mcp client (HTTP mode): store, recall, list, update, del
   });
 
   it('memory_recall: a made-up word finds nothing — "No memories found", not the nearest memories', async () => {
-    await alice().tools.memory_store({
-      content: `The ${marker} payments service keeps its webhook secrets in Vault`,
+    // In dave's tenant, whose only memory is this one: no random marker in it, so the similarities
+    // below are the same every run (0.15–0.17 for these words against it; the floor is 0.4).
+    await dave().tools.memory_store({
+      content: 'The payments service keeps its webhook secrets in Vault',
       category: 'facts',
     });
     for (const context of ['zorblaxification', 'quimfrazzle snerdlewick']) {
-      expect(await alice().tools.memory_recall({ context })).toBe(`No memories found matching: ${context}`);
-      const rest = await alice().raw('POST', '/api/memories/recall', { context, limit: 10 });
+      expect(await dave().tools.memory_recall({ context })).toBe(`No memories found matching: ${context}`);
+      const rest = await dave().raw('POST', '/api/memories/recall', { context, limit: 10 });
       expect(rest.status).toBe(200);
       expect(rest.body).toMatchObject({ memories: [] });
     }
     // A question that shares a word with the memory still finds it.
-    expect(
-      await alice().tools.memory_recall({ context: `where are the ${marker} webhook secrets?` }),
-    ).toContain(`${marker} payments service`);
+    expect(await dave().tools.memory_recall({ context: 'where are the webhook secrets?' })).toContain(
+      'payments service keeps its webhook secrets',
+    );
   });
 
   it('memory_list: ?limit=20 and ?limit=20&category=… answer memories with the fields the client prints', async () => {
