@@ -165,7 +165,9 @@ export function mutateBody(
         (bounded.minimum !== undefined && Number(raw) < bounded.minimum);
       (over ? refuse : mayPass)('huge number', wrap(withRawField(object, n, raw)), n);
     }
-    refuse('NaN as a string', wrap(JSON.stringify({ ...object, [n]: 'NaN' })), n);
+    // Only a field that takes no string must refuse "NaN" (one that takes any string stores it as text).
+    if (!acceptsType(props[n], 'NaN', root))
+      refuse('NaN as a string', wrap(JSON.stringify({ ...object, [n]: 'NaN' })), n);
     mayPass('-0', wrap(withRawField(object, n, '-0')), n);
   }
 
