@@ -1,17 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { RECALL_TEXT_INDEX_DELTA_SQL } from './1763700000028-recall-text-index-feed';
 
-/**
- * `recall_text_index_delta` runs at every recall. As a SQL function it was planned again at every
- * call (Postgres 15 keeps no plans of SQL functions between calls): its six sub-queries cost
- * 0.3–0.6 ms of planning for ~0.1 ms of work. The same body in PL/pgSQL keeps each statement's plan
- * for the session, so a pooled connection plans it once. Same signature, answers and rights.
- */
-export class RecallDeltaPlpgsql1763700000029 implements MigrationInterface {
-  name = 'RecallDeltaPlpgsql1763700000029';
-
-  async up(q: QueryRunner): Promise<void> {
-    await q.query(`
+/** This migration's body of `recall_text_index_delta` (1763700000036 goes back to it on down). */
+export const RECALL_TEXT_INDEX_DELTA_PLPGSQL = `
       CREATE OR REPLACE FUNCTION recall_text_index_delta(p_after bigint, p_query text,
         OUT horizon bigint, OUT lexemes text[], OUT changed json, OUT removed json,
         OUT shared bigint[], OUT tag_rules json)
@@ -38,7 +29,19 @@ export class RecallDeltaPlpgsql1763700000029 implements MigrationInterface {
           FROM tag_shares t WHERE t.shared_with = v_user AND t.tenant_id = v_tenant;
       END
       $$;
-    `);
+`;
+
+/**
+ * `recall_text_index_delta` runs at every recall. As a SQL function it was planned again at every
+ * call (Postgres 15 keeps no plans of SQL functions between calls): its six sub-queries cost
+ * 0.3–0.6 ms of planning for ~0.1 ms of work. The same body in PL/pgSQL keeps each statement's plan
+ * for the session, so a pooled connection plans it once. Same signature, answers and rights.
+ */
+export class RecallDeltaPlpgsql1763700000029 implements MigrationInterface {
+  name = 'RecallDeltaPlpgsql1763700000029';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(RECALL_TEXT_INDEX_DELTA_PLPGSQL);
   }
 
   async down(q: QueryRunner): Promise<void> {

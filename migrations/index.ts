@@ -25,6 +25,7 @@ import { IndexStateSkipped1763700000027 } from './1763700000027-index-state-skip
 import { RecallTextIndexFeed1763700000028 } from './1763700000028-recall-text-index-feed';
 import { RecallDeltaPlpgsql1763700000029 } from './1763700000029-recall-delta-plpgsql';
 import { HiddenDuplicates1763700000035 } from './1763700000035-hidden-duplicates';
+import { RecallDeltaRanges1763700000036 } from './1763700000036-recall-delta-ranges';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   RecallTextIndexFeed1763700000028,
   RecallDeltaPlpgsql1763700000029,
   HiddenDuplicates1763700000035,
+  RecallDeltaRanges1763700000036,
 ];

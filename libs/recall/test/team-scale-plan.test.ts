@@ -2,7 +2,11 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { hnswIndexName } from '@app/embeddings';
-import { MemoryTextSearchRepository, MemoryVectorRepository } from '@app/recall/testing';
+import {
+  MemoryTextSearchRepository,
+  MemoryVectorRepository,
+  TextIndexFeedRepository,
+} from '@app/recall/testing';
 import { type TenantScope, type Tx } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
@@ -194,5 +198,43 @@ describe('recall plans at team size (200k memories, one team)', () => {
     const nearest = plans.filter((p) => p.includes('ORDER BY e.embedding::vector'));
     expect(nearest).toHaveLength(1);
     expect(nearest[0]).toMatch(new RegExp(`Index Scan using ${hnswIndexName(MODEL)} on memory_embeddings`));
+  });
+
+  it('text index delta: the rows changed since the index position come from the (tenant, position) index, whatever plans the caller asked for', async () => {
+    const feed = new TextIndexFeedRepository();
+    const position = await db.tx.asSystem((tx) => feed.horizon(tx));
+    const { rows } = await db.tx.asSystem((tx) =>
+      tx.query<{ id: string }>(
+        `UPDATE memories SET content = content || ' rewritten' WHERE id = (
+           SELECT id FROM memories WHERE tenant_id = $1 AND visibility = 'team' ORDER BY id LIMIT 1)
+         RETURNING id`,
+        [member.tenantId],
+      ),
+    );
+    // Recall's transaction plans once per connection (generic plans): a plan that does not know the
+    // position must still not read the tenant's 200k memories to find the one changed since.
+    const { result: delta, plans } = await inTenantExplained(member, async (tx) => {
+      await tx.query(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`);
+      let last = await feed.delta(tx, position, 'w17 rewritten');
+      for (let i = 0; i < 6; i += 1) last = await feed.delta(tx, position, 'w17 rewritten');
+      return last;
+    });
+    expect(delta.changed.map((d) => d.id)).toEqual([Number(rows[0].id)]);
+    expect(delta.lexemes).toEqual(['rewritten', 'w17']);
+    const changedRows = plans.filter((p) =>
+      /Query Text: SELECT coalesce\(json_agg\(recall_text_index_doc/.test(p),
+    );
+    expect(changedRows).toHaveLength(7);
+    for (const plan of changedRows) {
+      expect(plan).toMatch(
+        /Index Scan using memories_tenant_change on memories|Bitmap Index Scan on memories_tenant_change/,
+      );
+      expect(plan).not.toMatch(/Seq Scan on memories/);
+    }
+    const removals = plans.filter((p) =>
+      /Query Text: SELECT coalesce\(json_agg\(json_build_array\(r\.memory_id/.test(p),
+    );
+    expect(removals).toHaveLength(7);
+    for (const plan of removals) expect(plan).not.toMatch(/Seq Scan on sync_audience_changes/);
   });
 });
