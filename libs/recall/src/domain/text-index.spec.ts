@@ -142,6 +142,7 @@ describe('TenantTextIndex with pruning', () => {
   function reference(docs: IndexedDoc[], lexemes: string[], k: number): [number, number][] {
     const n = docs.length;
     const avgdl = docs.reduce((sum, d) => sum + d.tfs.reduce((a, b) => a + b, 0), 0) / n;
+    const dfs = new Map(lexemes.map((l) => [l, docs.filter((o) => o.lexemes.includes(l)).length]));
     const scored: [number, number][] = [];
     for (const d of docs) {
       let score = 0;
@@ -150,7 +151,7 @@ describe('TenantTextIndex with pruning', () => {
         const at = d.lexemes.indexOf(lexeme);
         if (at < 0) continue;
         matched = true;
-        const df = docs.filter((o) => o.lexemes.includes(lexeme)).length;
+        const df = dfs.get(lexeme) as number;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
         const tf = d.tfs[at] / 10;
         const length = d.tfs.reduce((a, b) => a + b, 0);
@@ -194,6 +195,60 @@ describe('TenantTextIndex with pruning', () => {
           `${q.join(' ')} k=${k}`,
         ).toEqual(want.map(([, id]) => id));
         got.forEach(([score], i) => expect(score).toBeCloseTo(want[i][0], 9));
+      }
+    }
+  });
+
+  it('answers exactly among readable live documents, with dead slots and ties broken by id', () => {
+    let seed = 5;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const vocabulary = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'zeta'];
+    const write = (id: number, seq: number): IndexedDoc => {
+      // Few shapes, so many documents score the same and the id decides.
+      const lexemes = vocabulary.filter(() => random() < 0.45);
+      if (lexemes.length === 0) lexemes.push('alpha');
+      return doc(id, seq, lexemes, {
+        ownerId: random() < 0.5 ? OWNER : 'other',
+        team: random() < 0.3,
+        tfs: lexemes.map(() => (random() < 0.7 ? 10 : 14)),
+      });
+    };
+    const current = new Map<number, IndexedDoc>();
+    const index = new TenantTextIndex();
+    for (let id = 1; id <= 2500; id += 1) {
+      const d = write(id, 1);
+      current.set(id, d);
+      index.apply(d);
+    }
+    // Rewrites and deletes leave dead slots in the postings the search must skip.
+    for (let id = 1; id <= 2500; id += 7) {
+      if (id % 2 === 0) {
+        index.apply({ ...(current.get(id) as IndexedDoc), seq: 2, live: false });
+        current.delete(id);
+      } else {
+        const d = write(id, 2);
+        current.set(id, d);
+        index.apply(d);
+      }
+    }
+    const live = [...current.values()];
+    const readable = live.filter((d) => d.ownerId === OWNER || d.team);
+    for (const q of [
+      ['alpha'],
+      ['alpha', 'beta'],
+      ['gamma', 'delta', 'omega'],
+      vocabulary,
+      ['zeta', 'nothing'],
+    ]) {
+      for (const k of [1, 7, 30, 200]) {
+        // Statistics are over every live document; the answer only among the readable ones.
+        const want = reference(live, q, live.length).filter(([, id]) => readable.some((d) => d.id === id));
+        const got = index.search(query(q, { k }));
+        expect(
+          got.map((h) => h.memoryId),
+          `${q.join(' ')} k=${k}`,
+        ).toEqual(want.slice(0, k).map(([, id]) => id));
+        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][0], 9));
       }
     }
   });

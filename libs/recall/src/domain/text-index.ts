@@ -48,8 +48,6 @@ export interface IndexedHit {
 
 /** Query terms scored at most, the rarest first (as `recall_text_search`). */
 export const MAX_QUERY_TERMS = 32;
-/** A term with more postings than this is worth checking whether it can still bring new documents. */
-const PRUNE_CHECK_POSTINGS = 1024;
 /** How long a removed memory's position is remembered against an older snapshot's copy of it. */
 const REMOVAL_MEMORY_MS = 120_000;
 
@@ -71,7 +69,8 @@ export class TenantTextIndex {
   private readonly terms = new Map<string, number>();
   private readonly termNames: string[] = [];
   private readonly df = new Growable(Int32Array);
-  private readonly postings: { docs: Growable<Int32Array>; tfs: Growable<Uint16Array> }[] = [];
+  /** Per term: its documents by slot (ascending) and weighted tfs, and bounds of both over them. */
+  private readonly postings: Postings[] = [];
   // Per slot.
   private readonly ids = new Growable(Float64Array);
   private readonly seqs = new Growable(Float64Array);
@@ -88,10 +87,6 @@ export class TenantTextIndex {
   private readonly tagPool = new Growable(Int32Array);
   private readonly termPool = new Growable(Int32Array);
   private readonly tfPool = new Growable(Uint16Array);
-  // Scratch of one search.
-  private marks = new Int32Array(0);
-  private scores = new Float64Array(0);
-  private generation = 0;
 
   private liveDocs = 0;
   private totalLength = 0;
@@ -186,71 +181,99 @@ export class TenantTextIndex {
       this.tfPool,
       this.df,
     ];
-    let bytes = columns.reduce((sum, c) => sum + c.bytes, 0) + this.marks.byteLength + this.scores.byteLength;
+    let bytes = columns.reduce((sum, c) => sum + c.bytes, 0);
     for (const p of this.postings) bytes += p.docs.bytes + p.tfs.bytes + 64;
     bytes += this.slotOf.size * 40 + this.removed.size * 80;
     for (const name of this.termNames) bytes += 80 + name.length * 2;
     return bytes;
   }
 
-  /** The caller's top `k` by BM25 score, then id (both descending), among what the pre-filter lets through. */
+  /**
+   * The caller's top `k` by BM25 score, then id (both descending), among what the pre-filter lets
+   * through. Exact, document at a time with MaxScore: each term has an upper bound on what it can
+   * add to any document (its largest weighted tf at its shortest document); the terms whose bounds
+   * together cannot lift a document past the k-th score so far are not walked, only looked up in
+   * the documents the other terms bring, and only while those can still reach the top k. A
+   * document's score is summed over its terms rarest first, as `recall_text_search` sums it.
+   */
   search(query: TextIndexQuery): IndexedHit[] {
     const terms = this.queryTerms(query.lexemes);
     if (terms.length === 0 || !(this.liveDocs > 0 && this.totalLength > 0)) return [];
     const accepts = this.filterFor(query);
-    if (accepts === null) return [];
+    if (accepts === null || query.k <= 0) return [];
     const { k1, b } = query;
     const avgdl = this.totalLength / this.liveDocs;
     const n = this.liveDocs;
-    if (this.marks.length < this.ids.length) {
-      this.marks = new Int32Array(this.ids.data.length);
-      this.scores = new Float64Array(this.ids.data.length);
-      this.generation = 0;
-    }
-    const gen = ++this.generation;
-    const { marks, scores } = this;
     const lengths = this.lengths.data;
-    const touched: number[] = [];
+    const count = terms.length;
+    const lists = terms.map((term) => this.postings[term]);
     const idfs = terms.map((term) => {
       const df = this.df.data[term];
       return Math.log(1 + (n - df + 0.5) / (df + 0.5));
     });
-    // A document scores below idf·(k1 + 1) on a term, whatever its tf and length.
-    const rest = idfs.map((_, t) => idfs.slice(t).reduce((sum, idf) => sum + idf * (k1 + 1), 0));
-    let closed = false;
-    for (let t = 0; t < terms.length; t += 1) {
-      const { docs, tfs } = this.postings[terms[t]];
-      if (!closed && t > 0 && docs.length > PRUNE_CHECK_POSTINGS && touched.length >= query.k) {
-        // MaxScore: once the k-th best so far beats all the remaining terms together, a document
-        // none of the terms so far matched cannot reach the top k; the rest only add to those found.
-        closed = rest[t] * (1 + 1e-9) < this.kthScore(touched, query.k);
+    const termScore = (t: number, tfTenths: number, slot: number) => {
+      const tf = tfTenths / 10;
+      return (idfs[t] * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]) / avgdl));
+    };
+    const bounds = lists.map((list, t) => {
+      const tf = list.tfMax / 10;
+      return (idfs[t] * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * list.lengthMin) / avgdl));
+    });
+    // Terms by bound, weakest first; `below[i]`: what the i weakest can add together.
+    const order = Array.from({ length: count }, (_, t) => t).sort((x, y) => bounds[x] - bounds[y] || x - y);
+    const below = [0];
+    for (const t of order) below.push(below[below.length - 1] + bounds[t]);
+    // Float sums of bounds and of scores may differ in the last bits: compare with a margin.
+    const cannotReach = (bound: number, kth: number) => bound * (1 + 1e-9) < kth;
+    const cursors = new Int32Array(count);
+    const found = new Float64Array(count);
+    const top = new TopK(query.k);
+    let kth = -Infinity;
+    // order[0 .. walked) are looked up only; order[walked ..] are walked.
+    let lookedUp = 0;
+    for (;;) {
+      let slot = 0x7fffffff;
+      for (let i = lookedUp; i < count; i += 1) {
+        const t = order[i];
+        if (cursors[t] < lists[t].docs.length) slot = Math.min(slot, lists[t].docs.data[cursors[t]]);
       }
-      const idf = idfs[t];
-      for (let i = 0; i < docs.length; i += 1) {
-        const slot = docs.data[i];
-        if (marks[slot] !== gen) {
-          if (closed) continue;
-          marks[slot] = gen;
-          scores[slot] = accepts(slot) ? 0 : Number.NaN;
-          if (scores[slot] === 0) touched.push(slot);
+      if (slot === 0x7fffffff) break;
+      found.fill(Number.NaN);
+      let partial = 0;
+      for (let i = lookedUp; i < count; i += 1) {
+        const t = order[i];
+        const at = cursors[t];
+        if (at < lists[t].docs.length && lists[t].docs.data[at] === slot) {
+          found[t] = termScore(t, lists[t].tfs.data[at], slot);
+          partial += found[t];
+          cursors[t] = at + 1;
         }
-        const score = scores[slot];
-        if (Number.isNaN(score)) continue;
-        const tf = tfs.data[i] / 10;
-        scores[slot] = score + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]) / avgdl));
+      }
+      if (cannotReach(partial + below[lookedUp], kth) || !accepts(slot)) continue;
+      let reachable = true;
+      for (let i = lookedUp - 1; i >= 0; i -= 1) {
+        if (cannotReach(partial + below[i + 1], kth)) {
+          reachable = false;
+          break;
+        }
+        const t = order[i];
+        const at = seek(lists[t].docs, cursors[t], slot);
+        cursors[t] = at;
+        if (at < lists[t].docs.length && lists[t].docs.data[at] === slot) {
+          found[t] = termScore(t, lists[t].tfs.data[at], slot);
+          partial += found[t];
+        }
+      }
+      if (!reachable) continue;
+      let score = 0;
+      for (let t = 0; t < count; t += 1) if (!Number.isNaN(found[t])) score += found[t];
+      top.offer(score, this.ids.data[slot]);
+      if (top.size === query.k) {
+        kth = top.weakestScore;
+        while (lookedUp < count && cannotReach(below[lookedUp + 1], kth)) lookedUp += 1;
       }
     }
-    const top = new TopK(query.k);
-    for (const slot of touched) top.offer(scores[slot], this.ids.data[slot]);
     return top.sorted().map(([score, memoryId]) => ({ memoryId, score }));
-  }
-
-  /** The k-th best score among the documents scored so far (a lower bound of the final one). */
-  private kthScore(touched: readonly number[], k: number): number {
-    const top = new TopK(k);
-    for (const slot of touched) top.offer(this.scores[slot], 0);
-    const kept = top.sorted();
-    return kept.length < k ? 0 : kept[k - 1][0];
   }
 
   /**
@@ -305,19 +328,22 @@ export class TenantTextIndex {
 
   private append(doc: IndexedDoc): void {
     const slot = this.ids.length;
-    let length = 0;
+    const length = doc.tfs.reduce((sum, tf) => sum + tf, 0);
     this.tagStart.push(this.tagPool.length);
     for (const tag of doc.tags) this.tagPool.push(this.intern(tag));
     this.termStart.push(this.termPool.length);
     doc.lexemes.forEach((lexeme, i) => {
       const term = this.termOf(lexeme);
       const tf = doc.tfs[i];
+      const postings = this.postings[term];
       this.termPool.push(term);
       this.tfPool.push(tf);
-      this.postings[term].docs.push(slot);
-      this.postings[term].tfs.push(tf);
+      postings.docs.push(slot);
+      postings.tfs.push(tf);
+      // Bounds only grow (a dead slot's values stay in them): still bounds, maybe looser.
+      postings.tfMax = Math.max(postings.tfMax, tf);
+      postings.lengthMin = Math.min(postings.lengthMin, length);
       this.df.data[term] += 1;
-      length += tf;
     });
     this.ids.push(doc.id);
     this.seqs.push(doc.seq);
@@ -392,8 +418,44 @@ export class TenantTextIndex {
       this.termNames.push(lexeme);
       this.terms.set(lexeme, term);
       this.df.push(0);
-      this.postings.push({ docs: new Growable(Int32Array, 4), tfs: new Growable(Uint16Array, 4) });
+      this.postings.push({
+        docs: new Growable(Int32Array, 4),
+        tfs: new Growable(Uint16Array, 4),
+        tfMax: 0,
+        lengthMin: Infinity,
+      });
     }
     return term;
   }
+}
+
+interface Postings {
+  readonly docs: Growable<Int32Array>;
+  readonly tfs: Growable<Uint16Array>;
+  /** The largest weighted tf and the shortest document length among the postings ever added. */
+  tfMax: number;
+  lengthMin: number;
+}
+
+/** The first position at or after `from` whose slot is at least `slot` (galloping, then binary search). */
+function seek(docs: Growable<Int32Array>, from: number, slot: number): number {
+  const data = docs.data;
+  const end = docs.length;
+  if (from >= end || data[from] >= slot) return from;
+  let step = 1;
+  let low = from;
+  let high = from + 1;
+  while (high < end && data[high] < slot) {
+    low = high;
+    step *= 2;
+    high = from + step;
+  }
+  if (high > end) high = end;
+  // data[low] < slot; the answer is in (low, high].
+  while (low + 1 < high) {
+    const mid = (low + high) >>> 1;
+    if (data[mid] < slot) low = mid;
+    else high = mid;
+  }
+  return high;
 }

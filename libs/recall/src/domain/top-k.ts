@@ -21,6 +21,16 @@ export class TopK {
     }
   }
 
+  /** How many pairs are kept (at most k). */
+  get size(): number {
+    return this.scores.length;
+  }
+
+  /** The weakest kept pair's score (the k-th best once `size` is k); -Infinity while empty. */
+  get weakestScore(): number {
+    return this.scores.length === 0 ? -Infinity : this.scores[0];
+  }
+
   /** The pairs kept, best first. */
   sorted(): [score: number, id: number][] {
     return this.scores
