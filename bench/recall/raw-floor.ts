@@ -121,18 +121,24 @@ export class RecallFloor {
    */
   private async indexFor(tenantId: string): Promise<void> {
     if (this.efTenant === tenantId) return;
-    const { rows } = await this.pg.query<{ own: boolean; dominant: boolean }>(
+    const own = tenantHnswIndexName(this.options.active.id, tenantId);
+    const shared = hnswIndexName(this.options.active.id);
+    const { rows } = await this.pg.query<{
+      own: boolean;
+      dominant: boolean;
+      own_rows: number;
+      shared_rows: number;
+    }>(
       `SELECT coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)), false) AS own,
-              coalesce(obj_description(to_regclass($2), 'pg_class') = $3, false) AS dominant`,
-      [
-        tenantHnswIndexName(this.options.active.id, tenantId),
-        hnswIndexName(this.options.active.id),
-        dominantTenantComment(tenantId),
-      ],
+              coalesce(obj_description(to_regclass($2), 'pg_class') = $3, false) AS dominant,
+              coalesce((SELECT reltuples FROM pg_class WHERE oid = to_regclass($1)), 0) AS own_rows,
+              coalesce((SELECT reltuples FROM pg_class WHERE oid = to_regclass($2)), 0) AS shared_rows`,
+      [own, shared, dominantTenantComment(tenantId)],
     );
     const kind = rows[0]?.own ? 'tenant' : rows[0]?.dominant ? 'dominant' : 'model';
+    const indexRows = Number((kind === 'tenant' ? rows[0]?.own_rows : rows[0]?.shared_rows) ?? 0);
     await this.pg.query(`SELECT set_config('hnsw.ef_search', $1, false)`, [
-      String(efSearchFor(this.options.k, kind)),
+      String(efSearchFor(this.options.k, kind, indexRows)),
     ]);
     this.efTenant = tenantId;
   }

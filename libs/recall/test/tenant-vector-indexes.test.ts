@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { hnswIndexName, MaintainTenantIndexesUseCase, tenantHnswIndexName } from '@app/embeddings';
 import { EmbeddingModelRepository, TenantVectorIndexRepository } from '@app/embeddings/testing';
-import { MemoryVectorRepository } from '@app/recall/testing';
+import { efSearchFor, LARGE_HNSW_ROWS, MemoryVectorRepository } from '@app/recall/testing';
 import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
@@ -154,6 +154,36 @@ describe('per-tenant vector indexes', () => {
       ]),
     );
     expect(rows[0].comment).toBeNull();
+  });
+
+  it('walks an index the statistics count at 500,000 rows or more with a candidate list twice as long', async () => {
+    const own = tenantHnswIndexName(MODEL, big.tenantId);
+    const walkedWith = () =>
+      db.tx.inTenant(big.member, async (tx) => {
+        const result = await walk.searchDetailed(big.member, tx, {
+          modelId: MODEL,
+          dimensions: D,
+          vector: randomVector(3),
+          k: 10,
+        });
+        const { rows } = await tx.query<{ ef: string }>(`SELECT current_setting('hnsw.ef_search') AS ef`);
+        return { index: result.index, ef: Number(rows[0].ef), hits: result.hits.length };
+      });
+    expect(await walkedWith()).toEqual({ index: 'tenant', ef: efSearchFor(10, 'tenant'), hits: 10 });
+    const { rows } = await db.tx.asSystem((tx) =>
+      tx.query<{ reltuples: number }>(`SELECT reltuples FROM pg_class WHERE oid = to_regclass($1)`, [own]),
+    );
+    // The estimate the walk reads, as ANALYZE would leave it for a graph that size.
+    const setEstimate = (rowsEstimate: number) =>
+      db.tx.asSystem((tx) =>
+        tx.query(`UPDATE pg_class SET reltuples = $2 WHERE oid = to_regclass($1)`, [own, rowsEstimate]),
+      );
+    await setEstimate(LARGE_HNSW_ROWS);
+    try {
+      expect(await walkedWith()).toEqual({ index: 'tenant', ef: 2 * efSearchFor(10, 'tenant'), hits: 10 });
+    } finally {
+      await setEstimate(rows[0].reltuples);
+    }
   });
 
   it('does nothing while another run holds the lock', async () => {

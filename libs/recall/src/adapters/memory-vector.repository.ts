@@ -87,16 +87,22 @@ const DEFAULT_LARGE_SET_TTL_MS = 60_000;
  * 1% selectivity over 101k rows, 100 gave recall@10 ≈ 0.95 and 200 ≈ 0.99 at the same latency
  * (the walk's cost is dominated by the rows it filters out). pgvector caps it at 1000.
  */
-export function efSearchFor(k: number, index: VectorIndexKind = 'model'): number {
+export function efSearchFor(k: number, index: VectorIndexKind = 'model', indexRows = 0): number {
+  // A graph of LARGE_HNSW_ROWS or more needs a list twice as long for the same recall: the dominant
+  // tenant of 1,000,000 rows got recall@10 0.90 at 150, 0.94 at 200 and 0.95 at 300 (docs/performance.md).
+  const scale = indexRows >= LARGE_HNSW_ROWS ? 2 : 1;
   // A tenant's own index holds only its rows: no candidate is filtered out by tenant, and a list of
   // 4k (at least 100) gave recall@10 0.98 at 100k and 0.997 at 10k team memories, in a third of the
   // walk that 300 on the shared index took (docs/performance.md).
-  const own = Math.min(1000, Math.max(k * 4, 100));
-  if (index === 'tenant') return own;
+  const own = Math.max(k * 4, 100) * scale;
+  if (index === 'tenant') return Math.min(1000, own);
   // The tenant holding 80% or more of the shared index loses at most a fifth of the candidates.
   if (index === 'dominant') return Math.min(1000, Math.ceil(own / 0.8));
-  return Math.min(1000, Math.max(k * 10, 200));
+  return Math.min(1000, Math.max(k * 10, 200) * scale);
 }
+
+/** Rows (the index's `reltuples`) from which a walk takes the longer candidate list. */
+export const LARGE_HNSW_ROWS = 500_000;
 
 /**
  * Which HNSW index a walk uses: the tenant's own (MaintainTenantIndexesUseCase), the model's shared
@@ -260,29 +266,44 @@ export class MemoryVectorRepository {
     // The walk names its model and tenant as literals (buildNearestQuery), so its plan — made once
     // per connection in a generic-plans transaction — matches the partial indexes; the tenant's own,
     // once its build has finished, is the smaller one, so the planner takes it. ef_search follows from
-    // which one it is, decided in this statement.
+    // which one it is and how many rows it holds (its statistics' estimate), decided in this statement.
+    const ef = (kind: VectorIndexKind, large: boolean) =>
+      String(efSearchFor(k, kind, large ? LARGE_HNSW_ROWS : 0));
     const { rows } = await tx.query<{ enable_sort: string; kind: VectorIndexKind }>(
       `WITH walk AS (
          SELECT CASE WHEN coalesce((SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass($3)), false)
                      THEN 'tenant'
                      WHEN obj_description(to_regclass($5), 'pg_class') = $6 THEN 'dominant'
-                     ELSE 'model' END AS kind)
+                     ELSE 'model' END AS kind),
+       sized AS (
+         SELECT walk.kind,
+                coalesce((SELECT c.reltuples FROM pg_class c
+                           WHERE c.oid = to_regclass(CASE walk.kind WHEN 'tenant' THEN $3 ELSE $5 END)), 0) >= $8
+                  AS large
+           FROM walk)
        SELECT current_setting('enable_sort') AS enable_sort,
-              walk.kind,
+              sized.kind,
               set_config('hnsw.ef_search',
-                         CASE walk.kind WHEN 'tenant' THEN $4 WHEN 'dominant' THEN $7 ELSE $1 END, true),
+                         CASE WHEN sized.large
+                              THEN CASE sized.kind WHEN 'tenant' THEN $10 WHEN 'dominant' THEN $11 ELSE $9 END
+                              ELSE CASE sized.kind WHEN 'tenant' THEN $4 WHEN 'dominant' THEN $7 ELSE $1 END
+                         END, true),
               set_config('hnsw.iterative_scan', 'strict_order', true),
               set_config('hnsw.max_scan_tuples', $2, true),
               set_config('enable_sort', 'off', true)
-         FROM walk`,
+         FROM sized`,
       [
-        String(efSearchFor(k, 'model')),
+        ef('model', false),
         String(this.options.maxScanTuples ?? DEFAULT_MAX_SCAN_TUPLES),
         tenantHnswIndexName(modelId, scope.tenantId),
-        String(efSearchFor(k, 'tenant')),
+        ef('tenant', false),
         hnswIndexName(modelId),
         dominantTenantComment(scope.tenantId),
-        String(efSearchFor(k, 'dominant')),
+        ef('dominant', false),
+        LARGE_HNSW_ROWS,
+        ef('model', true),
+        ef('tenant', true),
+        ef('dominant', true),
       ],
       { prepared: true },
     );

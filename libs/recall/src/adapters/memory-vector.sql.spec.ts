@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { efSearchFor } from './memory-vector.repository';
+import { efSearchFor, LARGE_HNSW_ROWS } from './memory-vector.repository';
 import { buildCandidateCountQuery, buildNearestQuery } from './memory-vector.sql';
 import { toVectorLiteral } from '@app/embeddings';
 import { visibleMemorySql } from '@app/memories';
@@ -116,5 +116,13 @@ describe('vector search SQL', () => {
     // The tenant holding 80% or more of the shared index: the own list, a fifth longer.
     expect(efSearchFor(30, 'dominant')).toBe(150);
     expect(efSearchFor(10, 'dominant')).toBe(125);
+  });
+
+  it('walks a graph of 500,000 rows or more with a list twice as long, never above the limit', () => {
+    expect(efSearchFor(30, 'dominant', LARGE_HNSW_ROWS - 1)).toBe(150);
+    expect(efSearchFor(30, 'dominant', LARGE_HNSW_ROWS)).toBe(300);
+    expect(efSearchFor(30, 'tenant', 2_000_000)).toBe(240);
+    expect(efSearchFor(30, 'model', 1_000_000)).toBe(600);
+    expect(efSearchFor(300, 'model', 1_000_000)).toBe(1000);
   });
 });
