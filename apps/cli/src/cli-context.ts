@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { type AppConfig } from '@app/config';
-import { createDataSource, TransactionRunner } from '@app/persistence';
+import { createDataSource, initializeDataSource, TransactionRunner } from '@app/persistence';
 import { randomUUID } from 'node:crypto';
 import {
   createTenancyUseCases,
@@ -60,7 +60,7 @@ export class CliContext {
       statementTimeoutMs: this.config.database.statementTimeoutMs,
       applicationName: 'memory-cli',
     });
-    await source.initialize();
+    await initializeDataSource(source);
     this.source = source;
     return source;
   }

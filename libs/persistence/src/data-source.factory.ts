@@ -1,3 +1,4 @@
+import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '@app/migrations';
 
@@ -36,4 +37,28 @@ export function createDataSource(options: DataSourceOptions): DataSource {
       keepAlive: true,
     },
   });
+}
+
+/**
+ * Initializes the DataSource and keeps every pooled connection's errors handled for its whole life.
+ * TypeORM listens to a connection only while a query runner holds it and the pool only while it is
+ * idle; a connection being discarded (released with an error, or closed after a statement got no
+ * answer in time) has no listener left, and a late message on it — a server shutting down sends
+ * FATAL 57P01 to every session — would be an unhandled 'error' that ends the process. The work on
+ * such a connection has already failed (and answered 503); this listener only keeps the process up.
+ */
+export async function initializeDataSource(dataSource: DataSource): Promise<DataSource> {
+  await dataSource.initialize();
+  const pool = (dataSource.driver as unknown as { master?: Pool }).master;
+  if (!pool) return dataSource;
+  const guarded = new WeakSet<PoolClient>();
+  const guard = (client: PoolClient) => {
+    if (guarded.has(client)) return;
+    guarded.add(client);
+    client.on('error', () => undefined);
+  };
+  pool.on('connect', guard);
+  // Connections made while initializing (the version check) are in the pool already.
+  for (const client of (pool as unknown as { _clients?: PoolClient[] })._clients ?? []) guard(client);
+  return dataSource;
 }

@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { createDataSource } from './data-source.factory';
+import { createDataSource, initializeDataSource } from './data-source.factory';
 import { runMigrations } from './migration-runner';
 import { ServerSecretRepository } from './server-secret.repository';
 import { TransactionRunner } from './transaction-runner';
@@ -39,7 +39,7 @@ export class PersistenceModule implements OnApplicationShutdown {
               statementTimeoutMs: config.database.statementTimeoutMs,
               applicationName: options.applicationName,
             });
-            await dataSource.initialize();
+            await initializeDataSource(dataSource);
             if (options.migrate && config.database.runMigrations) {
               const result = await runMigrations(dataSource);
               if (result.applied.length > 0) {
