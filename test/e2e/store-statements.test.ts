@@ -7,7 +7,12 @@ import { teamFixture } from '../support/e2e-env';
 interface Sent {
   readonly client: Client;
   readonly sql: string;
+  /** Sent without waiting for an answer (pipelined behind another statement still in flight). */
+  readonly behind: boolean;
 }
+
+/** A transaction's statements in order, and how many times its connection waited for an answer. */
+type Transaction = string[] & { roundTrips: number };
 
 /** The first word of each statement ("BEGIN; SELECT set_config(…)" is one round trip: "BEGIN"). */
 const verbs = (statements: readonly string[]) => statements.map((sql) => sql.trim().split(/[\s;(]/)[0]);
@@ -21,14 +26,21 @@ describe('round trips per write through the REST API', () => {
   const team = teamFixture();
   const headers = { authorization: `Bearer ${team.keys.alice}`, 'content-type': 'application/json' };
   const original = Client.prototype.query;
+  const inFlight = new Map<Client, number>();
   let sent: Sent[] | null = null;
   let api: StartedApi;
 
   beforeAll(async () => {
     Client.prototype.query = function (this: Client, ...args: unknown[]) {
       const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-      sent?.push({ client: this, sql: text ?? '' });
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
+      const waiting = inFlight.get(this) ?? 0;
+      sent?.push({ client: this, sql: text ?? '', behind: waiting > 0 });
+      inFlight.set(this, waiting + 1);
+      const answer = (original as (...a: unknown[]) => unknown).apply(this, args);
+      const settle = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+      if (answer instanceof Promise) answer.then(settle, settle);
+      else settle();
+      return answer;
     } as typeof Client.prototype.query;
     api = await startApi(loadConfig({ ...team.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' }));
     // The first request verifies the key and records its use; later ones find it in the cache.
@@ -55,14 +67,15 @@ describe('round trips per write through the REST API', () => {
     await request();
     const recorded = sent;
     sent = null;
-    const open = new Map<Client, string[]>();
-    const done: string[][] = [];
-    for (const { client, sql } of recorded) {
-      if (sql.startsWith('BEGIN')) open.set(client, []);
+    const open = new Map<Client, Transaction>();
+    const done: Transaction[] = [];
+    for (const { client, sql, behind } of recorded) {
+      if (sql.startsWith('BEGIN')) open.set(client, Object.assign([], { roundTrips: 0 }));
       // The tail of a transaction that began before the request (the relay after the previous one).
       const current = open.get(client);
       if (!current) continue;
       current.push(sql);
+      if (!behind) current.roundTrips++;
       if (sql === 'COMMIT' || sql === 'ROLLBACK') {
         done.push(current);
         open.delete(client);
@@ -72,13 +85,14 @@ describe('round trips per write through the REST API', () => {
     return { user: done.filter((t) => !isSystem(t)), system: done.filter(isSystem) };
   }
 
-  it('a store is one transaction of four round trips: BEGIN with its settings, the row, its bookkeeping, COMMIT', async () => {
+  it('a store is one transaction of two round trips: BEGIN with its settings and the row, then its bookkeeping with COMMIT', async () => {
     const { user, system } = await transactionsOf(() => store(`a fact ${Date.now()}`));
     expect(user).toHaveLength(1);
     // The only system work is the outbox relay woken by the commit: the key came from the cache.
     for (const statements of system) expect(statements.join('\n')).toContain('FROM outbox');
     const [statements] = user;
     expect(verbs(statements)).toEqual(['BEGIN', 'INSERT', 'WITH', 'COMMIT']);
+    expect(statements.roundTrips).toBe(2);
     expect(statements[1]).toContain('INSERT INTO memories');
     for (const table of ['memory_index_state', 'outbox', 'audit_log']) {
       expect(statements[2]).toContain(`INSERT INTO ${table}`);
@@ -91,6 +105,8 @@ describe('round trips per write through the REST API', () => {
     );
     expect(user).toHaveLength(1);
     expect(verbs(user[0])).toEqual(['BEGIN', 'INSERT', 'INSERT', 'WITH', 'UPDATE', 'COMMIT']);
+    // BEGIN goes with the claim; the recorded response is written after the row, then COMMIT.
+    expect(user[0].roundTrips).toBe(5);
   });
 
   it('an update of the content: its checks, the row, then its bookkeeping in one statement', async () => {
@@ -115,5 +131,7 @@ describe('round trips per write through the REST API', () => {
       'WITH',
       'COMMIT',
     ]);
+    // BEGIN goes with the first check; COMMIT waits for the bookkeeping (nothing marks it last).
+    expect(user[0].roundTrips).toBe(7);
   });
 });

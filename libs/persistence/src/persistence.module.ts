@@ -57,6 +57,7 @@ export class PersistenceModule implements OnApplicationShutdown {
           useFactory: (dataSource: DataSource, config: AppConfig) =>
             new TransactionRunner(dataSource, config.database.appRole, {
               preparedStatements: config.mode === 'server',
+              pipelining: config.mode === 'server',
               answerTimeoutMs:
                 config.mode === 'server' ? config.database.statementTimeoutMs + ANSWER_MARGIN_MS : undefined,
             }),

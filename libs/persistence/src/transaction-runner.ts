@@ -60,6 +60,13 @@ export interface TransactionRunnerOptions {
    * which on a dropped network path is for ever.
    */
   readonly answerTimeoutMs?: number;
+  /**
+   * Send a transaction's opening (BEGIN with its settings) together with its first statement, and
+   * `COMMIT` together with a statement marked `last`, instead of waiting for each answer in turn:
+   * a short write is then one or two round trips. Only against a real Postgres server: embedded
+   * mode's connections are served one message at a time by one PGlite backend.
+   */
+  readonly pipelining?: boolean;
 }
 
 export class InvalidTenantScopeError extends Error {
@@ -171,17 +178,41 @@ export class TransactionRunner {
     const answer = unbounded ? undefined : this.options.answerTimeoutMs;
     const send: Send = (statement, params) =>
       answered(runner, runner.query(statement as string, params, true).catch(lostConnection), answer);
+    const begin = unbounded ? `${opening}; SET LOCAL statement_timeout = 0` : opening;
+    const pipelining = this.options.pipelining === true && pipelineOf(runner) !== undefined;
+    // pending: the opening not sent yet (it goes with the first statement); done: COMMIT sent.
+    const state = { pending: pipelining, committed: false };
     try {
       try {
-        await send(unbounded ? `${opening}; SET LOCAL statement_timeout = 0` : opening);
+        if (!pipelining) await send(begin);
         const committed: Array<() => void> = [];
-        const result = await work(wrap(send, committed, this.options.preparedStatements === true));
-        await send('COMMIT');
+        const statements: StatementSender = async (statement, params, last) => {
+          if (state.committed) throw new Error('the transaction was committed with its last statement');
+          const batch: Array<[string | { name: string; text: string }, unknown[] | undefined]> = [];
+          if (state.pending) batch.push([begin, undefined]);
+          batch.push([statement, params]);
+          if (last && pipelining) batch.push(['COMMIT', undefined]);
+          state.pending = false;
+          if (batch.length === 1) return send(statement, params);
+          state.committed = last && pipelining;
+          const answers = await inPipeline(
+            runner,
+            batch.map(
+              ([text, values]) =>
+                () =>
+                  send(text, values),
+            ),
+          );
+          return answers[batch[0][0] === begin ? 1 : 0];
+        };
+        const result = await work(wrap(statements, committed, this.options.preparedStatements === true));
+        // Nothing was sent (a pipelined opening waits for a statement): nothing to commit.
+        if (!state.committed && !state.pending) await send('COMMIT');
         for (const callback of committed) callback();
         return result;
       } catch (error) {
         // A connection given up on cannot roll back; closing it ends the transaction server-side.
-        if (!(error instanceof DatabaseUnavailableError))
+        if (!(error instanceof DatabaseUnavailableError) && !state.pending && !state.committed)
           await runner.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
@@ -190,6 +221,41 @@ export class TransactionRunner {
     }
   }
 }
+
+/** The `pg` client under a TypeORM query runner, where it can pipeline (`pg` 8.23's pipeline mode). */
+function pipelineOf(runner: QueryRunner): { pipeline: boolean } | undefined {
+  const client = (runner as unknown as { databaseConnection?: { pipeline?: unknown } }).databaseConnection;
+  return typeof client?.pipeline === 'boolean' ? (client as { pipeline: boolean }) : undefined;
+}
+
+/**
+ * Sends every statement at once and waits for all answers (in pipeline mode `pg` writes each
+ * query as it is issued, each with its own Sync; inside a transaction block an error aborts the
+ * block, so a statement after a failed one fails too, and a COMMIT after it rolls back). The
+ * first failure in order is thrown, so a COMMIT's failure is never hidden behind a statement's
+ * success. The client leaves pipeline mode once nothing is in flight.
+ */
+async function inPipeline<R>(runner: QueryRunner, sends: ReadonlyArray<() => Promise<R>>): Promise<R[]> {
+  const client = pipelineOf(runner);
+  if (!client) throw new Error('pipelining needs a pg client');
+  client.pipeline = true;
+  let settled: PromiseSettledResult<R>[];
+  try {
+    settled = await Promise.allSettled(sends.map((next) => next()));
+  } finally {
+    client.pipeline = false;
+  }
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
+}
+
+/** How the transaction's work sends a statement; `last`: COMMIT may go with it. */
+type StatementSender = (
+  statement: string | { name: string; text: string },
+  params: unknown[] | undefined,
+  last: boolean,
+) => Promise<{ records?: unknown[]; affected?: number }>;
 
 type Send = (
   statement: string | { name: string; text: string },
@@ -210,9 +276,12 @@ async function answered<T>(
   let timer: NodeJS.Timeout | undefined;
   const silence = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const client = (runner as unknown as { databaseConnection?: { end(): Promise<void> } })
-        .databaseConnection;
-      // pg closes the socket at once when a statement is still waiting for its answer.
+      const client = (
+        runner as unknown as { databaseConnection?: { end(): Promise<void>; pipeline?: boolean } }
+      ).databaseConnection;
+      // pg closes the socket at once when a statement is still waiting for its answer (out of
+      // pipeline mode: there it would wait for the pipelined answers first).
+      if (client?.pipeline === true) client.pipeline = false;
       void client?.end().catch(() => undefined);
       reject(new DatabaseUnavailableError(`no answer within ${timeoutMs} ms`));
     }, timeoutMs);
@@ -249,7 +318,7 @@ function reasonOf(error: unknown): string {
   return /timeout/i.test(message) ? 'no connection in time' : 'no connection';
 }
 
-function wrap(send: Send, committed: Array<() => void>, prepare: boolean): Tx {
+function wrap(send: StatementSender, committed: Array<() => void>, prepare: boolean): Tx {
   return {
     afterCommit(callback: () => void): void {
       committed.push(callback);
@@ -260,7 +329,7 @@ function wrap(send: Send, committed: Array<() => void>, prepare: boolean): Tx {
       options?: QueryOptions,
     ): Promise<QueryResult<Row>> {
       const statement = prepare && options?.prepared ? namedStatement(sql) : sql;
-      const result = await send(statement, params ? [...params] : undefined);
+      const result = await send(statement, params ? [...params] : undefined, options?.last === true);
       return {
         rows: (result.records ?? []) as Row[],
         rowCount: result.affected ?? result.records?.length ?? 0,

@@ -20,6 +20,12 @@ export interface QueryOptions {
    * (a visible set's size decides the join). Ignored where the runner does not prepare statements.
    */
   readonly prepared?: boolean;
+  /**
+   * Nothing follows this statement in the transaction: where the runner pipelines, `COMMIT` is
+   * sent with it, so the statement's answer is the commit's. A later statement in the same
+   * transaction fails; work that fails after it no longer rolls anything back.
+   */
+  readonly last?: boolean;
 }
 
 /**

@@ -24,7 +24,7 @@ export async function openTestDatabase(url: string, poolSize = 4): Promise<TestD
   await dataSource.initialize();
   return {
     dataSource,
-    tx: new TransactionRunner(dataSource, 'memory_app', { preparedStatements: true }),
+    tx: new TransactionRunner(dataSource, 'memory_app', { preparedStatements: true, pipelining: true }),
     close: () => dataSource.destroy(),
   };
 }

@@ -127,7 +127,8 @@ export class OutboxRelay {
         await this.repository.recordFailure(tx, ids, errorMessage(error));
         return { dispatched: 0, invalid: invalid.length, failed: ids.length, holding };
       }
-      await this.repository.markDispatched(tx, ids);
+      // The pass's last statement: the commit goes with it.
+      await this.repository.markDispatched(tx, ids, { last: true });
       return { dispatched: ids.length, invalid: invalid.length, failed: 0, holding };
     });
   }

@@ -54,11 +54,13 @@ export class OutboxRepository {
     }));
   }
 
-  async markDispatched(tx: Tx, ids: readonly string[]): Promise<void> {
+  /** Marks the rows queued (`last`: the transaction ends with it, see `QueryOptions.last`). */
+  async markDispatched(tx: Tx, ids: readonly string[], options: { last?: boolean } = {}): Promise<void> {
     if (ids.length === 0) return;
     await tx.query(
       `UPDATE outbox SET dispatched_at = now(), attempts = attempts + 1 WHERE id = ANY($1::bigint[])`,
       [ids],
+      { last: options.last },
     );
   }
 

@@ -46,7 +46,9 @@ export class CreateMemoryUseCase {
               );
             }
           }
-          const { id, category, importance } = await this.writer.store(principal, tx, prepared);
+          const { id, category, importance } = await this.writer.store(principal, tx, prepared, {
+            last: key === undefined,
+          });
           const stored: StoredMemory = { id, category, importance };
           if (key !== undefined) await this.idempotency.complete(principal, tx, key, stored);
           return { response: stored, replayed: false };

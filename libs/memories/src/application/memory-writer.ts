@@ -51,10 +51,15 @@ export class MemoryWriter {
     return { screened, staged };
   }
 
+  /**
+   * Writes the row and its bookkeeping in `tx`. `options.last`: the caller writes nothing after
+   * this in the transaction, so a new row's bookkeeping may carry the commit (one round trip).
+   */
   async store(
     principal: Principal,
     tx: Tx,
     prepared: PreparedMemory,
+    options: { readonly last?: boolean } = {},
   ): Promise<StoredMemory & { created: boolean }> {
     const { screened, staged } = prepared;
     // Resolved here rather than at screening: an idempotent replay a day later hashes the same body.
@@ -96,7 +101,7 @@ export class MemoryWriter {
                 : undefined,
           }),
         ],
-        { prepared: true },
+        { prepared: true, last: options.last === true && memory.supersedes === undefined },
       );
     }
     if (memory.supersedes !== undefined) {

@@ -1,0 +1,138 @@
+import { Client } from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { DataSource } from 'typeorm';
+import { createDataSource, initializeDataSource, TransactionRunner } from '@app/persistence';
+
+const scope = {
+  tenantId: '00000000-0000-4000-8000-0000000000a1',
+  userId: '00000000-0000-4000-8000-0000000000b2',
+};
+
+/**
+ * Against a real server the runner sends a transaction's opening (BEGIN, role and row-level
+ * security settings) with its first statement, and COMMIT with a statement marked `last`. What a
+ * caller relies on must not change: the statement runs as the application role with the caller's
+ * settings, a failure anywhere commits nothing, and the connection serves the next request.
+ */
+describe('pipelined transactions', () => {
+  const table = `pipeline_probe_${process.pid}`;
+  let dataSource: DataSource;
+  let runner: TransactionRunner;
+  let observer: Client;
+  const original = Client.prototype.query;
+  let sent: Array<{ sql: string; behind: boolean }> = [];
+  const inFlight = new Map<Client, number>();
+
+  beforeAll(async () => {
+    dataSource = await initializeDataSource(
+      createDataSource({
+        url: inject('databaseUrl'),
+        poolSize: 1,
+        statementTimeoutMs: 5_000,
+        applicationName: 'pipelined-transactions-test',
+      }),
+    );
+    runner = new TransactionRunner(dataSource, 'memory_app', { preparedStatements: true, pipelining: true });
+    // No constraint of any kind: the constraint inventory of other suites never sees this table.
+    await dataSource.query(`CREATE TABLE ${table} (id integer, who text, role text)`);
+    await dataSource.query(`GRANT SELECT, INSERT ON ${table} TO memory_app`);
+    observer = new Client({ connectionString: inject('databaseUrl') });
+    await observer.connect();
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      const waiting = inFlight.get(this) ?? 0;
+      if (this !== observer)
+        sent.push({ sql: typeof first === 'string' ? first : (first.text ?? ''), behind: waiting > 0 });
+      inFlight.set(this, waiting + 1);
+      const answer = (original as (...a: unknown[]) => unknown).apply(this, args);
+      const settle = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+      if (answer instanceof Promise) answer.then(settle, settle);
+      else settle();
+      return answer;
+    } as typeof Client.prototype.query;
+  });
+
+  afterEach(() => {
+    sent = [];
+  });
+
+  afterAll(async () => {
+    Client.prototype.query = original;
+    await observer?.query(`DROP TABLE IF EXISTS ${table}`);
+    await observer?.end();
+    await dataSource?.destroy();
+  });
+
+  const rows = async (id: number) =>
+    (await observer.query(`SELECT who, role FROM ${table} WHERE id = $1`, [id])).rows;
+
+  /** Round trips: statements sent while none of the connection's was waiting for its answer. */
+  const roundTrips = () => sent.filter((s) => !s.behind).length;
+
+  it("sends the opening with the first statement, which still runs as the application role with the caller's settings", async () => {
+    const seen = await runner.inTenant(scope, async (tx) => {
+      const { rows } = await tx.query<{ who: string; role: string }>(
+        `SELECT current_setting('app.user_id') AS who, current_user AS role`,
+      );
+      return rows[0];
+    });
+    expect(seen).toEqual({ who: scope.userId, role: 'memory_app' });
+    expect(sent.map((s) => s.sql.split(/[\s;]/)[0])).toEqual(['BEGIN', 'SELECT', 'COMMIT']);
+    expect(roundTrips()).toBe(2);
+  });
+
+  it('commits with a statement marked last: the row is visible elsewhere before the work returns, and nothing may follow', async () => {
+    const later = await runner.inTenant(scope, async (tx) => {
+      await tx.query(
+        `INSERT INTO ${table} (id, who, role) VALUES (1, current_setting('app.user_id'), current_user)`,
+        [],
+        { last: true },
+      );
+      expect(await rows(1)).toEqual([{ who: scope.userId, role: 'memory_app' }]);
+      return tx.query('SELECT 1').then(
+        () => 'ran',
+        (error: Error) => error.message,
+      );
+    });
+    expect(later).toMatch(/committed/);
+    expect(roundTrips()).toBe(1);
+  });
+
+  it('a statement that fails beside its COMMIT commits nothing of the transaction, and the connection serves the next one', async () => {
+    const failure = await runner
+      .inTenant(scope, async (tx) => {
+        await tx.query(`INSERT INTO ${table} (id, who) VALUES (2, 'written first')`);
+        await tx.query('SELECT 1 / 0', [], { last: true });
+      })
+      .catch((error: unknown) => error);
+    // The statement's own error, not the COMMIT's (which the server answered with ROLLBACK).
+    expect(String(failure)).toMatch(/division by zero/);
+    expect(await rows(2)).toEqual([]);
+    expect(
+      await runner.inTenant(scope, async (tx) => (await tx.query<{ n: number }>('SELECT 7 AS n')).rows),
+    ).toEqual([{ n: 7 }]);
+  });
+
+  it('a failing opening stops the statement sent with it: nothing runs without the caller settings or as the owner', async () => {
+    const broken = new TransactionRunner(dataSource, 'no_such_role', {
+      preparedStatements: true,
+      pipelining: true,
+    });
+    const failure = await broken
+      .inTenant(scope, (tx) =>
+        tx.query(`INSERT INTO ${table} (id, who, role) VALUES (3, 'sent with the opening', current_user)`),
+      )
+      .catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/no_such_role/);
+    expect(await rows(3)).toEqual([]);
+    // The connection left no transaction open behind it.
+    expect(
+      await runner.inTenant(scope, async (tx) => (await tx.query<{ n: number }>('SELECT 8 AS n')).rows),
+    ).toEqual([{ n: 8 }]);
+  });
+
+  it('work that sends no statement opens no transaction', async () => {
+    expect(await runner.inTenant(scope, async () => 'nothing to do')).toBe('nothing to do');
+    expect(sent).toEqual([]);
+  });
+});
