@@ -2,14 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from 'pg';
 import { loadConfig } from '@app/config';
 import { startApi, type StartedApi } from '../../apps/api/src/main';
+import { spyOnQueries, type SentQuery } from '@app/testing';
 import { teamFixture } from '../support/e2e-env';
-
-interface Sent {
-  readonly client: Client;
-  readonly sql: string;
-  /** Sent without waiting for an answer (pipelined behind another statement still in flight). */
-  readonly behind: boolean;
-}
 
 /** A transaction's statements in order, and how many times its connection waited for an answer. */
 type Transaction = string[] & { roundTrips: number };
@@ -25,29 +19,18 @@ const verbs = (statements: readonly string[]) => statements.map((sql) => sql.tri
 describe('round trips per write through the REST API', () => {
   const team = teamFixture();
   const headers = { authorization: `Bearer ${team.keys.alice}`, 'content-type': 'application/json' };
-  const original = Client.prototype.query;
-  const inFlight = new Map<Client, number>();
-  let sent: Sent[] | null = null;
+  let restore: () => void;
+  let sent: SentQuery[] | null = null;
   let api: StartedApi;
 
   beforeAll(async () => {
-    Client.prototype.query = function (this: Client, ...args: unknown[]) {
-      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string } | undefined)?.text;
-      const waiting = inFlight.get(this) ?? 0;
-      sent?.push({ client: this, sql: text ?? '', behind: waiting > 0 });
-      inFlight.set(this, waiting + 1);
-      const answer = (original as (...a: unknown[]) => unknown).apply(this, args);
-      const settle = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
-      if (answer instanceof Promise) answer.then(settle, settle);
-      else settle();
-      return answer;
-    } as typeof Client.prototype.query;
+    restore = spyOnQueries((query) => sent?.push(query));
     api = await startApi(loadConfig({ ...team.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error' }));
     // The first request verifies the key and records its use; later ones find it in the cache.
     await store('warm-up');
   });
   afterAll(async () => {
-    Client.prototype.query = original;
+    restore?.();
     await api?.stop();
   });
 

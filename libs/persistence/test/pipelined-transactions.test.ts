@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DataSource } from 'typeorm';
 import { createDataSource, initializeDataSource, TransactionRunner } from '@app/persistence';
+import { spyOnQueries } from '@app/testing';
 
 const scope = {
   tenantId: '00000000-0000-4000-8000-0000000000a1',
@@ -19,9 +20,8 @@ describe('pipelined transactions', () => {
   let dataSource: DataSource;
   let runner: TransactionRunner;
   let observer: Client;
-  const original = Client.prototype.query;
+  let restore: () => void;
   let sent: Array<{ sql: string; behind: boolean }> = [];
-  const inFlight = new Map<Client, number>();
 
   beforeAll(async () => {
     dataSource = await initializeDataSource(
@@ -38,18 +38,9 @@ describe('pipelined transactions', () => {
     await dataSource.query(`GRANT SELECT, INSERT ON ${table} TO memory_app`);
     observer = new Client({ connectionString: inject('databaseUrl') });
     await observer.connect();
-    Client.prototype.query = function (this: Client, ...args: unknown[]) {
-      const first = args[0] as string | { text?: string };
-      const waiting = inFlight.get(this) ?? 0;
-      if (this !== observer)
-        sent.push({ sql: typeof first === 'string' ? first : (first.text ?? ''), behind: waiting > 0 });
-      inFlight.set(this, waiting + 1);
-      const answer = (original as (...a: unknown[]) => unknown).apply(this, args);
-      const settle = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
-      if (answer instanceof Promise) answer.then(settle, settle);
-      else settle();
-      return answer;
-    } as typeof Client.prototype.query;
+    restore = spyOnQueries(({ client, sql, behind }) => {
+      if (client !== observer) sent.push({ sql, behind });
+    });
   });
 
   afterEach(() => {
@@ -57,7 +48,7 @@ describe('pipelined transactions', () => {
   });
 
   afterAll(async () => {
-    Client.prototype.query = original;
+    restore?.();
     await observer?.query(`DROP TABLE IF EXISTS ${table}`);
     await observer?.end();
     await dataSource?.destroy();

@@ -3,3 +3,4 @@ export * from './fake-vault';
 export * from './fixtures';
 export * from './deterministic-embedder';
 export * from './chaos';
+export * from './query-spy';

@@ -16,7 +16,7 @@ import {
   visibleMemorySql,
   writableMemorySql,
 } from '../contracts/memory-visibility.sql';
-import type { MemoryLookup } from '../ports/memory-lookup.port';
+import type { FinalRead, MemoryLookup } from '../ports/memory-lookup.port';
 
 /**
  * A memory as readers get it; `user` is the caller's parameter. `shared_by` names the owner when
@@ -241,18 +241,28 @@ export class MemoryRepository implements MemoryLookup {
   }
 
   /** One live memory the caller may read (own, team, shared with them, or any as an admin). */
-  async findVisibleOne(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
-    const [memory] = await this.findVisible(scope, tx, [id]);
+  async findVisibleOne(
+    scope: TenantScope,
+    tx: Tx,
+    id: number,
+    options: FinalRead = {},
+  ): Promise<Memory | null> {
+    const [memory] = await this.findVisible(scope, tx, [id], options);
     return memory ?? null;
   }
 
   /** Live memories the caller may read, in no particular order. */
-  async findVisible(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<Memory[]> {
+  async findVisible(
+    scope: TenantScope,
+    tx: Tx,
+    ids: readonly number[],
+    options: FinalRead = {},
+  ): Promise<Memory[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${memoryColumns('$3')} ${VISIBLE_BY_ID}`,
       [ids, scope.tenantId, scope.userId],
-      { prepared: true },
+      { prepared: true, last: options.last },
     );
     return rows.map(toMemory);
   }
@@ -262,6 +272,7 @@ export class MemoryRepository implements MemoryLookup {
     scope: TenantScope,
     tx: Tx,
     ids: readonly number[],
+    options: FinalRead = {},
   ): Promise<Array<{ memory: Memory; links: MemoryLink[] }>> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow & { links: MemoryLink[] }>(
@@ -272,7 +283,7 @@ export class MemoryRepository implements MemoryLookup {
                  ${readableLinksSql('(l.src_id = m.id OR l.dst_id = m.id)', '$2', '$3')}) AS links
          ${VISIBLE_BY_ID}`,
       [ids, scope.tenantId, scope.userId],
-      { prepared: true },
+      { prepared: true, last: options.last },
     );
     return rows.map((row) => ({ memory: toMemory(row), links: row.links }));
   }

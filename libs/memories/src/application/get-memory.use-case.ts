@@ -17,7 +17,7 @@ export class GetMemoryUseCase {
   async execute(principal: Principal, id: number): Promise<Memory> {
     const memory = await this.tx.inTenant(
       principal,
-      (tx) => this.memories.findVisibleOne(principal, tx, id),
+      (tx) => this.memories.findVisibleOne(principal, tx, id, { last: true }),
       READ_TRANSACTION,
     );
     if (!memory) throw MemoryError.notFound(id);
@@ -28,7 +28,7 @@ export class GetMemoryUseCase {
   async withLinks(principal: Principal, id: number): Promise<{ memory: Memory; links: MemoryLinks }> {
     const [found] = await this.tx.inTenant(
       principal,
-      (tx) => this.memories.findVisibleWithLinks(principal, tx, [id]),
+      (tx) => this.memories.findVisibleWithLinks(principal, tx, [id], { last: true }),
       READ_TRANSACTION,
     );
     if (!found) throw MemoryError.notFound(id);

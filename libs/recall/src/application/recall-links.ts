@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { TenantScope, Tx } from '@app/persistence';
-import { MemoryLookup, type Memory, type MemoryLink } from '@app/memories';
+import { MemoryLookup, type FinalRead, type Memory, type MemoryLink } from '@app/memories';
 import { redirectToHeads, servedPrefixLength } from '../domain/supersession';
 
 export interface LinkedItem {
@@ -31,13 +31,14 @@ export class RecallLinks {
     ranked: readonly T[],
     heads: ReadonlyMap<number, number>,
     limit: number,
+    options: FinalRead = {},
   ): Promise<Array<ServedItem<T>>> {
     const ids = ranked.map((item) => item.memoryId);
     const prefix = ranked.slice(0, servedPrefixLength(ids, heads, limit));
     const wanted = new Set(
       prefix.flatMap((item) => [item.memoryId, heads.get(item.memoryId) ?? item.memoryId]),
     );
-    const found = await this.memories.findVisibleWithLinks(scope, tx, [...wanted]);
+    const found = await this.memories.findVisibleWithLinks(scope, tx, [...wanted], options);
     const rows = new Map(found.map(({ memory }) => [memory.id, memory]));
     const links = new Map(found.map(({ memory, links }) => [memory.id, links]));
     // A row gone since ranking (deleted meanwhile) is not served; a missing head leaves its hit.

@@ -163,7 +163,8 @@ export class RecallMemoriesUseCase {
           );
         // Ranking needed only the facts; rows and links are read for what is served.
         const ranked = sortRecalled(scored, facts, input.sortBy);
-        return this.links.serve(principal, tx, ranked, heads, input.limit);
+        // The rows are the transaction's last read: its commit goes with them.
+        return this.links.serve(principal, tx, ranked, heads, input.limit, { last: true });
       },
       { genericPlans: true },
     );
