@@ -26,6 +26,7 @@ import { RecallTextIndexFeed1763700000028 } from './1763700000028-recall-text-in
 import { RecallDeltaPlpgsql1763700000029 } from './1763700000029-recall-delta-plpgsql';
 import { HiddenDuplicates1763700000035 } from './1763700000035-hidden-duplicates';
 import { RecallDeltaRanges1763700000036 } from './1763700000036-recall-delta-ranges';
+import { OutboxClaimByJob1763700000037 } from './1763700000037-outbox-claim-by-job';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   RecallDeltaPlpgsql1763700000029,
   HiddenDuplicates1763700000035,
   RecallDeltaRanges1763700000036,
+  OutboxClaimByJob1763700000037,
 ];

@@ -5,6 +5,7 @@ import {
   BullMqJobQueue,
   INDEX_BATCHES_WAITING_BEFORE_HOLD,
   OutboxRelay,
+  OutboxRepository,
   OutboxSignal,
   OutboxWriter,
   outboxJobId,
@@ -386,6 +387,68 @@ describe('outbox relay', () => {
       Array.from({ length: 10 }, (_, i) => String(FAKE_MEMORY_ID_BASE + 1 + i)),
     );
     expect(batch.name).toBe('memory.index-batch');
+  });
+
+  it("while holding, claims the other jobs' rows without reading the held backlog", async () => {
+    await freshTenant();
+    const held = 3_000;
+    await db.tx.asSystem((tx) =>
+      tx.query(
+        `INSERT INTO outbox (tenant_id, job_name, payload)
+         SELECT $1, 'memory.index', jsonb_build_object('memoryId', ($2::bigint + i)::text)
+           FROM generate_series(1, $3::int) AS i`,
+        [scope.tenantId, FAKE_MEMORY_ID_BASE, held],
+      ),
+    );
+    const { rows: other } = await db.tx.asSystem((tx) =>
+      tx.query<{ id: string }>(
+        `INSERT INTO outbox (tenant_id, job_name, payload) VALUES ($1, 'sessions.extract', '{}') RETURNING id::text AS id`,
+        [scope.tenantId],
+      ),
+    );
+    try {
+      const { claimed, fetched } = await db.tx.asSystem(async (tx) => {
+        // Rows read from the outbox so far (heap fetches through indexes, and scans): this view
+        // also holds what earlier transactions of the connection have not reported yet.
+        const read = async () => {
+          const { rows: counts } = await tx.query<{ read: string }>(
+            `SELECT (coalesce(idx_tup_fetch, 0) + coalesce(seq_tup_read, 0))::text AS read
+               FROM pg_stat_xact_user_tables WHERE relname = 'outbox'`,
+          );
+          return Number(counts[0]?.read ?? 0);
+        };
+        const before = await read();
+        const claimed = await new OutboxRepository().claimBatch(tx, 100, ['memory.index']);
+        return { claimed, fetched: (await read()) - before };
+      });
+      expect(claimed.map((r) => r.id)).toContain(other[0].id);
+      expect(claimed.every((r) => r.jobName !== 'memory.index')).toBe(true);
+      // Before: every held row was read to find the one to take (3,000 and more).
+      expect(fetched).toBeLessThan(50);
+    } finally {
+      await db.tx.asSystem((tx) => tx.query(`DELETE FROM outbox WHERE tenant_id = $1`, [scope.tenantId]));
+    }
+  });
+
+  it('claims the oldest rows first, by number rather than by text', async () => {
+    await freshTenant();
+    // Ids past any the sequence hands out here, across a power of ten ("10000000000" < "9999999999").
+    const ids = ['9999999999', '10000000000'];
+    await db.tx.asSystem((tx) =>
+      tx.query(
+        `INSERT INTO outbox (id, tenant_id, job_name, payload) OVERRIDING SYSTEM VALUE
+         SELECT i, $1, 'sessions.extract', '{}' FROM unnest($2::bigint[]) AS i`,
+        [scope.tenantId, ids],
+      ),
+    );
+    try {
+      for (const held of [[], ['memory.index']]) {
+        const claimed = await db.tx.asSystem((tx) => new OutboxRepository().claimBatch(tx, 1, held));
+        expect(claimed.map((r) => r.id)).toEqual([ids[0]]);
+      }
+    } finally {
+      await db.tx.asSystem((tx) => tx.query(`DELETE FROM outbox WHERE tenant_id = $1`, [scope.tenantId]));
+    }
   });
 
   it('ignores a re-add of a job id BullMQ already holds', async () => {

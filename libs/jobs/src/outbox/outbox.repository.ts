@@ -1,4 +1,5 @@
 import { type Tx } from '@app/persistence';
+import { JOB_NAMES } from '../job-definitions';
 
 export interface OutboxRow {
   readonly id: string;
@@ -25,6 +26,12 @@ export class OutboxRepository {
    * Rows of the `held` jobs are left for a later pass.
    */
   async claimBatch(tx: Tx, limit: number, held: readonly string[] = []): Promise<OutboxRow[]> {
+    const columns = `id::text AS id, tenant_id, job_name, payload, request_id, attempts,
+              (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us`;
+    // Oldest first by the column (`ORDER BY id` alone would sort the text the statement returns).
+    // Holding: each other job's oldest rows by (job_name, id), so the held backlog is never read.
+    // Rows of jobs this build does not know wait for a pass that holds nothing.
+    const taken = JOB_NAMES.filter((name) => !held.includes(name));
     const { rows } = await tx.query<{
       id: string;
       tenant_id: string;
@@ -34,14 +41,24 @@ export class OutboxRepository {
       attempts: number;
       created_us: string;
     }>(
-      `SELECT id::text AS id, tenant_id, job_name, payload, request_id, attempts,
-              (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_us
-         FROM outbox
-        WHERE dispatched_at IS NULL AND available_at <= now() AND job_name <> ALL($2::text[])
-        ORDER BY id
-        LIMIT $1
-        FOR UPDATE SKIP LOCKED`,
-      [limit, held],
+      held.length === 0
+        ? `SELECT ${columns}
+             FROM outbox
+            WHERE dispatched_at IS NULL AND available_at <= now()
+            ORDER BY outbox.id
+            LIMIT $1
+            FOR UPDATE SKIP LOCKED`
+        : `SELECT claimed.* FROM unnest($2::text[]) AS job(name)
+             CROSS JOIN LATERAL (
+               SELECT ${columns}
+                 FROM outbox
+                WHERE dispatched_at IS NULL AND job_name = job.name AND available_at <= now()
+                ORDER BY outbox.id
+                LIMIT $1
+                FOR UPDATE SKIP LOCKED) claimed
+            ORDER BY claimed.id::bigint
+            LIMIT $1`,
+      held.length === 0 ? [limit] : [limit, taken],
     );
     return rows.map((r) => ({
       id: r.id,
