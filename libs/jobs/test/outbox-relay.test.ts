@@ -430,6 +430,37 @@ describe('outbox relay', () => {
     }
   });
 
+  it('while holding, a commit waits for the next look instead of causing a pass of its own', async () => {
+    await freshTenant();
+    const queue = new RecordingQueue();
+    queue.waitingJobs = INDEX_BATCHES_WAITING_BEFORE_HOLD;
+    let looks = 0;
+    const waiting = queue.waiting.bind(queue);
+    queue.waiting = async () => {
+      looks += 1;
+      return waiting();
+    };
+    const relay = new OutboxRelay(db.tx, queue, {
+      installationId: INSTALLATION,
+      batchSize: 100,
+      pollIntervalMs: 60_000,
+      holdingRecheckMs: 60_000,
+    });
+    await relay.start();
+    try {
+      await waitFor('the first look', () => (looks >= 1 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 100));
+      const before = looks;
+      for (let i = 0; i < 5; i += 1) await commitJobs(1, 100 + i);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(looks - before).toBe(0);
+      expect((await rows()).some((r) => r.dispatched)).toBe(false);
+    } finally {
+      await relay.stop();
+      await db.tx.asSystem((tx) => tx.query(`DELETE FROM outbox WHERE tenant_id = $1`, [scope.tenantId]));
+    }
+  });
+
   it('claims the oldest rows first, by number rather than by text', async () => {
     await freshTenant();
     // Ids past any the sequence hands out here, across a power of ten ("10000000000" < "9999999999").

@@ -19,6 +19,8 @@ export interface OutboxRelayOptions {
   readonly maxBackoffMs?: number;
   /** Rows whose job this build does not know wait this long before another replica may try. */
   readonly invalidRowDelayMs?: number;
+  /** How soon a relay holding index rows looks again (default HOLDING_RECHECK_MS). */
+  readonly holdingRecheckMs?: number;
 }
 
 export interface RelayPassResult {
@@ -54,6 +56,8 @@ export class OutboxRelay {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private nudged = false;
+  /** The last pass left index rows for busy workers: commits then wait for the next look. */
+  private holding = false;
   private running = false;
   private stopping = false;
   private consecutiveFailures = 0;
@@ -90,11 +94,13 @@ export class OutboxRelay {
 
   /**
    * Asks for a pass as soon as the current one (if any) ends. While the queue is failing the relay
-   * keeps its backoff instead: a burst of commits must not turn into a burst of doomed passes.
+   * keeps its backoff instead: a burst of commits must not turn into a burst of doomed passes. While
+   * it holds index rows it keeps its short recheck: a commit then only adds to the backlog the next
+   * look coalesces, and a pass per commit would ask Redis and Postgres again for nothing.
    */
   nudge(): void {
     this.nudged = true;
-    if (this.consecutiveFailures === 0) this.wake?.();
+    if (this.consecutiveFailures === 0 && !this.holding) this.wake?.();
   }
 
   /**
@@ -159,6 +165,7 @@ export class OutboxRelay {
       try {
         const result = await this.drain();
         holding = result.holding;
+        this.holding = holding;
         this.consecutiveFailures = result.failed > 0 ? this.consecutiveFailures + 1 : 0;
       } catch (error) {
         // Database trouble: keep the loop alive and try again after a pause.
@@ -175,7 +182,9 @@ export class OutboxRelay {
   private delay(holding: boolean): number {
     const { pollIntervalMs } = this.options;
     if (this.consecutiveFailures === 0)
-      return holding ? Math.min(pollIntervalMs, HOLDING_RECHECK_MS) : pollIntervalMs;
+      return holding
+        ? Math.min(pollIntervalMs, this.options.holdingRecheckMs ?? HOLDING_RECHECK_MS)
+        : pollIntervalMs;
     const max = this.options.maxBackoffMs ?? Math.max(pollIntervalMs, 10_000);
     return Math.min(max, pollIntervalMs * 2 ** Math.min(this.consecutiveFailures, 16));
   }
