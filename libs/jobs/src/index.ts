@@ -38,3 +38,4 @@ export * from './job-inspector.port';
 export * from './admin-stats/get-tenant-stats.use-case';
 export * from './drivers/bullmq-inspector';
 export * from './installation';
+export * from './maintenance/purge-outbox.job';

@@ -78,6 +78,11 @@ export const JOB_DEFINITIONS = {
     tenantId: uuid.optional(),
     slot: z.string().max(64),
   }),
+  /** Delete outbox rows dispatched a day ago or more (all tenants), enqueued on a schedule by the worker. */
+  'outbox.purge': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
   /** Retention of deletion history (all tenants), enqueued on a schedule by the worker. */
   'sync.purge-tombstones': z.object({
     /** Jobs carry their tenant; this one runs for all of them, so it is always absent. */

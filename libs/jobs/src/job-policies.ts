@@ -54,6 +54,7 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   },
   // Hourly and idempotent: the next slot retries whatever a failed run left.
   'audit.purge': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
+  'outbox.purge': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
   'memories.expire': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
   // Every ten seconds and idempotent: the next slot is the retry; keep completed ids only briefly.
   'memories.fold-text-stats': {

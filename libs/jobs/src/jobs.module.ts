@@ -37,6 +37,7 @@ import { JobHandlerDiscovery } from './job-handler.discovery';
 import { SlotScheduler } from './slot-scheduler';
 import { AnalyzeStatisticsJob } from './maintenance/analyze-statistics.job';
 import { PurgeAuditLogJob } from './maintenance/purge-audit-log.job';
+import { PurgeOutboxJob } from './maintenance/purge-outbox.job';
 import { TenancyModule } from '@app/tenancy';
 import { INSTALLATION_ID, loadInstallationId } from './installation';
 
@@ -169,7 +170,7 @@ function createInspector(queue: JobQueue): JobInspector {
  */
 @Module({
   imports: [TenancyModule],
-  // The maintenance jobs (`maintenance.analyze`, `audit.purge`) live here: every composition imports this module.
+  // The maintenance jobs (`maintenance.analyze`, `audit.purge`, `outbox.purge`) live here: every composition imports this module.
   providers: [
     OutboxWriter,
     AdminJobRepository,
@@ -179,6 +180,7 @@ function createInspector(queue: JobQueue): JobInspector {
     TenantStatsRepository,
     AnalyzeStatisticsJob,
     PurgeAuditLogJob,
+    PurgeOutboxJob,
     { provide: JOB_INSPECTOR, useClass: AttachedJobInspector },
   ],
   exports: [

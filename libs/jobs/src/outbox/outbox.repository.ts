@@ -94,6 +94,19 @@ export class OutboxRepository {
     );
   }
 
+  /**
+   * Deletes at most `batch` rows dispatched before `horizon`, oldest first (the primary key's order,
+   * so each batch stops at the first rows still kept); returns how many went.
+   */
+  async purgeDispatchedBefore(tx: Tx, horizon: Date, batch: number): Promise<number> {
+    const { rowCount } = await tx.query(
+      `DELETE FROM outbox WHERE id IN (
+         SELECT id FROM outbox WHERE dispatched_at < $1 ORDER BY id LIMIT $2)`,
+      [horizon, batch],
+    );
+    return rowCount;
+  }
+
   async backlog(tx: Tx): Promise<OutboxBacklog> {
     const { rows } = await tx.query<{ pending: string; oldest: number | null }>(
       `SELECT count(*)::text AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest
