@@ -9,6 +9,7 @@ import { startWorker, type StartedWorker } from '../src/main';
 import { PrivateRedis } from '../../../test/support/private-redis';
 import { waitFor } from '../../../test/support/wait-for';
 import { memoryWriterFor } from '../../../test/support/memory-writes';
+import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 
 const note = (content: string): NewMemory => newMemory(content);
 
@@ -48,8 +49,12 @@ describe('Redis outage', () => {
 
   const ready = async (): Promise<number> => (await fetch(`${worker?.healthUrl}/health/ready`)).status;
 
+  // A database of its own: the worker's relay claims every tenant's rows, and suites that run relays
+  // of their own against the shared test database would take this suite's rows (and it theirs).
+  let scratch: ScratchDatabase;
   beforeAll(async () => {
-    db = await openTestDatabase(inject('databaseUrl'), 6);
+    scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'redis_outage');
+    db = await openTestDatabase(scratch.url, 6);
     const writer = memoryWriterFor(db.tx, {
       maxContentBytes: 4096,
       maxImportBatch: 10,
@@ -67,7 +72,7 @@ describe('Redis outage', () => {
     redis = await PrivateRedis.create();
     await redis.start();
     const config = loadConfig({
-      DATABASE_URL: inject('databaseUrl'),
+      DATABASE_URL: scratch.url,
       REDIS_URL: redis.url,
       QUEUE_PREFIX: `outage-${randomUUID().slice(0, 8)}`,
       OUTBOX_POLL_INTERVAL_MS: '100',
@@ -84,6 +89,7 @@ describe('Redis outage', () => {
     await worker?.stop();
     await redis?.stop();
     await db?.close();
+    await scratch?.drop();
   });
 
   it('accepts writes while Redis is down and runs each of their jobs once Redis is back', async () => {

@@ -30,6 +30,7 @@ import {
   type TestDatabase,
 } from '@app/testing';
 import { memoryWriterFor, updateUseCaseFor } from '../../../test/support/memory-writes';
+import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 import { waitFor } from '../../../test/support/wait-for';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
@@ -71,15 +72,22 @@ describe('memory.index-batch', () => {
     contentHash: indexInputHash(note(content)),
   });
 
+  // A database of its own: its relay claims every tenant's rows, and suites that run relays of their
+  // own against the shared test database would take this suite's rows (and it theirs).
+  let scratch: ScratchDatabase;
   beforeAll(async () => {
-    db = await openTestDatabase(inject('databaseUrl'), 10);
+    scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'index_batch');
+    db = await openTestDatabase(scratch.url, 10);
     const repo = new MemoryRepository();
     const writer = memoryWriterFor(db.tx, limits, undefined, repo);
     create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
     update = updateUseCaseFor(db.tx, writer, limits, repo);
     alice = await memberPrincipal(await createTestTenant(db, 'batch'), 'alice');
   });
-  afterAll(async () => db.close());
+  afterAll(async () => {
+    await db?.close();
+    await scratch?.drop();
+  });
 
   it('coalesces a backlog of stores into a few batch jobs that index every memory once', async () => {
     const redisUrl = inject('redisUrl');
