@@ -180,7 +180,8 @@ export class TransactionRunner {
       answered(runner, runner.query(statement as string, params, true).catch(lostConnection), answer);
     const begin = unbounded ? `${opening}; SET LOCAL statement_timeout = 0` : opening;
     const pipelining = this.options.pipelining === true && pipelineOf(runner) !== undefined;
-    // pending: the opening not sent yet (it goes with the first statement); done: COMMIT sent.
+    // pending: the opening not sent yet (it goes with the first statement); committed: COMMIT went
+    // with a statement marked last (the server ended the transaction either way).
     const state = { pending: pipelining, committed: false };
     try {
       try {
