@@ -27,6 +27,7 @@ import { RecallDeltaPlpgsql1763700000029 } from './1763700000029-recall-delta-pl
 import { HiddenDuplicates1763700000035 } from './1763700000035-hidden-duplicates';
 import { RecallDeltaRanges1763700000036 } from './1763700000036-recall-delta-ranges';
 import { OutboxClaimByJob1763700000037 } from './1763700000037-outbox-claim-by-job';
+import { RecallVectorIndexFeed1763700000038 } from './1763700000038-recall-vector-index-feed';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   HiddenDuplicates1763700000035,
   RecallDeltaRanges1763700000036,
   OutboxClaimByJob1763700000037,
+  RecallVectorIndexFeed1763700000038,
 ];

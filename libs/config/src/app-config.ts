@@ -127,6 +127,8 @@ export interface AppConfig {
     readonly bm25: { readonly k1: number; readonly b: number };
     /** Heap budget of the in-memory text index per process, in bytes (0: Postgres only). */
     readonly textIndexBytes: number;
+    /** Budget of the in-memory vector indexes per process, in bytes (0: Postgres only). */
+    readonly vectorIndexBytes: number;
   };
   readonly worker: {
     readonly concurrency: number;
@@ -326,6 +328,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       unmatchedVectorFloor: env.RECALL_UNMATCHED_VECTOR_FLOOR,
       bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
       textIndexBytes: env.RECALL_TEXT_INDEX_MB * 1024 * 1024,
+      vectorIndexBytes: env.RECALL_VECTOR_INDEX_MB * 1024 * 1024,
     },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,

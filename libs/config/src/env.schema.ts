@@ -303,6 +303,13 @@ export const envSchema = z.object({
    * loading or not fitting is searched in Postgres. 0 = always search in Postgres.
    */
   RECALL_TEXT_INDEX_MB: int(256, 0, 65_536),
+  /**
+   * Recall's vector leg: memory each API process may give its in-memory vectors and their HNSW
+   * graphs, in MiB (per 100,000 memories about 75 at 100 dimensions, 320 at 512). Loaded beside a
+   * tenant's text index on its first recall; meanwhile, and for a tenant that does not fit, the
+   * vector leg runs in Postgres. 0 = always in Postgres.
+   */
+  RECALL_VECTOR_INDEX_MB: int(256, 0, 65_536),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */

@@ -48,6 +48,7 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
       useFactory: (config: AppConfig): TextIndexOptions => ({
         ...DEFAULT_TEXT_INDEX_OPTIONS,
         maxBytes: config.recall.textIndexBytes,
+        vectorMaxBytes: config.recall.vectorIndexBytes,
       }),
     },
     TextIndexRegistry,

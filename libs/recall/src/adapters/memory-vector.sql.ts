@@ -125,7 +125,12 @@ export function buildNearestQuery(
  * (`WHERE model_id = …`) and the tenant's own (`… AND tenant_id = …`), which the planner prefers
  * for its size. Everything else is a parameter.
  */
-function buildWalkQuery(reach: VectorReach, scope: TenantScope, spec: VectorQuerySpec, d: number): BuiltQuery {
+function buildWalkQuery(
+  reach: VectorReach,
+  scope: TenantScope,
+  spec: VectorQuerySpec,
+  d: number,
+): BuiltQuery {
   assertModelId(spec.modelId);
   if (!UUID.test(scope.tenantId)) throw new RangeError('tenant id must be a UUID');
   const head: unknown[] = [toVectorLiteral(spec.vector, d), spec.k];

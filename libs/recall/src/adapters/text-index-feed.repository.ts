@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@app/persistence';
 import type { IndexedDoc, TextAudience } from '../domain/text-index';
+import type { IndexedVector } from '../domain/vector-index';
 
 /** What a recall brings the index up to date with (`recall_text_index_delta`, one statement). */
 export interface TextIndexDelta {
@@ -13,6 +14,14 @@ export interface TextIndexDelta {
   readonly removed: readonly { readonly id: number; readonly seq: number }[];
   readonly shared: ReadonlySet<number>;
   readonly tagRules: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The model's vectors written at or after the vector index's position (when one was asked for). */
+  readonly vectors: readonly IndexedVector[];
+}
+
+/** The vector index a delta also brings up to date: its model and position. */
+export interface VectorFeedPosition {
+  readonly modelId: string;
+  readonly after: number;
 }
 
 type DocTuple = [
@@ -67,7 +76,29 @@ export class TextIndexFeedRepository {
     return rows.map((r) => toDoc(r.doc));
   }
 
-  async delta(tx: Tx, after: number, queryText: string): Promise<TextIndexDelta> {
+  /** Up to `limit` of the tenant's vectors of a model with memory ids above `afterId`, by id. */
+  async vectorPage(tx: Tx, modelId: string, afterId: number, limit: number): Promise<IndexedVector[]> {
+    const { rows } = await tx.query<{ memory_id: string; seq: string; embedding: string }>(
+      `SELECT memory_id, seq, embedding FROM recall_vector_index_page($1, $2, $3)`,
+      [modelId, afterId, limit],
+    );
+    return rows.map((r) => ({
+      id: Number(r.memory_id),
+      seq: Number(r.seq),
+      values: JSON.parse(r.embedding) as number[],
+    }));
+  }
+
+  /**
+   * Everything since position `after` (and, with `vectors`, the model's vectors since the vector
+   * index's position) in one statement, with the query's lexemes and the caller's shares.
+   */
+  async delta(
+    tx: Tx,
+    after: number,
+    queryText: string,
+    vectors: VectorFeedPosition | null = null,
+  ): Promise<TextIndexDelta> {
     const { rows } = await tx.query<{
       horizon: string;
       lexemes: string[] | null;
@@ -75,7 +106,14 @@ export class TextIndexFeedRepository {
       removed: [number, number][];
       shared: string[];
       tag_rules: [string, string][];
-    }>(`SELECT * FROM recall_text_index_delta($1, $2)`, [after, queryText], { prepared: true });
+      vectors: [number, number, string][];
+    }>(
+      `SELECT * FROM recall_index_delta($1, $2, $3, $4)`,
+      [after, queryText, vectors?.modelId ?? null, vectors?.after ?? 0],
+      {
+        prepared: true,
+      },
+    );
     const row = rows[0];
     const tagRules = new Map<string, Set<string>>();
     for (const [owner, tag] of row.tag_rules) {
@@ -90,6 +128,11 @@ export class TextIndexFeedRepository {
       removed: row.removed.map(([id, seq]) => ({ id: Number(id), seq: Number(seq) })),
       shared: new Set(row.shared.map(Number)),
       tagRules,
+      vectors: row.vectors.map(([id, seq, embedding]) => ({
+        id: Number(id),
+        seq: Number(seq),
+        values: JSON.parse(embedding) as number[],
+      })),
     };
   }
 }

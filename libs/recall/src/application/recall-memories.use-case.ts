@@ -3,7 +3,7 @@ import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { type Memory } from '@app/memories';
 import { RecallCandidateRepository, type RankingFacts } from '../adapters/recall-candidate.repository';
-import { TextLeg, type TextLegSource } from './text-leg';
+import { TextLeg, type TextLegSource, type VectorLegSource } from './text-leg';
 import { adjacency } from '../domain/thread-context';
 import { RecallLinks, type LinkedItem } from './recall-links';
 import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
@@ -16,7 +16,7 @@ import {
   type FusedCandidate,
   type FusionSettings,
 } from '../domain/rank-fusion';
-import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
+import { VECTOR_RECALL, type VectorHit, type VectorRecall } from '../ports/vector-recall.port';
 
 export type RecallSort = 'relevance' | 'importance' | 'recency';
 
@@ -65,6 +65,8 @@ export interface RecallExplanation {
   readonly model: string | null;
   /** Where the text leg ran: `index` (this process's in-memory index) or `sql:<why>` (Postgres). */
   readonly textSource: TextLegSource | null;
+  /** Where the vector leg ran: `index` (this process's vector index) or `sql:<why>` (Postgres); null: no vector leg. */
+  readonly vectorSource: VectorLegSource | null;
   /** Why it is in the answer: a query word matched it, it is close in meaning, both, or a neighbour of such a hit. */
   readonly evidence: RecallEvidence;
   /** The similarity a memory found by meaning alone needed (no query word matched anything), else null. */
@@ -125,9 +127,25 @@ export class RecallMemoriesUseCase {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const textLeg = legs.text ? await this.textLeg.search(principal, tx, { text, k, filter }) : null;
+        const local =
+          legs.text || query
+            ? await this.textLeg.search(principal, tx, { text, k, filter, query, withText: legs.text })
+            : null;
+        const textLeg = legs.text ? local : null;
         const textHits = textLeg?.hits ?? [];
-        const nearest = query ? await this.vectors.search(principal, tx, query, { k, filter }) : [];
+        let vectorSource: VectorLegSource | null = null;
+        let nearest: VectorHit[] = [];
+        if (query) {
+          const served = local?.vector;
+          if (served && 'hits' in served) {
+            nearest = served.hits;
+            vectorSource = 'index';
+          } else {
+            nearest = await this.vectors.search(principal, tx, query, { k, filter });
+            vectorSource = `sql:${served?.miss ?? 'disabled'}`;
+          }
+          this.textLeg.countedVector(vectorSource);
+        }
         // No query word in any memory the caller may read: meaning alone must be close (relevance-floor.ts).
         const floor =
           textLeg && textHits.length === 0 && query
@@ -157,6 +175,7 @@ export class RecallMemoriesUseCase {
               filters,
               model: query?.modelId ?? null,
               textSource: textLeg?.source ?? null,
+              vectorSource,
               boosted: input.projectBoost,
               vectorFloor,
             }),
@@ -178,6 +197,7 @@ export class RecallMemoriesUseCase {
       filters: string[];
       model: string | null;
       textSource: TextLegSource | null;
+      vectorSource: VectorLegSource | null;
       boosted: string | undefined;
       vectorFloor: number | null;
     },
@@ -198,6 +218,7 @@ export class RecallMemoriesUseCase {
       filters: context.filters,
       model: context.model,
       textSource: context.textSource,
+      vectorSource: context.vectorSource,
       evidence: evidenceOf(candidate),
       vectorFloor: context.vectorFloor,
     };

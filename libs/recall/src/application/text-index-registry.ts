@@ -3,7 +3,9 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@app/observability';
 import { TransactionRunner, type TenantScope } from '@app/persistence';
 import { TextIndexFeedRepository, type TextIndexDelta } from '../adapters/text-index-feed.repository';
+import { graphsAvailable, UsearchGraph } from '../adapters/usearch-graph';
 import { TenantTextIndex } from '../domain/text-index';
+import { EXACT_WORK, TenantVectorIndex } from '../domain/vector-index';
 
 /** The in-memory text index's limits (RECALL_TEXT_INDEX_MB). */
 export interface TextIndexOptions {
@@ -13,16 +15,41 @@ export interface TextIndexOptions {
   readonly pageSize: number;
   /** How long a tenant that failed to load (or did not fit) is searched in Postgres before trying again. */
   readonly retryAfterMs: number;
+  /** Memory all tenants' vector indexes may use together (RECALL_VECTOR_INDEX_MB); 0 turns them off. */
+  readonly vectorMaxBytes: number;
+  /** Vectors added to a graph between two turns of the event loop while it builds. */
+  readonly graphBatch: number;
+  /** Most distances an exact vector search computes before the graph answers (EXACT_WORK). */
+  readonly vectorExactWork: number;
 }
 export const TEXT_INDEX_OPTIONS = Symbol('TEXT_INDEX_OPTIONS');
 export const DEFAULT_TEXT_INDEX_OPTIONS: TextIndexOptions = {
   maxBytes: 256 * 1024 * 1024,
   pageSize: 5_000,
   retryAfterMs: 60_000,
+  vectorMaxBytes: 256 * 1024 * 1024,
+  graphBatch: 64,
+  vectorExactWork: EXACT_WORK,
 };
 
 /** Why a recall's text leg ran in Postgres instead of the index. */
 export type TextIndexMiss = 'loading' | 'too_large' | 'failed' | 'disabled';
+
+/**
+ * Why a recall's vector leg ran in Postgres: the tenant's text index is not held (its pre-filter
+ * decides what a caller may read), the vectors are loading or their graph building, or they do not fit.
+ */
+export type VectorIndexMiss = TextIndexMiss | 'building' | 'unavailable';
+
+interface VectorEntry {
+  readonly modelId: string;
+  state: 'loading' | 'ready' | 'too_large' | 'failed';
+  index: TenantVectorIndex;
+  /** Every vector written below this position is applied. */
+  position: number;
+  retryAt: number;
+  loaded: Promise<void>;
+}
 
 interface TenantEntry {
   state: 'loading' | 'ready' | TextIndexMiss;
@@ -33,6 +60,8 @@ interface TenantEntry {
   retryAt: number;
   /** Settles when the load started for this entry ends (ready or not). */
   loaded: Promise<void>;
+  /** The tenant's vectors of the model its recalls embed with, once asked for. */
+  vectors: VectorEntry | null;
 }
 
 /**
@@ -49,6 +78,7 @@ export class TextIndexRegistry {
   /** In least-recently-used order: a recall moves its tenant to the end. */
   private readonly tenants = new Map<string, TenantEntry>();
   private readonly searches?: Counter<'source'>;
+  private readonly vectorSearches?: Counter<'source'>;
 
   constructor(
     private readonly tx: TransactionRunner,
@@ -72,6 +102,22 @@ export class TextIndexRegistry {
         registers: [registry],
         collect() {
           this.set(tenants().reduce((sum, e) => sum + e.bytes, 0));
+        },
+      });
+      this.vectorSearches = new Counter({
+        name: 'memsvc_recall_vector_leg_total',
+        help: "Recalls' vector legs by where they ran: the in-memory vector index, or Postgres (sql:<why>).",
+        labelNames: ['source'],
+        registers: [registry],
+      });
+      const vectorEntries = () =>
+        [...this.tenants.values()].flatMap((e) => (e.vectors?.state === 'ready' ? [e.vectors] : []));
+      new Gauge({
+        name: 'memsvc_recall_vector_index_bytes',
+        help: 'Approximate memory held by the in-memory vector indexes of this process (vectors and graphs).',
+        registers: [registry],
+        collect() {
+          this.set(vectorEntries().reduce((sum, v) => sum + v.index.bytes, 0));
         },
       });
       new Gauge({
@@ -101,8 +147,32 @@ export class TextIndexRegistry {
     return { miss: entry.state as TextIndexMiss };
   }
 
+  /**
+   * The tenant's vector index of `modelId` beside a ready text index (and marks it wanted); otherwise
+   * why not, starting a load if due.
+   */
+  acquireVectors(
+    scope: TenantScope,
+    entry: TenantEntry,
+    model: { modelId: string; dimensions: number },
+  ): { vectors: VectorEntry } | { miss: VectorIndexMiss } {
+    if (this.options.vectorMaxBytes <= 0) return { miss: 'disabled' };
+    const held = entry.vectors;
+    if (held !== null && held.modelId === model.modelId) {
+      if (held.state === 'ready') return { vectors: held };
+      if (held.state === 'loading' || Date.now() < held.retryAt) return { miss: held.state };
+    }
+    this.startVectorLoad({ tenantId: scope.tenantId, userId: scope.userId }, entry, model);
+    return { miss: 'loading' };
+  }
+
   /** Brings an index up to date with a delta read in any snapshot (older copies lose to newer ones). */
-  apply(scope: TenantScope, entry: TenantEntry, delta: TextIndexDelta): void {
+  apply(
+    scope: TenantScope,
+    entry: TenantEntry,
+    delta: TextIndexDelta,
+    vectors: VectorEntry | null = null,
+  ): void {
     const now = Date.now();
     for (const doc of delta.changed) entry.index.apply(doc, now);
     for (const gone of delta.removed) entry.index.remove(gone.id, gone.seq, now);
@@ -113,10 +183,27 @@ export class TextIndexRegistry {
       entry.bytes = entry.index.bytes;
       this.fitBudget(scope.tenantId);
     }
+    // The delta carries vectors only for the index it was asked for.
+    if (vectors !== null && entry.vectors === vectors) {
+      for (const vector of delta.vectors) vectors.index.apply(vector);
+      for (const gone of delta.removed) vectors.index.remove(gone.id, gone.seq, now);
+      vectors.position = Math.max(vectors.position, delta.horizon);
+      if (delta.removed.length > 0) vectors.index.forgetRemovals(now);
+      if (
+        vectors.state === 'ready' &&
+        !vectors.index.answersExactly(vectors.index.size) &&
+        !this.hasGraph(vectors)
+      )
+        this.buildGraph(scope.tenantId, vectors);
+    }
   }
 
   counted(source: 'index' | 'sql'): void {
     this.searches?.inc({ source });
+  }
+
+  vectorCounted(source: string): void {
+    this.vectorSearches?.inc({ source });
   }
 
   /**
@@ -130,6 +217,22 @@ export class TextIndexRegistry {
     return this.tenants.get(scope.tenantId)?.state === 'ready';
   }
 
+  /**
+   * Loads the tenant's text index and its vectors of `model` now, graph included, if they are not
+   * held (benchmarks and tests warm up with it) and says whether the vectors are ready.
+   */
+  async warmVectors(scope: TenantScope, model: { modelId: string; dimensions: number }): Promise<boolean> {
+    if (!(await this.warm(scope))) return false;
+    const entry = this.tenants.get(scope.tenantId);
+    if (entry === undefined) return false;
+    this.acquireVectors(scope, entry, model);
+    const vectors = entry.vectors;
+    if (vectors === null) return false;
+    await vectors.loaded;
+    while (this.building.has(vectors)) await new Promise((resolve) => setTimeout(resolve, 10));
+    return vectors.state === 'ready';
+  }
+
   private startLoad(scope: TenantScope): void {
     const entry: TenantEntry = {
       state: 'loading',
@@ -138,6 +241,7 @@ export class TextIndexRegistry {
       bytes: 0,
       retryAt: 0,
       loaded: Promise.resolve(),
+      vectors: null,
     };
     this.tenants.set(scope.tenantId, entry);
     entry.loaded = this.load(scope, entry).catch((error: unknown) => {
@@ -181,6 +285,111 @@ export class TextIndexRegistry {
     this.logger.log(
       `text index of tenant ${scope.tenantId}: ${index.documents} memories, ${Math.round(entry.bytes / 1048576)} MiB, ${Date.now() - started} ms`,
     );
+  }
+
+  /** Loads (again) the tenant's vectors of a model into a new entry beside its text index. */
+  private startVectorLoad(
+    scope: TenantScope,
+    entry: TenantEntry,
+    model: { modelId: string; dimensions: number },
+  ): void {
+    const vectors: VectorEntry = {
+      modelId: model.modelId,
+      state: 'loading',
+      index: new TenantVectorIndex(model.modelId, model.dimensions, this.options.vectorExactWork),
+      position: 0,
+      retryAt: 0,
+      loaded: Promise.resolve(),
+    };
+    entry.vectors = vectors;
+    vectors.loaded = this.loadVectors(scope, entry, vectors).catch((error: unknown) => {
+      vectors.state = 'failed';
+      vectors.index = new TenantVectorIndex(model.modelId, model.dimensions, this.options.vectorExactWork);
+      vectors.retryAt = Date.now() + this.options.retryAfterMs;
+      this.logger.warn(
+        { err: error, tenantId: scope.tenantId },
+        'vector index load failed; recall uses Postgres for its vector leg',
+      );
+    });
+  }
+
+  /**
+   * Reads the tenant's vectors page by page from a position taken first (as `load`), then builds
+   * their graph a batch at a time when the tenant is too large to score exactly. Exact searches are
+   * answered from the end of the load; searches that need the graph wait for it in Postgres.
+   */
+  private async loadVectors(scope: TenantScope, entry: TenantEntry, vectors: VectorEntry): Promise<void> {
+    const started = Date.now();
+    const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx));
+    const index = vectors.index;
+    for (let after = 0; ;) {
+      const page = await this.tx.inTenant(scope, (tx) =>
+        this.feed.vectorPage(tx, vectors.modelId, after, this.options.pageSize),
+      );
+      for (const vector of page) index.apply(vector);
+      if (entry.vectors !== vectors) return; // replaced or evicted meanwhile
+      if (index.bytes > this.options.vectorMaxBytes) {
+        vectors.state = 'too_large';
+        vectors.index = new TenantVectorIndex(
+          vectors.modelId,
+          index.dimensions,
+          this.options.vectorExactWork,
+        );
+        vectors.retryAt = Date.now() + this.options.retryAfterMs;
+        this.logger.warn(
+          `tenant ${scope.tenantId} does not fit RECALL_VECTOR_INDEX_MB; recall's vector leg uses Postgres`,
+        );
+        return;
+      }
+      if (page.length < this.options.pageSize) break;
+      after = page[page.length - 1].id;
+    }
+    vectors.position = position;
+    vectors.state = 'ready';
+    this.fitVectorBudget(scope.tenantId);
+    this.logger.log(
+      `vector index of tenant ${scope.tenantId} (${vectors.modelId}): ${index.size} memories, ${Date.now() - started} ms`,
+    );
+    if (!index.answersExactly(index.size)) await this.buildGraph(scope.tenantId, vectors);
+  }
+
+  private hasGraph(vectors: VectorEntry): boolean {
+    return vectors.index.graph !== null || this.building.has(vectors);
+  }
+
+  private readonly building = new Set<VectorEntry>();
+
+  /** Fills a new graph with the held vectors, yielding to requests between batches. */
+  private async buildGraph(tenantId: string, vectors: VectorEntry): Promise<void> {
+    if (!graphsAvailable() || this.building.has(vectors)) return;
+    this.building.add(vectors);
+    try {
+      const started = Date.now();
+      const index = vectors.index;
+      index.attachGraph(new UsearchGraph(index.dimensions));
+      while (!index.buildStep(this.options.graphBatch)) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (vectors.index !== index) return;
+      }
+      this.fitVectorBudget(tenantId);
+      this.logger.log(
+        `vector graph of tenant ${tenantId}: ${index.size} memories, ${Date.now() - started} ms`,
+      );
+    } finally {
+      this.building.delete(vectors);
+    }
+  }
+
+  /** Drops the least recently used tenants' vector indexes (never `keep`'s) until all fit their budget. */
+  private fitVectorBudget(keep: string): void {
+    const held = (e: TenantEntry) => (e.vectors?.state === 'ready' ? e.vectors.index.bytes : 0);
+    let total = [...this.tenants.values()].reduce((sum, e) => sum + held(e), 0);
+    for (const [tenantId, entry] of this.tenants) {
+      if (total <= this.options.vectorMaxBytes) return;
+      if (tenantId === keep || entry.vectors === null) continue;
+      total -= held(entry);
+      entry.vectors = null;
+    }
   }
 
   /** Evicts the least recently used ready indexes (never `keep`) until all fit the budget. */

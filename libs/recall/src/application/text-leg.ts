@@ -10,14 +10,23 @@ import {
 import { audienceOf, TextIndexFeedRepository } from '../adapters/text-index-feed.repository';
 import { isAdminScope } from '../adapters/recall-filter.sql';
 import type { RecallFilter } from '../domain/recall-filter';
-import { TextIndexRegistry, type TextIndexMiss } from './text-index-registry';
+import type { PreparedQuery, VectorHit } from '../ports/vector-recall.port';
+import { graphsAvailable } from '../adapters/usearch-graph';
+import { TextIndexRegistry, type TextIndexMiss, type VectorIndexMiss } from './text-index-registry';
 
 /** Where a recall's text leg ran: the process's index, or Postgres and why. */
 export type TextLegSource = 'index' | `sql:${TextIndexMiss}`;
+/** Where a recall's vector leg ran: the process's vector index, or Postgres and why. */
+export type VectorLegSource = 'index' | `sql:${VectorIndexMiss}`;
 
 export interface TextLegResult {
   readonly hits: TextHit[];
   readonly source: TextLegSource;
+  /**
+   * The vector leg, when a query vector was given and this process's vector index answered it;
+   * otherwise why it must run in Postgres.
+   */
+  readonly vector: { readonly hits: VectorHit[] } | { readonly miss: VectorIndexMiss } | null;
 }
 
 /**
@@ -38,29 +47,81 @@ export class TextLeg {
     private readonly bm25: TextSearchOptions = DEFAULT_TEXT_SEARCH_OPTIONS,
   ) {}
 
+  /**
+   * The text leg (unless `withText` is false) and, given a query vector, the vector leg where this
+   * process holds the tenant's vectors: one statement brings both indexes up to date.
+   */
   async search(
     scope: TenantScope,
     tx: Tx,
-    input: { text: string; k: number; filter: RecallFilter },
+    input: {
+      text: string;
+      k: number;
+      filter: RecallFilter;
+      query?: PreparedQuery | null;
+      withText?: boolean;
+    },
     nowMs = Date.now(),
   ): Promise<TextLegResult> {
+    const withText = input.withText ?? true;
+    const query = input.query ?? null;
     const held = this.registry.acquire(scope);
     if ('miss' in held) {
+      if (!withText)
+        return { hits: [], source: `sql:${held.miss}`, vector: query ? { miss: held.miss } : null };
       this.registry.counted('sql');
-      return { hits: await this.sql.search(scope, tx, input), source: `sql:${held.miss}` };
+      return {
+        hits: await this.sql.search(scope, tx, input),
+        source: `sql:${held.miss}`,
+        vector: query ? { miss: held.miss } : null,
+      };
     }
-    const delta = await this.feed.delta(tx, held.entry.position, input.text);
-    this.registry.apply(scope, held.entry, delta);
-    this.registry.counted('index');
-    const hits = held.entry.index.search({
-      lexemes: delta.lexemes,
-      k: input.k,
-      k1: this.bm25.k1,
-      b: this.bm25.b,
-      filter: input.filter,
-      audience: audienceOf(delta, { userId: scope.userId, admin: isAdminScope(scope) }),
-      nowMs,
-    });
-    return { hits, source: 'index' };
+    const vectors = query ? this.registry.acquireVectors(scope, held.entry, query) : null;
+    const ready = vectors !== null && 'vectors' in vectors ? vectors.vectors : null;
+    const delta = await this.feed.delta(
+      tx,
+      held.entry.position,
+      input.text,
+      ready ? { modelId: ready.modelId, after: ready.position } : null,
+    );
+    this.registry.apply(scope, held.entry, delta, ready);
+    const audience = audienceOf(delta, { userId: scope.userId, admin: isAdminScope(scope) });
+    const index = held.entry.index;
+    let hits: TextHit[] = [];
+    if (withText) {
+      this.registry.counted('index');
+      hits = index.search({
+        lexemes: delta.lexemes,
+        k: input.k,
+        k1: this.bm25.k1,
+        b: this.bm25.b,
+        filter: input.filter,
+        audience,
+        nowMs,
+      });
+    }
+    if (query === null || vectors === null) return { hits, source: 'index', vector: null };
+    if (ready === null)
+      return { hits, source: 'index', vector: { miss: (vectors as { miss: VectorIndexMiss }).miss } };
+    const read = { filter: input.filter, audience, nowMs };
+    const accepts = index.accepting(read);
+    const found =
+      accepts === null
+        ? { hits: [], plan: 'exact' as const }
+        : ready.index.search({
+            vector: query.vector,
+            k: input.k,
+            accepts,
+            forEachAccepted: (visit) => index.forEachAccepted(read, visit),
+            bound: index.readableBound(audience),
+          });
+    if (found === null)
+      return { hits, source: 'index', vector: { miss: graphsAvailable() ? 'building' : 'unavailable' } };
+    return { hits, source: 'index', vector: { hits: found.hits } };
+  }
+
+  /** Counts where a recall's vector leg ran (`memsvc_recall_vector_leg_total`). */
+  countedVector(source: VectorLegSource): void {
+    this.registry.vectorCounted(source);
   }
 }

@@ -56,6 +56,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
             filters: explanation.filters,
             model: explanation.model,
             text_source: explanation.textSource,
+            vector_source: explanation.vectorSource,
             evidence: explanation.evidence,
             vector_floor: explanation.vectorFloor,
           },

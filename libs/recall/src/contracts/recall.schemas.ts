@@ -98,6 +98,10 @@ export const recallItemResponse = memoryListItemResponse.extend({
       filters: z.array(z.string()),
       model: z.string().nullable(),
       text_source: z.string().nullable().describe('where the text leg ran: index, or sql:<why> (Postgres)'),
+      vector_source: z
+        .string()
+        .nullable()
+        .describe('where the vector leg ran: index, or sql:<why> (Postgres); null without a vector leg'),
       evidence: z
         .enum(['text', 'vector', 'text+vector', 'context'])
         .describe(

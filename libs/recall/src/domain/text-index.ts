@@ -41,6 +41,9 @@ export interface TextIndexQuery {
   readonly nowMs: number;
 }
 
+/** What the pre-filter needs: the recall's filters, the read rule's inputs and the time. */
+export type ReadQuery = Pick<TextIndexQuery, 'filter' | 'audience' | 'nowMs'>;
+
 export interface IndexedHit {
   readonly memoryId: number;
   readonly score: number;
@@ -90,6 +93,9 @@ export class TenantTextIndex {
 
   private liveDocs = 0;
   private totalLength = 0;
+  /** Live memories per owner (interned id), and live team memories: bounds on a caller's set. */
+  private readonly ownerLive = new Map<number, number>();
+  private teamLive = 0;
 
   get documents(): number {
     return this.liveDocs;
@@ -277,6 +283,42 @@ export class TenantTextIndex {
   }
 
   /**
+   * The live memories the pre-filter lets through (the recall's filters and the read rule), by id:
+   * what the vector leg may propose. Null when a filter names something no memory has.
+   */
+  accepting(query: ReadQuery): ((id: number) => boolean) | null {
+    const accepts = this.filterFor(query);
+    if (accepts === null) return null;
+    return (id) => {
+      const slot = this.slotOf.get(id);
+      return slot !== undefined && accepts(slot);
+    };
+  }
+
+  /** Calls `visit` with the id of every live memory the pre-filter lets through, in slot order. */
+  forEachAccepted(query: ReadQuery, visit: (id: number) => void): void {
+    const accepts = this.filterFor(query);
+    if (accepts === null) return;
+    for (let slot = 0; slot < this.ids.length; slot += 1) if (accepts(slot)) visit(this.ids.data[slot]);
+  }
+
+  /**
+   * At least as many live memories as the caller may read (before filters): their own, the team's,
+   * direct shares, and every memory of an owner whose tag rule names them. Cheap: counts only.
+   */
+  readableBound(audience: TextAudience): number {
+    if (audience.admin) return this.liveDocs;
+    const own = this.strings.get(audience.userId);
+    let bound =
+      this.teamLive + audience.shared.size + (own === undefined ? 0 : (this.ownerLive.get(own) ?? 0));
+    for (const owner of audience.tagRules.keys()) {
+      const ownerId = this.strings.get(owner);
+      if (ownerId !== undefined && ownerId !== own) bound += this.ownerLive.get(ownerId) ?? 0;
+    }
+    return Math.min(bound, this.liveDocs);
+  }
+
+  /**
    * Distinct query lexemes some live memory holds, rarest first, 32 at most. Lexemes come in the
    * database's collation order, which breaks ties between equally rare terms as SQL does.
    */
@@ -291,7 +333,7 @@ export class TenantTextIndex {
   }
 
   /** The pre-filter of one search over slots, or null when a filter names something no memory has. */
-  private filterFor(query: TextIndexQuery): ((slot: number) => boolean) | null {
+  private filterFor(query: ReadQuery): ((slot: number) => boolean) | null {
     const { filter, audience, nowMs } = query;
     const category = filter.category === undefined ? -1 : this.strings.get(filter.category);
     const project = filter.project === undefined ? -1 : this.strings.get(filter.project);
@@ -357,6 +399,7 @@ export class TenantTextIndex {
     this.expires.push(doc.expiresMs ?? Infinity);
     this.slotOf.set(doc.id, slot);
     this.removed.delete(doc.id);
+    this.countReader(slot, 1);
     this.liveDocs += 1;
     this.totalLength += length;
     // The pools end where the next slot starts: keep a sentinel one past the last slot.
@@ -368,10 +411,17 @@ export class TenantTextIndex {
   private kill(slot: number): void {
     if (this.live.data[slot] !== 1) return;
     this.live.data[slot] = 0;
+    this.countReader(slot, -1);
     this.liveDocs -= 1;
     this.totalLength -= this.lengths.data[slot];
     const end = slot + 1 < this.termStart.length ? this.termStart.data[slot + 1] : this.termPool.length;
     for (let i = this.termStart.data[slot]; i < end; i += 1) this.df.data[this.termPool.data[i]] -= 1;
+  }
+
+  private countReader(slot: number, change: 1 | -1): void {
+    const owner = this.owners.data[slot];
+    this.ownerLive.set(owner, (this.ownerLive.get(owner) ?? 0) + change);
+    if (this.team.data[slot] === 1) this.teamLive += change;
   }
 
   private docAt(slot: number): IndexedDoc {
