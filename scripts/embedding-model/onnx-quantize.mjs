@@ -1,23 +1,28 @@
 // Int8 matrix products for a float graph: every MatMul whose right operand is a 2-D float
-// initializer (and that the caller does not keep float) becomes an integer product (MatMulInteger, uint8 × int8, accumulated in int32) between
-// dequantising scales. Everything else — embedding lookups, attention between activations, layer
-// norms — stays float.
+// initializer (and that the caller does not keep float) becomes an integer product (MatMulInteger,
+// uint8 × uint8 with zero points 128, accumulated in int32) between dequantising scales. Everything
+// else — embedding lookups, attention between activations, layer norms — stays float.
 //
 //   weights      int8, one symmetric scale per output column (a column is one output feature;
-//                their ranges differ more than one scale would serve)
+//                their ranges differ more than one scale would serve), stored as uint8 with zero
+//                point 128 (q + 128). Stored as int8 instead, x86 CPUs without VNNI (AVX2 only) take
+//                onnxruntime's uint8 × int8 kernel, which sums products in pairs into a saturating
+//                int16 (255 × 127 × 2 overflows it): the same graph gave a lowest cosine with TF.js of
+//                0.9985 on an AVX2-only EPYC against 0.9994 elsewhere. Unsigned × unsigned takes a
+//                kernel that widens first, and agrees to 0.9994 on both. (7-bit weights, onnxruntime's
+//                reduce_range, avoid the overflow too but lost precision: 0.9988.)
 //   activations  quantized at run time with one symmetric scale per row, i.e. per token. onnxruntime's
 //                DynamicQuantizeMatMul (what its quantize_dynamic writes) has one scale for the
 //                whole tensor, so a text's vector would depend on the other texts of its batch; on
 //                USE-lite it agreed less with the float model (lowest cosine 0.9976 over 69 texts
 //                in one batch, 0.9989 with each text alone) and ran no faster. Stored as uint8 with
-//                zero point 128 (q + 128), the integer kernel's fast path.
-//   y = Cast<float>(MatMulInteger(x_u8, W_s8, 128)) · row_scale · column_scale
+//                zero point 128 (q + 128).
+//   y = Cast<float>(MatMulInteger(x_u8, W_u8, 128, 128)) · row_scale · column_scale
 import {
   FLOAT,
   float32Bytes,
   INT64,
   int64Bytes,
-  INT8,
   intAttr,
   node,
   onnx,
@@ -53,8 +58,10 @@ export function quantizeMatMulWeights({ nodes, initializers, domains }, keepFloa
     if (!added.some((initializer) => initializer.name === weightInt8)) {
       const [k, n] = weight.dims.map(Number);
       const { values, scales } = quantizeColumns(readFloat32(weight.rawData), k, n);
+      // Stored as uint8 with zero point 128 (q + 128), as the activations: see the header.
+      const shifted = Uint8Array.from(values, (q) => q + 128);
       added.push(
-        tensor(weightInt8, INT8, [k, n], new Uint8Array(values.buffer)),
+        tensor(weightInt8, UINT8, [k, n], shifted),
         tensor(weightScale, FLOAT, [n], float32Bytes(scales)),
       );
     }
@@ -63,7 +70,7 @@ export function quantizeMatMulWeights({ nodes, initializers, domains }, keepFloa
     output.push(
       node(
         'MatMulInteger',
-        [rows.values, weightInt8, 'quantize/zero_point'],
+        [rows.values, weightInt8, 'quantize/zero_point', 'quantize/zero_point'],
         [`${name}/i32`],
         `${name}/int8`,
       ),
