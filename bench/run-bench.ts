@@ -124,7 +124,7 @@ async function main(): Promise<void> {
         dtype: stack.config.embeddings.quantized ? 'q8' : 'fp32',
       }),
       active,
-      floorTexts: new FloorTextIndexes(wiring.appRole, wiring.bm25),
+      floorTexts: new FloorTextIndexes(wiring.appRole, wiring.bm25, wiring.vectorLegWired ? active : null),
       usedQueries: new Set(),
       log,
     };

@@ -5,12 +5,14 @@ import { keyOf, type HttpShape } from './http-shape';
 const WARM_DEADLINE_MS = 120_000;
 
 interface RecallAnswer {
-  readonly memories?: readonly { readonly explain?: { readonly text_source?: string | null } }[];
+  readonly memories?: readonly {
+    readonly explain?: { readonly text_source?: string | null; readonly vector_source?: string | null };
+  }[];
 }
 
 /**
- * Recalls on the shape through every API process until each answers from its in-memory text
- * index (`explain.text_source === 'index'`): an API process loads a tenant's index on the tenant's
+ * Recalls on the shape through every API process until each answers from its in-memory text and
+ * vector indexes (`explain.text_source` and `vector_source` are `index`): an API process loads a tenant's indexes on the tenant's
  * first recall and searches Postgres meanwhile, so without this the first cells would time the
  * fallback. Then one recall as every other member, so what a member's first recall costs once (the
  * bounded count that sizes a large set, remembered for a minute) is paid here, as the in-process runs
@@ -44,7 +46,10 @@ async function untilServedByIndex(api: ApiClient, process: number, shape: HttpSh
   const started = performance.now();
   for (let attempt = 0; performance.now() - started < WARM_DEADLINE_MS; attempt++) {
     const answer = await recall(api, process, key, `deploy database rollback warm-up ${process} ${attempt}`);
-    if (answer.memories?.[0]?.explain?.text_source === 'index') return performance.now() - started;
+    const explain = answer.memories?.[0]?.explain;
+    // The vector leg's index loads after the text index's (and a large tenant's graph builds after it).
+    if (explain?.text_source === 'index' && (explain.vector_source ?? 'index') === 'index')
+      return performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return null;

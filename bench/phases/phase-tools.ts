@@ -55,14 +55,22 @@ export async function warmAppTextIndex(
 ): Promise<number | null> {
   if (!wiring.textIndex) return null;
   const started = performance.now();
+  const model = { modelId: ctx.active.id, dimensions: ctx.active.dimensions };
+  const held = wiring.textIndex.acquire(principal);
   // Already held (an earlier phase loaded it): a recall brings it up to date, nothing loads.
-  if ('entry' in wiring.textIndex.acquire(principal)) return null;
-  const ready = await wiring.textIndex.warm(principal);
+  if (
+    'entry' in held &&
+    (!wiring.vectorLegWired || 'vectors' in wiring.textIndex.acquireVectors(principal, held.entry, model))
+  )
+    return null;
+  const ready = wiring.vectorLegWired
+    ? await wiring.textIndex.warmVectors(principal, model)
+    : await wiring.textIndex.warm(principal);
   const ms = performance.now() - started;
   ctx.log(
     ready
-      ? `app text index of ${principal.tenantSlug} loaded in ${Math.round(ms)} ms`
-      : `app text index of ${principal.tenantSlug} did not load: its recalls run in Postgres`,
+      ? `app text and vector indexes of ${principal.tenantSlug} loaded in ${Math.round(ms)} ms`
+      : `app indexes of ${principal.tenantSlug} did not load: its recalls run in Postgres`,
   );
   return ready ? ms : null;
 }
@@ -81,5 +89,6 @@ export function vectorQuality(
     model: ctx.rawModel,
     active: ctx.active,
     k: RECALL_LEG_K,
+    local: ctx.floorTexts,
   });
 }

@@ -1,6 +1,14 @@
 import type { Client } from 'pg';
 import { type Principal } from '@app/tenancy';
-import { TenantTextIndex, TextIndexFeedRepository, type TextAudience } from '@app/recall/testing';
+import {
+  TenantTextIndex,
+  TenantVectorIndex,
+  TextIndexFeedRepository,
+  UsearchGraph,
+  type NearestHit,
+  type NearestPlan,
+  type TextAudience,
+} from '@app/recall/testing';
 import { inCallerContext, rawTx } from './raw-tx';
 
 /** What holding one tenant's text index costs: its heap and how long it took to load. */
@@ -24,6 +32,18 @@ interface HeldIndex {
   /** Every change below this position is applied (as `TextIndexRegistry` keeps it). */
   position: number;
   readonly load: TextIndexLoad;
+  /** The tenant's vectors of the active model with their graph, as an API process holds them. */
+  readonly vectors: TenantVectorIndex | null;
+  vectorPosition: number;
+  readonly vectorLoad: VectorIndexLoad | null;
+}
+
+/** What holding one tenant's vectors costs: memory, and the load and graph build times. */
+export interface VectorIndexLoad {
+  readonly vectors: number;
+  readonly bytes: number;
+  readonly loadMs: number;
+  readonly graphMs: number;
 }
 
 /** The registry's page size, so the load reads the feed in the same statements. */
@@ -46,6 +66,8 @@ export class FloorTextIndexes {
   constructor(
     private readonly appRole: string,
     private readonly bm25: { readonly k1: number; readonly b: number },
+    /** The model whose vectors the floor holds beside the text index (null: text only). */
+    private readonly model: { readonly id: string; readonly dimensions: number } | null = null,
   ) {}
 
   /**
@@ -82,6 +104,43 @@ export class FloorTextIndexes {
     return this.tenants.get(tenantId)?.load;
   }
 
+  /** Whether the floor holds vectors beside the text indexes. */
+  get holdsVectors(): boolean {
+    return this.model !== null;
+  }
+
+  /** The vector index's load, once loaded. */
+  vectorLoadOf(tenantId: string): VectorIndexLoad | null | undefined {
+    return this.tenants.get(tenantId)?.vectorLoad;
+  }
+
+  /**
+   * The caller's `k` nearest on the tenant's vector index (the pre-filter as recall builds it): the
+   * call the floor times for the vector leg. Null when the floor holds no vectors.
+   */
+  nearest(
+    principal: Principal,
+    vector: ArrayLike<number>,
+    k: number,
+    nowMs = Date.now(),
+  ): { hits: NearestHit[]; plan: NearestPlan } | null {
+    const held = this.tenants.get(principal.tenantId);
+    const audience = this.audiences.get(principal.userId);
+    if (!held || !audience) throw new Error('floor vector index not prepared');
+    if (held.vectors === null) return null;
+    const index = held.index;
+    const read = { filter: {}, audience, nowMs };
+    const accepts = index.accepting(read);
+    if (accepts === null) return { hits: [], plan: 'exact' };
+    return held.vectors.search({
+      vector,
+      k,
+      accepts,
+      forEachAccepted: (visit) => index.forEachAccepted(read, visit),
+      bound: index.readableBound(audience),
+    });
+  }
+
   /** The caller's top `k` on the tenant's index: the call the floor times. */
   search(principal: Principal, text: string, k: number, nowMs = Date.now()) {
     const held = this.tenants.get(principal.tenantId);
@@ -113,17 +172,58 @@ export class FloorTextIndexes {
       after = docs[docs.length - 1].id;
     }
     const load = { memories: index.documents, bytes: index.bytes, loadMs: performance.now() - started };
-    return { index, position, load };
+    if (this.model === null)
+      return { index, position, load, vectors: null, vectorPosition: 0, vectorLoad: null };
+    const vectorStarted = performance.now();
+    const vectorPosition = await inCallerContext(pg, principal, this.appRole, () =>
+      this.feed.horizon(rawTx(pg)),
+    );
+    const vectors = new TenantVectorIndex(this.model.id, this.model.dimensions);
+    for (let after = 0; ;) {
+      const page = await inCallerContext(pg, principal, this.appRole, () =>
+        this.feed.vectorPage(rawTx(pg), this.model?.id ?? '', after, PAGE_SIZE),
+      );
+      for (const vector of page) vectors.apply(vector);
+      if (page.length < PAGE_SIZE) break;
+      after = page[page.length - 1].id;
+    }
+    const loaded = performance.now();
+    // As the registry builds it when the tenant is too large to score exactly (here in one go).
+    if (!vectors.answersExactly(vectors.size)) {
+      vectors.attachGraph(new UsearchGraph(this.model.dimensions));
+      while (!vectors.buildStep(10_000));
+    }
+    const vectorLoad = {
+      vectors: vectors.size,
+      bytes: vectors.bytes,
+      loadMs: loaded - vectorStarted,
+      graphMs: performance.now() - loaded,
+    };
+    return { index, position, load, vectors, vectorPosition, vectorLoad };
   }
 
   /** What changed since the held position (as a recall's delta applies it), and the caller's shares. */
   private async refresh(pg: Client, principal: Principal): Promise<void> {
     const held = this.tenants.get(principal.tenantId) as HeldIndex;
     const delta = await inCallerContext(pg, principal, this.appRole, () =>
-      this.feed.delta(rawTx(pg), held.position, ''),
+      this.feed.delta(
+        rawTx(pg),
+        held.position,
+        '',
+        held.vectors ? { modelId: held.vectors.modelId, after: held.vectorPosition } : null,
+      ),
     );
     for (const doc of delta.changed) held.index.apply(doc);
     for (const gone of delta.removed) held.index.remove(gone.id, gone.seq);
+    if (held.vectors) {
+      for (const vector of delta.vectors) held.vectors.apply(vector);
+      for (const gone of delta.removed) held.vectors.remove(gone.id, gone.seq);
+      held.vectorPosition = Math.max(held.vectorPosition, delta.horizon);
+      if (!held.vectors.answersExactly(held.vectors.size) && held.vectors.graph === null) {
+        held.vectors.attachGraph(new UsearchGraph(held.vectors.dimensions));
+        while (!held.vectors.buildStep(10_000));
+      }
+    }
     if (held.index.wantsCompaction) held.index = held.index.compact();
     held.position = Math.max(held.position, delta.horizon);
     this.audiences.set(principal.userId, {

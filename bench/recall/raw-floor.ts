@@ -19,7 +19,10 @@ export interface FloorParts {
   readonly embedMs: number;
   /** `TenantTextIndex.search` on the tenant's loaded index. */
   readonly indexMs: number;
-  /** The vector leg's nearest-neighbour statement (HNSW probe or exact scan, as the repository picks). */
+  /**
+   * The vector leg's top k on the floor's copy of the tenant's in-memory vector index (its graph, or
+   * every readable vector for a small set); the repository's statement where the floor holds no vectors.
+   */
   readonly vectorMs: number;
   /** The served rows by id, in one transaction as the application role under the caller's RLS. */
   readonly rowsMs: number;
@@ -42,9 +45,10 @@ export interface FloorQuery {
  * 1. one raw model call for the query (`embedBatch`, no batcher, no cache);
  * 2. the text leg's top k as a tight in-process call on the tenant's loaded index (the query's
  *    lexemes and the caller's shares read beforehand, untimed);
- * 3. the vector leg's nearest-neighbour statement, built by the repository's own builder with the
- *    plan it picks (the exact form stops gathering at the threshold, as the repository's does), over
- *    a plain `pg` connection as the schema owner;
+ * 3. the vector leg's top k as a tight in-process call on the floor's copy of the tenant's vector
+ *    index (as the text leg: the same `TenantVectorIndex` and graph an API process holds), or, where
+ *    recall's vector leg runs in Postgres, its nearest-neighbour statement with the plan the
+ *    repository picks, over a plain `pg` connection as the schema owner;
  * 4. the `limit` served rows read by id in one statement, in a transaction as the application role
  *    with the caller's RLS settings, as the service must read them.
  * Everything else the service does — pool checkout, the delta statement, ranking facts, thread
@@ -87,14 +91,17 @@ export class RecallFloor {
 
   async run(q: FloorQuery): Promise<FloorTiming> {
     const { k, limit, model, active } = this.options;
-    if (q.plan === 'hnsw') await this.indexFor(q.principal.tenantId);
+    if (q.plan === 'hnsw' && !this.options.texts.holdsVectors) await this.indexFor(q.principal.tenantId);
     const t0 = performance.now();
     const [vector] = this.options.withVectorLeg ? await model.embedBatch([q.text]) : [];
     const t1 = performance.now();
     const textIds = this.options.texts.search(q.principal, q.text, k).map((h) => h.memoryId);
     const t2 = performance.now();
     let vectorIds: number[] = [];
-    if (vector) {
+    const local = vector ? this.options.texts.nearest(q.principal, vector, k) : null;
+    if (local) {
+      vectorIds = local.hits.map((h) => h.memoryId);
+    } else if (vector) {
       const query = buildNearestQuery(q.plan, 'visible', q.principal, {
         modelId: active.id,
         dimensions: active.dimensions,

@@ -6,6 +6,7 @@ import { buildNearestQuery } from '@app/recall/testing';
 import { type LoadedModel } from '@app/embeddings/testing';
 import type { ActiveModel } from '../harness/bulk-loader';
 import { mean, tieAwareRecallAtK, type RankedDistance } from '../metrics';
+import type { FloorTextIndexes } from './floor-text-index';
 
 export interface VectorQualityResult {
   readonly queries: number;
@@ -19,9 +20,11 @@ export interface VectorQualityResult {
 }
 
 /**
- * Runs the vector leg through the real repository (plan choice, SET LOCAL settings, RLS
- * transaction) with the k recall uses, and compares its top 10 with the exact nearest rows
- * computed by the repository's own exact form over the same visible set.
+ * Runs the vector leg as recall runs it with the k recall uses — on the in-memory vector index
+ * (`local`: the same `TenantVectorIndex` and graph an API process holds; `hnsw` counts its graph
+ * answers) or, where there is none, through the real repository (plan choice, SET LOCAL settings,
+ * RLS transaction) — and compares its top 10 with the exact nearest rows computed by the
+ * repository's own exact form over the same visible set.
  */
 export async function measureVectorQuality(options: {
   queries: readonly { principal: Principal; text: string }[];
@@ -31,7 +34,10 @@ export async function measureVectorQuality(options: {
   model: LoadedModel;
   active: ActiveModel;
   k: number;
+  local?: FloorTextIndexes;
 }): Promise<VectorQualityResult> {
+  const local = options.local?.holdsVectors ? options.local : null;
+  if (local) await local.prepare(options.pg, [...new Set(options.queries.map((q) => q.principal))], []);
   const recalls: number[] = [];
   const plans: Record<VectorPlan, number> = { exact: 0, hnsw: 0 };
   let shortAnswers = 0;
@@ -39,9 +45,14 @@ export async function measureVectorQuality(options: {
   for (const { principal, text } of options.queries) {
     const [vector] = await options.model.embedBatch([text]);
     const spec = { modelId: options.active.id, dimensions: options.active.dimensions, vector, k: options.k };
-    const result = await options.tx.inTenant(principal, (tx) =>
-      options.vectors.searchDetailed(principal, tx, spec),
-    );
+    const held = local?.nearest(principal, vector, options.k);
+    const result = held
+      ? {
+          plan: held.plan === 'graph' ? ('hnsw' as const) : ('exact' as const),
+          exactFallback: false,
+          hits: held.hits,
+        }
+      : await options.tx.inTenant(principal, (tx) => options.vectors.searchDetailed(principal, tx, spec));
     plans[result.plan] += 1;
     if (result.exactFallback) exactFallbacks += 1;
     const exactQuery = buildNearestQuery('exact', 'visible', principal, { ...spec, filters: {} });

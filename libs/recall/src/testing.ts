@@ -30,6 +30,8 @@ export { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 export { RecallLinks } from './application/recall-links';
 export { TextIndexFeedRepository, type TextIndexDelta } from './adapters/text-index-feed.repository';
 export { TenantTextIndex, type IndexedDoc, type TextAudience } from './domain/text-index';
+export { TenantVectorIndex, type NearestHit, type NearestPlan } from './domain/vector-index';
+export { UsearchGraph } from './adapters/usearch-graph';
 export { TextLeg, type TextLegResult } from './application/text-leg';
 export {
   TextIndexRegistry,

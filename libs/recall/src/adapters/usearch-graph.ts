@@ -3,7 +3,7 @@ import type { NearestGraph } from '../domain/vector-index';
 /** The HNSW graph's shape (USearch's defaults for M and the build's candidate list, measured in docs/performance.md). */
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 64;
-const EXPANSION_SEARCH = 128;
+const EXPANSION_SEARCH = 200;
 
 type UsearchIndex = {
   add(keys: bigint, vectors: Float32Array): void;

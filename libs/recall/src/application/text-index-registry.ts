@@ -131,8 +131,14 @@ export class TextIndexRegistry {
     }
   }
 
-  /** The tenant's index when it is ready (and marks it used); otherwise why not, starting a load if due. */
-  acquire(scope: TenantScope): { entry: TenantEntry } | { miss: TextIndexMiss } {
+  /**
+   * The tenant's index when it is ready (and marks it used); otherwise why not, starting a load if
+   * due — followed by the load of the tenant's vectors of `model` when one is given.
+   */
+  acquire(
+    scope: TenantScope,
+    model: { modelId: string; dimensions: number } | null = null,
+  ): { entry: TenantEntry } | { miss: TextIndexMiss } {
     if (this.options.maxBytes <= 0) return { miss: 'disabled' };
     const entry = this.tenants.get(scope.tenantId);
     if (entry?.state === 'ready') {
@@ -141,7 +147,7 @@ export class TextIndexRegistry {
       return { entry };
     }
     if (entry === undefined || (entry.state !== 'loading' && Date.now() >= entry.retryAt)) {
-      this.startLoad({ tenantId: scope.tenantId, userId: scope.userId });
+      this.startLoad({ tenantId: scope.tenantId, userId: scope.userId }, model);
       return { miss: 'loading' };
     }
     return { miss: entry.state as TextIndexMiss };
@@ -233,7 +239,7 @@ export class TextIndexRegistry {
     return vectors.state === 'ready';
   }
 
-  private startLoad(scope: TenantScope): void {
+  private startLoad(scope: TenantScope, model: { modelId: string; dimensions: number } | null): void {
     const entry: TenantEntry = {
       state: 'loading',
       index: new TenantTextIndex(),
@@ -244,7 +250,7 @@ export class TextIndexRegistry {
       vectors: null,
     };
     this.tenants.set(scope.tenantId, entry);
-    entry.loaded = this.load(scope, entry).catch((error: unknown) => {
+    entry.loaded = this.load(scope, entry, model).catch((error: unknown) => {
       entry.state = 'failed';
       entry.index = new TenantTextIndex();
       entry.retryAt = Date.now() + this.options.retryAfterMs;
@@ -260,7 +266,11 @@ export class TextIndexRegistry {
    * position is taken before the first page: a row that changes while the pages are read has a
    * position at or above it, so the first delta brings it again.
    */
-  private async load(scope: TenantScope, entry: TenantEntry): Promise<void> {
+  private async load(
+    scope: TenantScope,
+    entry: TenantEntry,
+    model: { modelId: string; dimensions: number } | null,
+  ): Promise<void> {
     const started = Date.now();
     const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx));
     const index = new TenantTextIndex();
@@ -285,6 +295,8 @@ export class TextIndexRegistry {
     this.logger.log(
       `text index of tenant ${scope.tenantId}: ${index.documents} memories, ${Math.round(entry.bytes / 1048576)} MiB, ${Date.now() - started} ms`,
     );
+    if (model !== null && this.options.vectorMaxBytes > 0 && entry.vectors === null)
+      this.startVectorLoad(scope, entry, model);
   }
 
   /** Loads (again) the tenant's vectors of a model into a new entry beside its text index. */

@@ -65,7 +65,7 @@ export class TextLeg {
   ): Promise<TextLegResult> {
     const withText = input.withText ?? true;
     const query = input.query ?? null;
-    const held = this.registry.acquire(scope);
+    const held = this.registry.acquire(scope, query);
     if ('miss' in held) {
       if (!withText)
         return { hits: [], source: `sql:${held.miss}`, vector: query ? { miss: held.miss } : null };
