@@ -18,16 +18,7 @@
 //                in one batch, 0.9989 with each text alone) and ran no faster. Stored as uint8 with
 //                zero point 128 (q + 128).
 //   y = Cast<float>(MatMulInteger(x_u8, W_u8, 128, 128)) · row_scale · column_scale
-import {
-  FLOAT,
-  float32Bytes,
-  INT64,
-  int64Bytes,
-  intAttr,
-  node,
-  onnx,
-  tensor,
-} from './onnx-encoding.mjs';
+import { FLOAT, float32Bytes, INT64, int64Bytes, intAttr, node, onnx, tensor } from './onnx-encoding.mjs';
 
 const { UINT8 } = onnx.TensorProto.DataType;
 
