@@ -154,7 +154,7 @@ export function renderBenchReport(r: BenchResults): string {
       [
         'memories',
         'vector plan',
-        'floor: embed · index top-k · vector SQL · rows under RLS',
+        'floor: embed · index top-k · vector top-k · rows under RLS',
         'SQL text leg (fallback) p50 / p99',
         'use case − floor (p50)',
         'app query embedding (prepare, cache miss)',

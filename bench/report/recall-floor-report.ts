@@ -7,13 +7,15 @@ export const RECALL_FLOOR_TEXT = [
   'The floor is the physical limit of one hybrid recall, measured in the same run on the same texts, each',
   "part timed on its own: one raw `embedBatch` of the query; the text leg's top 30 as `TenantTextIndex.search`",
   "on the tenant's loaded index (a tight in-process call; the query's lexemes and the caller's shares are read",
-  "beforehand); the vector leg's statement (HNSW probe or exact scan, the plan the repository picks) through",
-  '`pg` as the schema owner; and the 10 served rows read by id in one transaction as the application role with',
+  "beforehand); the vector leg's top 30 as `TenantVectorIndex.search` on the floor's copy of the tenant's",
+  'in-memory vectors (its HNSW graph, or every readable vector for a small set; with the vector index off, the',
+  "repository's statement through `pg` as the schema owner); and the 10 served rows read by id in one",
+  'transaction as the application role with',
   'the caller\'s RLS settings. The floor is their sum. "SQL text leg (fallback)" is `recall_text_search` alone,',
   "the Postgres path recall takes while a tenant's index loads (and took before the index): beside the floor, not in it.",
 ];
 
-/** The four parts of the floor, in ms (medians): embed · index top-k · vector statement · rows under RLS. */
+/** The four parts of the floor, in ms (medians): embed · index top-k · vector top-k · rows under RLS. */
 export const floorPartsCell = (parts: FloorParts): string =>
   [parts.embedMs, parts.indexMs, parts.vectorMs, parts.rowsMs].map((value) => ms(value)).join(' · ');
 

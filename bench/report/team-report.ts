@@ -50,7 +50,7 @@ export function renderTeamSection(
     '',
     markdownTable(
       [
-        'floor: embed · index top-k · vector SQL · rows under RLS',
+        'floor: embed · index top-k · vector top-k · rows under RLS',
         'SQL text leg (fallback) p50 / p99',
         'served by index',
         'plan sizing, first recall per member (p50 / p99)',
