@@ -2,12 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http-client';
 import { teamFixture } from '../support/e2e-env';
-import { startApiProcess, type ApiProcess } from '../support/processes';
+import {
+  startApiProcess,
+  startWorkerProcess,
+  type ApiProcess,
+  type WorkerProcess,
+} from '../support/processes';
 import { waitFor } from '../support/wait-for';
 
 interface Recalled {
   id: number;
-  explain: { text_source: string | null };
+  explain: { text_source: string | null; vector_source: string | null; vector_rank: number | null };
 }
 interface RecallAnswer {
   memories: Recalled[];
@@ -18,11 +23,14 @@ interface RecallAnswer {
  * either is text-recallable through both at once (each recall brings its process's index up to date
  * in the statement that tokenises the query), a deleted or unshared memory is never returned, and a
  * process killed with SIGKILL answers correctly after its restart — through Postgres while its
- * index loads, and says so in `explain`.
+ * index loads, and says so in `explain`. The vector leg runs in each process's vector index too, and a
+ * vector the worker stores is used at once by both.
  */
 describe('text index per API process', () => {
   const team = teamFixture({ DEFAULT_VISIBILITY: 'team' });
   let apis: ApiProcess[] = [];
+  /** Embeds what is stored, so the vector leg has vectors to find. */
+  let worker: WorkerProcess | undefined;
   const via = (i: number, who: 'alice' | 'bob' = 'alice') => client(apis[i].url, team.keys[who]);
   const recall = async (i: number, context: string, who: 'alice' | 'bob' = 'alice') => {
     const res = await via(i, who).post<RecallAnswer>('/api/memories/recall', {
@@ -42,7 +50,10 @@ describe('text index per API process', () => {
   const ids = (found: Recalled[]) => found.map((m) => m.id);
 
   beforeAll(async () => {
-    apis = await Promise.all([startApiProcess(team.env), startApiProcess(team.env)]);
+    [apis, worker] = await Promise.all([
+      Promise.all([startApiProcess(team.env), startApiProcess(team.env)]),
+      startWorkerProcess(team.env),
+    ]);
     await store(0, 'warmup lighthouse keeper notes');
     // The first recall of a tenant starts the load and is served by Postgres meanwhile.
     for (const i of [0, 1]) {
@@ -55,6 +66,7 @@ describe('text index per API process', () => {
   });
 
   afterAll(async () => {
+    await worker?.stop();
     await Promise.all(
       apis.filter((p) => p.child.exitCode === null && p.child.signalCode === null).map((p) => p.stop()),
     );
@@ -99,6 +111,25 @@ describe('text index per API process', () => {
     expect(ids(await recall(0, word, 'bob'))).toContain(teamId);
     expect((await via(1).put(`/api/memories/${teamId}`, { visibility: 'private' })).status).toBe(200);
     for (const i of [0, 1]) expect(ids(await recall(i, word, 'bob'))).not.toContain(teamId);
+  });
+
+  it("serves the vector leg from each process's vector index, with a new memory's vector through both at once", async () => {
+    for (const i of [0, 1]) {
+      await waitFor(
+        'the vector index',
+        async () =>
+          (await recall(i, 'warmup lighthouse'))[0]?.explain.vector_source === 'index' ? true : undefined,
+        30_000,
+      );
+    }
+    const text = `kookaburra ${randomUUID().slice(0, 8)} feeds the release calendar from the staging branch`;
+    const id = await store(0, text);
+    // The vector is written by the index job after the store; the first process to see it found it
+    // in the delta its recall read.
+    const byVector = (found: Recalled[]) => found.find((m) => m.id === id && m.explain.vector_rank !== null);
+    await waitFor('its vector', async () => (byVector(await recall(1, text)) ? true : undefined), 15_000);
+    const other = byVector(await recall(0, text));
+    expect(other?.explain.vector_source).toBe('index');
   });
 
   it('answers correctly after SIGKILL and restart: Postgres while the index loads, then the index', async () => {
