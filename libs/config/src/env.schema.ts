@@ -305,7 +305,7 @@ export const envSchema = z.object({
   RECALL_TEXT_INDEX_MB: int(256, 0, 65_536),
   /**
    * Recall's vector leg: memory each API process may give its in-memory vectors and their HNSW
-   * graphs, in MiB (per 100,000 memories about 75 at 100 dimensions, 320 at 512). Loaded beside a
+   * graphs, in MiB (per 100,000 memories about 100 at 100 dimensions, 320 at 512). Loaded beside a
    * tenant's text index on its first recall; meanwhile, and for a tenant that does not fit, the
    * vector leg runs in Postgres. 0 = always in Postgres.
    */
