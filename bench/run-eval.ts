@@ -91,6 +91,17 @@ async function evaluateFolder(options: {
   });
   if (options.tuneInto !== undefined && beirSplits(options.folder).includes('dev'))
     await tuneOnDev({ ...options, outDir: options.tuneInto, principal, docsByMemory: corpus.docsByMemory });
+  // Both in-memory indexes loaded (and the vectors' graph built) before any query, so every query
+  // runs as a warm API process answers it, not through the Postgres fallback of a cold one.
+  if (wiring.textIndex) {
+    const ready = wiring.vectorLegWired
+      ? await wiring.textIndex.warmVectors(principal, {
+          modelId: options.model.id,
+          dimensions: options.model.dimensions,
+        })
+      : await wiring.textIndex.warm(principal);
+    log(`${sets[0].name}: in-memory indexes ${ready ? 'loaded' : 'not loaded (recall runs in Postgres)'}`);
+  }
   const machine = await describeMachine(pg);
   const results: EvalResults[] = [];
   for (const dataset of sets) {
