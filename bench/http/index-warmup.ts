@@ -48,7 +48,8 @@ async function untilServedByIndex(api: ApiClient, process: number, shape: HttpSh
     const answer = await recall(api, process, key, `deploy database rollback warm-up ${process} ${attempt}`);
     const explain = answer.memories?.[0]?.explain;
     // The vector leg's index loads after the text index's (and a large tenant's graph builds after it).
-    if (explain?.text_source === 'index' && (explain.vector_source ?? 'index') === 'index')
+    const vector = explain?.vector_source ?? 'index';
+    if (explain?.text_source === 'index' && (vector === 'index' || vector === 'sql:disabled'))
       return performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

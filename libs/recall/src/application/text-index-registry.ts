@@ -225,10 +225,12 @@ export class TextIndexRegistry {
 
   /**
    * Loads the tenant's text index and its vectors of `model` now, graph included, if they are not
-   * held (benchmarks and tests warm up with it) and says whether the vectors are ready.
+   * held (benchmarks and tests warm up with it) and says whether they are ready (with the vector index
+   * turned off: whether the text index is).
    */
   async warmVectors(scope: TenantScope, model: { modelId: string; dimensions: number }): Promise<boolean> {
     if (!(await this.warm(scope))) return false;
+    if (this.options.vectorMaxBytes <= 0) return true; // nothing to load: the vector leg runs in Postgres
     const entry = this.tenants.get(scope.tenantId);
     if (entry === undefined) return false;
     this.acquireVectors(scope, entry, model);
