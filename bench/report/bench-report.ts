@@ -123,7 +123,8 @@ export function renderBenchReport(r: BenchResults): string {
       : `Configuration overrides: ${Object.entries(r.overrides)
           .map(([k, v]) => `\`${k}=${v}\``)
           .join(', ')}.`,
-    'Vector recall@10 is measured through MemoryVectorRepository with the plan it picks, against the exact',
+    "Vector recall@10 is measured on the floor's copy of the in-memory vector index, searched as recall searches",
+    'it (its graph, or every readable vector for a small set), against the exact',
     'nearest rows of the same visible set (ties at the 10th distance count as correct).',
     '',
     '## Recall latency: hybrid `RecallMemoriesUseCase` vs its physical floor (limit 10, each leg k = 30)',
