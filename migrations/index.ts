@@ -28,6 +28,7 @@ import { HiddenDuplicates1763700000035 } from './1763700000035-hidden-duplicates
 import { RecallDeltaRanges1763700000036 } from './1763700000036-recall-delta-ranges';
 import { OutboxClaimByJob1763700000037 } from './1763700000037-outbox-claim-by-job';
 import { RecallVectorIndexFeed1763700000038 } from './1763700000038-recall-vector-index-feed';
+import { RecallIndexImportance1763700000039 } from './1763700000039-recall-index-importance';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   RecallDeltaRanges1763700000036,
   OutboxClaimByJob1763700000037,
   RecallVectorIndexFeed1763700000038,
+  RecallIndexImportance1763700000039,
 ];

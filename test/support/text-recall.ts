@@ -2,7 +2,14 @@ import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
 import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
 import { type TransactionRunner } from '@app/persistence';
 import { RecallMemoriesUseCase, type RecallOptions, type VectorRecall } from '@app/recall';
-import { buildTextLeg, RecallCandidateRepository, RecallLinks } from '@app/recall/testing';
+import {
+  buildTextIndexLeg,
+  buildTextLeg,
+  RecallCandidateRepository,
+  RecallLinks,
+  type TextLeg,
+} from '@app/recall/testing';
+import type { TenantScope } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { newMemory } from '@app/testing';
 import { memoryWriterFor } from './memory-writes';
@@ -15,11 +22,15 @@ export const NO_VECTORS: VectorRecall = {
   search: () => Promise.resolve([]),
 };
 
-/** Recall wired by hand as Nest wires it, without a vector leg. */
-export function textLegRecall(tx: TransactionRunner, options: RecallOptions): RecallMemoriesUseCase {
+/** Recall wired by hand as Nest wires it, without a vector leg (text leg: Postgres's unless given). */
+export function textLegRecall(
+  tx: TransactionRunner,
+  options: RecallOptions,
+  leg: TextLeg = buildTextLeg(tx),
+): RecallMemoriesUseCase {
   return new RecallMemoriesUseCase(
     tx,
-    buildTextLeg(tx),
+    leg,
     NO_VECTORS,
     new RecallCandidateRepository(),
     new RecallLinks(new MemoryRepository()),
@@ -35,4 +46,20 @@ export function teamMemoryStore(tx: TransactionRunner) {
   const create = new CreateMemoryUseCase(tx, writer, new IdempotencyRepository());
   return async (who: Principal, content: string, fields: Partial<NewMemory> = {}) =>
     (await create.execute(who, newMemory(content, fields))).id;
+}
+
+/** Where a test's text leg runs: Postgres alone, or each tenant's in-memory index (the API's default). */
+export type TextLegKind = 'postgres' | 'index';
+
+/**
+ * A text leg of that kind, and `warm` to load a tenant's index before asking (a no-op for
+ * Postgres); recall then serves from the index and brings it up to date at each call.
+ */
+export function textLegOf(
+  tx: TransactionRunner,
+  kind: TextLegKind,
+): { leg: TextLeg; warm: (scope: TenantScope) => Promise<boolean> } {
+  if (kind === 'postgres') return { leg: buildTextLeg(tx), warm: () => Promise.resolve(true) };
+  const { leg, registry } = buildTextIndexLeg(tx, { maxBytes: 16 * 1024 * 1024 });
+  return { leg, warm: (scope) => registry.warm(scope) };
 }

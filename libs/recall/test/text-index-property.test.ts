@@ -4,6 +4,7 @@ import { type TenantScope } from '@app/persistence';
 import {
   buildTextIndexLeg,
   MemoryTextSearchRepository,
+  RecallCandidateRepository,
   type TextLeg,
   type TextIndexRegistry,
 } from '@app/recall/testing';
@@ -43,6 +44,8 @@ type Command =
       team: boolean;
       tags: string[];
       category: string;
+      importance: number;
+      created: string | null;
     }
   | { op: 'update'; pick: number; text: string; tags: string[] }
   | { op: 'visibility'; pick: number; team: boolean }
@@ -56,7 +59,13 @@ const text = (min: number, max: number) =>
 const user = fc.integer({ min: 0, max: USERS - 1 });
 const caller = fc.integer({ min: 0, max: USERS }); // USERS: the admin
 const pick = fc.nat();
-const tags = fc.subarray(TAGS);
+// Thread tags too (rarely two on one memory), for the neighbours ranking reads from the index.
+const tags = fc
+  .tuple(
+    fc.subarray(TAGS),
+    fc.constantFrom([], [], ['session:s1'], ['thread:t1'], ['session:s1', 'thread:t1']),
+  )
+  .map(([plain, thread]) => [...plain, ...thread]);
 const filter: fc.Arbitrary<RecallFilter> = fc.record(
   {
     category: fc.constantFrom('x', 'y', 'none'),
@@ -76,6 +85,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       team: fc.boolean(),
       tags,
       category: fc.constantFrom('x', 'y'),
+      importance: fc.constantFrom(0, 0.35, 0.7, 1),
+      // Equal and microsecond-apart creation times order threads by id, then by the microsecond.
+      created: fc.constantFrom(null, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00.000001Z'),
     }),
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('update' as const), pick, text: text(1, 8), tags }) },
@@ -144,20 +156,28 @@ describe('in-memory text index against the SQL BM25', () => {
           for (const c of before) await world.run(c, () => Promise.resolve());
           // Loaded from what `before` left; `after` reaches the index through deltas only.
           expect(await (registry as TextIndexRegistry).warm(users[0])).toBe(true);
-          for (const c of after) await world.run(c, (r) => compare(db, sql, leg, world.callerOf(r), r));
+          for (const c of after)
+            await world.run(c, (r) => compare(db, sql, leg, world.callerOf(r), r, world.everyId));
           for (let i = 0; i <= USERS; i += 1) {
-            await compare(db, sql, leg, world.callerOf({ caller: i }), {
-              text: WORDS.join(' '),
-              filter: {},
-              k: 100,
-            });
+            await compare(
+              db,
+              sql,
+              leg,
+              world.callerOf({ caller: i }),
+              { text: WORDS.join(' '), filter: {}, k: 100 },
+              world.everyId,
+            );
           }
         },
       ),
       { numRuns: 25 },
     );
+    expect(withNeighbours).toBeGreaterThan(10);
   });
 });
+
+/** Comparisons where some memory had a thread neighbour: the property must reach threads. */
+let withNeighbours = 0;
 
 async function compare(
   db: TestDatabase,
@@ -165,6 +185,7 @@ async function compare(
   leg: TextLeg,
   scope: TenantScope,
   r: { text: string; filter: RecallFilter; k: number },
+  allIds: readonly number[],
 ): Promise<void> {
   const input = { text: r.text, k: r.k, filter: r.filter };
   const expected = await db.tx.inTenant(scope, (tx) => sql.search(scope, tx, input));
@@ -177,11 +198,49 @@ async function compare(
     tx.query<{ n: string }>(`SELECT count(*) AS n FROM memories WHERE id = ANY($1::bigint[])`, [ids]),
   );
   expect(Number(readable.rows[0].n)).toBe(ids.length);
+  await compareFacts(db, got, scope, allIds);
+}
+
+/**
+ * The ranking facts and thread neighbours the index gives recall equal what Postgres reads
+ * (`RecallCandidateRepository.describe`, without heads) for every memory ever written, readable
+ * or not; the index declines (null) exactly when a readable one carries two thread tags.
+ */
+async function compareFacts(
+  db: TestDatabase,
+  got: Awaited<ReturnType<TextLeg['search']>>,
+  scope: TenantScope,
+  ids: readonly number[],
+): Promise<void> {
+  const { rows } = await db.tx.inTenant(scope, (tx) =>
+    tx.query<{ id: string }>(
+      `SELECT id FROM memories
+        WHERE id = ANY($1::bigint[]) AND deleted_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+          AND cardinality(ARRAY(SELECT t FROM unnest(tags) t WHERE t LIKE 'thread:%' OR t LIKE 'session:%')) > 1`,
+      [ids],
+    ),
+  );
+  const twoThreads = new Set(rows.map((r) => Number(r.id)));
+  expect(got.describe?.(ids, true) === null).toBe(twoThreads.size > 0);
+  const clean = ids.filter((id) => !twoThreads.has(id));
+  const expected = await db.tx.inTenant(scope, (tx) =>
+    new RecallCandidateRepository().describe(scope, tx, clean, { threads: true, heads: false }),
+  );
+  const indexed = got.describe?.(clean, true);
+  expect(indexed).toBeTruthy();
+  const sorted = <T>(m: ReadonlyMap<number, T>) => [...m.entries()].sort(([a], [b]) => a - b);
+  expect(sorted(indexed!.facts)).toEqual(sorted(expected.facts));
+  const byId = <T extends { memoryId: number }>(list: readonly T[]) =>
+    [...list].sort((a, b) => a.memoryId - b.memoryId);
+  expect(byId(indexed!.threads)).toEqual(byId(expected.threads));
+  if (expected.threads.length > 0) withNeighbours += 1;
 }
 
 /** The commands, applied as their owners (row-level security on) or, for purges, as the system. */
 class World {
   private readonly ids: { id: number; owner: number }[] = [];
+  /** Every id ever written, purged ones included. */
+  readonly everyId: number[] = [];
 
   constructor(
     private readonly db: TestDatabase,
@@ -253,14 +312,27 @@ class World {
     const owner = this.users[c.owner];
     const id = await this.db.tx.inTenant(owner, async (tx) => {
       const { rows } = await tx.query<{ id: string }>(
-        `INSERT INTO memories (tenant_id, owner_id, content, content_hash, visibility, tags, category, expanded_keywords, project)
-         VALUES ($1, $2, $3, sha256(convert_to($3 || gen_random_uuid()::text, 'UTF8')), $4, $5, $6, $7, 'p1')
+        `INSERT INTO memories (tenant_id, owner_id, content, content_hash, visibility, tags, category, expanded_keywords,
+                               project, importance, created_at)
+         VALUES ($1, $2, $3, sha256(convert_to($3 || gen_random_uuid()::text, 'UTF8')), $4, $5, $6, $7, 'p1', $8,
+                 coalesce($9::timestamptz, now()))
          RETURNING id`,
-        [owner.tenantId, owner.userId, c.text, c.team ? 'team' : 'private', c.tags, c.category, c.keywords],
+        [
+          owner.tenantId,
+          owner.userId,
+          c.text,
+          c.team ? 'team' : 'private',
+          c.tags,
+          c.category,
+          c.keywords,
+          c.importance,
+          c.created,
+        ],
       );
       return Number(rows[0].id);
     });
     this.ids.push({ id, owner: c.owner });
+    this.everyId.push(id);
   }
 
   private async tagRule(c: Extract<Command, { op: 'tagRule' | 'dropTagRule' }>): Promise<void> {

@@ -8,21 +8,28 @@ import {
 } from '@app/recall';
 import { type Principal } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
-import { teamMemoryStore, textLegRecall } from '../../../test/support/text-recall';
+import {
+  teamMemoryStore,
+  textLegOf,
+  textLegRecall,
+  type TextLegKind,
+} from '../../../test/support/text-recall';
+import type { TextLeg } from '@app/recall/testing';
 
 /**
  * Context around a memory: turns of one thread (`thread:`/`session:` tag) lend each other part of
  * their relevance, so a reply that repeats none of the question's words is found next to it.
  */
-describe('recall with thread context', () => {
+describe.each<TextLegKind>(['postgres', 'index'])('recall with thread context (%s)', (kind) => {
   let db: TestDatabase;
   let alice: Principal;
   let bob: Principal;
   const ids: Record<string, number> = {};
 
   let store: ReturnType<typeof teamMemoryStore>;
+  let leg: TextLeg;
   const recall = (contextWeight: number) =>
-    textLegRecall(db.tx, { ...DEFAULT_RECALL_OPTIONS, fusion: { ...DEFAULT_FUSION, contextWeight } });
+    textLegRecall(db.tx, { ...DEFAULT_RECALL_OPTIONS, fusion: { ...DEFAULT_FUSION, contextWeight } }, leg);
   const ask = async (who: Principal, context: string, contextWeight = 0.5) => {
     const input = toRecallInput(recallSchema.parse({ context, limit: 10 }));
     const results = await recall(contextWeight).execute(who, {
@@ -35,6 +42,8 @@ describe('recall with thread context', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
+    const textLeg = textLegOf(db.tx, kind);
+    leg = textLeg.leg;
     store = teamMemoryStore(db.tx);
     const tenant = await createTestTenant(db, 'thread');
     alice = await memberPrincipal(tenant, 'alice');
@@ -56,6 +65,7 @@ describe('recall with thread context', () => {
       visibility: 'private',
       createdAt: at(0),
     });
+    expect(await textLeg.warm(alice)).toBe(true);
   });
   afterAll(async () => db.close());
 
@@ -66,7 +76,11 @@ describe('recall with thread context', () => {
     expect(order).toContain(ids.reply);
     expect(order).not.toContain(ids.elsewhere);
     const reply = found.find((m) => m.id === ids.reply);
-    expect(reply?.explain).toMatchObject({ text_rank: null, context_from: ids.question });
+    expect(reply?.explain).toMatchObject({
+      text_rank: null,
+      context_from: ids.question,
+      text_source: kind === 'index' ? 'index' : 'sql:disabled',
+    });
     expect(reply?.explain?.context_score).toBeGreaterThan(0);
   });
 

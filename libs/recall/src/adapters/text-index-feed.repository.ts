@@ -37,6 +37,7 @@ type DocTuple = [
   expiresMs: number | null,
   lexemes: string[],
   tfs: number[],
+  importance?: number,
 ];
 
 const toDoc = (t: DocTuple): IndexedDoc => ({
@@ -52,6 +53,7 @@ const toDoc = (t: DocTuple): IndexedDoc => ({
   expiresMs: t[9] === null ? null : Number(t[9]),
   lexemes: t[10] ?? [],
   tfs: t[11] ?? [],
+  importance: t[12] ?? undefined,
 });
 
 /**

@@ -2,7 +2,11 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { type Memory } from '@app/memories';
-import { RecallCandidateRepository, type RankingFacts } from '../adapters/recall-candidate.repository';
+import {
+  RecallCandidateRepository,
+  type RankingFacts,
+  type RecallCandidates,
+} from '../adapters/recall-candidate.repository';
 import { TextLeg, type TextLegSource, type VectorLegSource } from './text-leg';
 import { adjacency } from '../domain/thread-context';
 import { RecallLinks, type LinkedItem } from './recall-links';
@@ -120,11 +124,15 @@ export class RecallMemoriesUseCase {
     const legs = input.legs ?? { text: true, vector: true };
     const query = legs.vector ? await this.vectors.prepare(text) : null;
     const filters = describeRecallFilter(filter);
+    const fusion = input.fusion ?? this.options.fusion;
+    const threads = fusion.contextWeight > 0;
+    let hitIds: number[] = [];
+    let rank: (candidates: RecallCandidates) => RankedCandidate[] = () => [];
     // Generic plans: every statement here is driven by ids and the caller's settings (the HNSW
     // statement writes its model and tenant in, so its one plan matches their partial indexes; the
     // SQL text leg's function plans its branches per call), and planning them costs more than
     // running them.
-    return this.tx.inTenant(
+    const outcome = await this.tx.inTenant(
       principal,
       async (tx) => {
         const local =
@@ -153,37 +161,69 @@ export class RecallMemoriesUseCase {
             : -1;
         const vectorHits = nearest.filter((h) => 1 - h.distance >= floor);
         const vectorFloor = floor > -1 ? floor : null;
-        const fusion = input.fusion ?? this.options.fusion;
-        const hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
-        const { facts, threads, heads } = await this.candidates.describe(principal, tx, hitIds, {
-          threads: fusion.contextWeight > 0,
-          heads: !input.includeSuperseded,
-        });
-        const fused = fuseLegs(
-          {
-            text: textHits,
-            vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
-          },
-          fusion,
-          adjacency(threads, fusion.contextDirection),
-        );
-        const scored = fused
-          .filter((c) => facts.has(c.memoryId))
-          .map((c) =>
-            this.score(c, facts.get(c.memoryId) as RankingFacts, {
-              now,
-              filters,
-              model: query?.modelId ?? null,
-              textSource: textLeg?.source ?? null,
-              vectorSource,
-              boosted: input.projectBoost,
-              vectorFloor,
-            }),
+        hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
+        rank = ({ facts, threads: neighbours }) => {
+          const fused = fuseLegs(
+            {
+              text: textHits,
+              vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
+            },
+            fusion,
+            adjacency(neighbours, fusion.contextDirection),
           );
-        // Ranking needed only the facts; rows and links are read for what is served.
-        const ranked = sortRecalled(scored, facts, input.sortBy);
-        // The rows are the transaction's last read: its commit goes with them.
-        return this.links.serve(principal, tx, ranked, heads, input.limit, { last: true });
+          const scored = fused
+            .filter((c) => facts.has(c.memoryId))
+            .map((c) =>
+              this.score(c, facts.get(c.memoryId) as RankingFacts, {
+                now,
+                filters,
+                model: query?.modelId ?? null,
+                textSource: textLeg?.source ?? null,
+                vectorSource,
+                boosted: input.projectBoost,
+                vectorFloor,
+              }),
+            );
+          return sortRecalled(scored, facts, input.sortBy);
+        };
+        // With the tenant's index held, ranking facts and thread neighbours come from it; the rows
+        // are then the transaction's one read after the legs, and its commit goes with them.
+        const indexed = hitIds.length > 0 ? (local?.describe?.(hitIds, threads) ?? null) : null;
+        if (indexed === null) {
+          const candidates = await this.candidates.describe(principal, tx, hitIds, {
+            threads,
+            heads: !input.includeSuperseded,
+          });
+          // Ranking needed only the facts; rows and links are read for what is served.
+          return this.links.serve(principal, tx, rank(candidates), candidates.heads, input.limit, {
+            last: true,
+          });
+        }
+        const served = await this.links.serve(
+          principal,
+          tx,
+          rank({ ...indexed, heads: NO_HEADS }),
+          NO_HEADS,
+          input.limit,
+          {
+            last: true,
+          },
+        );
+        // A served memory that a memory the caller can see supersedes shows it among its links.
+        return input.includeSuperseded || !served.some(isSuperseded) ? served : null;
+      },
+      { genericPlans: true },
+    );
+    if (outcome !== null) return outcome;
+    // Rare: an answer holds an older version of something. Its chain is walked in Postgres, and
+    // the ranking read again there, in a second transaction.
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const candidates = await this.candidates.describe(principal, tx, hitIds, { threads, heads: true });
+        return this.links.serve(principal, tx, rank(candidates), candidates.heads, input.limit, {
+          last: true,
+        });
       },
       { genericPlans: true },
     );
@@ -229,6 +269,12 @@ export class RecallMemoriesUseCase {
       explanation.projectFactor;
     return { memoryId: candidate.memoryId, rank, explanation };
   }
+}
+
+const NO_HEADS: ReadonlyMap<number, number> = new Map();
+
+function isSuperseded(item: RecalledMemory): boolean {
+  return item.links.some((l) => l.linkType === 'supersedes' && l.dstId === item.memory.id);
 }
 
 function evidenceOf(candidate: FusedCandidate): RecallEvidence {

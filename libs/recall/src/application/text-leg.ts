@@ -10,6 +10,7 @@ import {
 import { audienceOf, TextIndexFeedRepository } from '../adapters/text-index-feed.repository';
 import { isAdminScope } from '../adapters/recall-filter.sql';
 import type { RecallFilter } from '../domain/recall-filter';
+import type { IndexedFacts, IndexedNeighbours } from '../domain/text-index';
 import type { PreparedQuery, VectorHit } from '../ports/vector-recall.port';
 import { graphsAvailable } from '../adapters/usearch-graph';
 import { TextIndexRegistry, type TextIndexMiss, type VectorIndexMiss } from './text-index-registry';
@@ -27,6 +28,17 @@ export interface TextLegResult {
    * otherwise why it must run in Postgres.
    */
   readonly vector: { readonly hits: VectorHit[] } | { readonly miss: VectorIndexMiss } | null;
+  /**
+   * With the index: the candidates' ranking facts and thread neighbours for this caller, read from
+   * it (`TenantTextIndex.describe`; null when it cannot answer as Postgres would). Absent: read them
+   * in Postgres.
+   */
+  readonly describe?: (ids: readonly number[], threads: boolean) => IndexedCandidates | null;
+}
+
+export interface IndexedCandidates {
+  readonly facts: ReadonlyMap<number, IndexedFacts>;
+  readonly threads: readonly IndexedNeighbours[];
 }
 
 /**
@@ -100,9 +112,16 @@ export class TextLeg {
         nowMs,
       });
     }
-    if (query === null || vectors === null) return { hits, source: 'index', vector: null };
+    const describe = (ids: readonly number[], threads: boolean) =>
+      index.describe(ids, { audience, nowMs }, threads);
+    if (query === null || vectors === null) return { hits, source: 'index', vector: null, describe };
     if (ready === null)
-      return { hits, source: 'index', vector: { miss: (vectors as { miss: VectorIndexMiss }).miss } };
+      return {
+        hits,
+        source: 'index',
+        vector: { miss: (vectors as { miss: VectorIndexMiss }).miss },
+        describe,
+      };
     const read = { filter: input.filter, audience, nowMs };
     const accepts = index.accepting(read);
     const found =
@@ -116,8 +135,13 @@ export class TextLeg {
             bound: index.readableBound(audience),
           });
     if (found === null)
-      return { hits, source: 'index', vector: { miss: graphsAvailable() ? 'building' : 'unavailable' } };
-    return { hits, source: 'index', vector: { hits: found.hits } };
+      return {
+        hits,
+        source: 'index',
+        vector: { miss: graphsAvailable() ? 'building' : 'unavailable' },
+        describe,
+      };
+    return { hits, source: 'index', vector: { hits: found.hits }, describe };
   }
 
   /** Counts where a recall's vector leg ran (`memsvc_recall_vector_leg_total`). */

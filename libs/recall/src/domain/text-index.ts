@@ -1,6 +1,7 @@
 import { Growable } from './growable';
 import type { RecallFilter } from './recall-filter';
 import { TopK } from './top-k';
+import { THREAD_TAG_PREFIXES } from './thread-context';
 
 /** One memory as the feed delivers it (migration 1763700000028, `recall_text_index_doc`). */
 export interface IndexedDoc {
@@ -19,6 +20,8 @@ export interface IndexedDoc {
   /** `search_vector`'s lexemes and their weighted frequencies in tenths (A 10, B 4, C 2, D 1). */
   readonly lexemes: readonly string[];
   readonly tfs: readonly number[];
+  /** Absent in a feed older than migration 1763700000039: recall then reads ranking facts in Postgres. */
+  readonly importance?: number;
 }
 
 /** Whom the caller's recall may show: the read rule's inputs, fresh for each recall. */
@@ -43,6 +46,21 @@ export interface TextIndexQuery {
 
 /** What the pre-filter needs: the recall's filters, the read rule's inputs and the time. */
 export type ReadQuery = Pick<TextIndexQuery, 'filter' | 'audience' | 'nowMs'>;
+
+/** What recall ranks a candidate by, as `RecallCandidateRepository` reads it. */
+export interface IndexedFacts {
+  readonly importance: number;
+  readonly project: string | null;
+  /** ISO text with microseconds, as Postgres formats `created_at` (`isoTimestamp`). */
+  readonly createdAt: string;
+}
+
+/** A hit's previous and next live memory of its thread (same owner, same thread tag), or null at an end. */
+export interface IndexedNeighbours {
+  readonly memoryId: number;
+  readonly previousId: number | null;
+  readonly nextId: number | null;
+}
 
 export interface IndexedHit {
   readonly memoryId: number;
@@ -85,6 +103,7 @@ export class TenantTextIndex {
   private readonly projects = new Growable(Int32Array);
   private readonly created = new Growable(Float64Array);
   private readonly expires = new Growable(Float64Array);
+  private readonly importance = new Growable(Float64Array);
   private readonly tagStart = new Growable(Int32Array);
   private readonly termStart = new Growable(Int32Array);
   private readonly tagPool = new Growable(Int32Array);
@@ -180,6 +199,7 @@ export class TenantTextIndex {
       this.projects,
       this.created,
       this.expires,
+      this.importance,
       this.tagStart,
       this.termStart,
       this.tagPool,
@@ -190,6 +210,7 @@ export class TenantTextIndex {
     let bytes = columns.reduce((sum, c) => sum + c.bytes, 0);
     for (const p of this.postings) bytes += p.docs.bytes + p.tfs.bytes + 64;
     bytes += this.slotOf.size * 40 + this.removed.size * 80;
+    for (const thread of this.threads.values()) bytes += 64 + thread.slots.length * 8;
     for (const name of this.termNames) bytes += 80 + name.length * 2;
     return bytes;
   }
@@ -319,6 +340,110 @@ export class TenantTextIndex {
   }
 
   /**
+   * What recall ranks by, read here instead of in Postgres (`RecallCandidateRepository.describe`
+   * without supersedes heads, which it answers the same): the ranking facts of each id the caller
+   * may read (live, not expired, the read rule; recall's filters do not apply), and with `threads`
+   * each such id's previous and next memory of its thread the caller may read — the owner's
+   * memories carrying its thread tag, by creation time then id — with their facts. Null when the index cannot answer as Postgres would: a memory loaded without its
+   * importance, or a hit carrying two thread tags (Postgres picks one by its collation).
+   */
+  describe(
+    ids: readonly number[],
+    read: Pick<ReadQuery, 'audience' | 'nowMs'>,
+    threads: boolean,
+  ): { facts: Map<number, IndexedFacts>; threads: IndexedNeighbours[] } | null {
+    const readable = this.filterFor({ filter: {}, audience: read.audience, nowMs: read.nowMs });
+    if (readable === null) return { facts: new Map(), threads: [] };
+    const facts = new Map<number, IndexedFacts>();
+    const add = (slot: number): boolean => {
+      if (facts.has(this.ids.data[slot])) return true;
+      if (Number.isNaN(this.importance.data[slot])) return false;
+      facts.set(this.ids.data[slot], {
+        importance: this.importance.data[slot],
+        project: this.projects.data[slot] === -3 ? null : this.stringAt(this.projects.data[slot]),
+        createdAt: isoMicros(this.created.data[slot]),
+      });
+      return true;
+    };
+    const hits: number[] = [];
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined || !readable(slot) || hits.includes(slot)) continue;
+      if (!add(slot)) return null;
+      hits.push(slot);
+    }
+    const neighbours: IndexedNeighbours[] = [];
+    if (!threads) return { facts, threads: neighbours };
+    const lenders: number[] = [];
+    for (const slot of hits) {
+      const tags = this.tagPool.data
+        .subarray(this.tagStart.data[slot], this.tagStart.data[slot + 1])
+        .filter((t) => isThreadTag(this.stringAt(t)));
+      if (tags.length === 0) continue;
+      if (tags.length > 1) return null;
+      const thread = this.sortedThread(this.owners.data[slot], this.stringAt(tags[0]));
+      // Binary search: the slot's own place in its thread.
+      let low = 0;
+      let high = thread.length;
+      while (low < high) {
+        const mid = (low + high) >>> 1;
+        if (this.threadOrder(thread[mid], slot) < 0) low = mid + 1;
+        else high = mid;
+      }
+      const at = low;
+      const near = (step: 1 | -1): number | null => {
+        for (let i = at + step; i >= 0 && i < thread.length; i += step) {
+          const other = thread[i];
+          // The hit's own earlier copies (dead slots) sort beside it.
+          if (this.ids.data[other] === this.ids.data[slot]) continue;
+          if (readable(other)) return other;
+        }
+        return null;
+      };
+      const previous = near(-1);
+      const next = near(1);
+      if (previous === null && next === null) continue;
+      neighbours.push({
+        memoryId: this.ids.data[slot],
+        previousId: previous === null ? null : this.ids.data[previous],
+        nextId: next === null ? null : this.ids.data[next],
+      });
+      for (const lender of [previous, next]) if (lender !== null) lenders.push(lender);
+    }
+    for (const slot of lenders) if (!add(slot)) return null;
+    return { facts, threads: neighbours };
+  }
+
+  /** Per owner and thread tag: the slots carrying it, live or dead; sorted on demand. */
+  private readonly threads = new Map<string, { slots: number[]; sorted: boolean }>();
+
+  private addToThread(owner: number, tag: string, slot: number): void {
+    const key = `${owner}\u0000${tag}`;
+    const thread = this.threads.get(key);
+    if (thread === undefined) this.threads.set(key, { slots: [slot], sorted: true });
+    else {
+      thread.slots.push(slot);
+      thread.sorted = false;
+    }
+  }
+
+  /** The thread's slots by creation time (to the microsecond, as Postgres compares), then id. */
+  private sortedThread(owner: number, tag: string): readonly number[] {
+    const thread = this.threads.get(`${owner}\u0000${tag}`);
+    if (thread === undefined) return [];
+    if (!thread.sorted) {
+      thread.slots.sort((a, b) => this.threadOrder(a, b));
+      thread.sorted = true;
+    }
+    return thread.slots;
+  }
+
+  private threadOrder(a: number, b: number): number {
+    const micros = (slot: number) => Math.round(this.created.data[slot] * 1000);
+    return micros(a) - micros(b) || this.ids.data[a] - this.ids.data[b];
+  }
+
+  /**
    * Distinct query lexemes some live memory holds, rarest first, 32 at most. Lexemes come in the
    * database's collation order, which breaks ties between equally rare terms as SQL does.
    */
@@ -397,6 +522,8 @@ export class TenantTextIndex {
     this.projects.push(doc.project === null ? -3 : this.intern(doc.project));
     this.created.push(doc.createdMs);
     this.expires.push(doc.expiresMs ?? Infinity);
+    this.importance.push(doc.importance ?? Number.NaN);
+    for (const tag of doc.tags) if (isThreadTag(tag)) this.addToThread(this.owners.data[slot], tag, slot);
     this.slotOf.set(doc.id, slot);
     this.removed.delete(doc.id);
     this.countReader(slot, 1);
@@ -442,6 +569,7 @@ export class TenantTextIndex {
       expiresMs: this.expires.data[slot] === Infinity ? null : this.expires.data[slot],
       lexemes: [...termIds].map((t) => this.termNames[t]),
       tfs: [...this.tfPool.data.subarray(this.termStart.data[slot], end)],
+      importance: this.importance.data[slot],
     };
   }
 
@@ -477,6 +605,18 @@ export class TenantTextIndex {
     }
     return term;
   }
+}
+
+function isThreadTag(tag: string): boolean {
+  return THREAD_TAG_PREFIXES.some((prefix) => tag.startsWith(prefix));
+}
+
+/** `createdMs` (milliseconds with microsecond fraction) as `isoTimestamp` formats it in SQL. */
+export function isoMicros(ms: number): string {
+  const micros = Math.round(ms * 1000);
+  const seconds = Math.floor(micros / 1_000_000);
+  const fraction = micros - seconds * 1_000_000;
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}.${String(fraction).padStart(6, '0')}+00:00`;
 }
 
 interface Postings {
