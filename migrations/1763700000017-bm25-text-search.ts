@@ -336,7 +336,7 @@ const FIRST_ROUND_POSTINGS = 2000;
 /** Query terms scored at most (the rarest): the most common ones of a long text add least. */
 const MAX_TERMS = 32;
 
-const SEARCH_SQL = `
+export const SEARCH_SQL = `
   ${PHASE_SQL}
   CREATE FUNCTION recall_text_search(
     p_lexemes text[], p_limit integer, p_k1 double precision, p_b double precision,

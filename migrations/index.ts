@@ -29,6 +29,7 @@ import { RecallDeltaRanges1763700000036 } from './1763700000036-recall-delta-ran
 import { OutboxClaimByJob1763700000037 } from './1763700000037-outbox-claim-by-job';
 import { RecallVectorIndexFeed1763700000038 } from './1763700000038-recall-vector-index-feed';
 import { RecallIndexImportance1763700000039 } from './1763700000039-recall-index-importance';
+import { RecallIndexRefresh1763700000040 } from './1763700000040-recall-index-refresh';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   OutboxClaimByJob1763700000037,
   RecallVectorIndexFeed1763700000038,
   RecallIndexImportance1763700000039,
+  RecallIndexRefresh1763700000040,
 ];

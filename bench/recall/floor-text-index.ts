@@ -85,9 +85,9 @@ export class FloorTextIndexes {
     }
     const unseen = [...new Set(texts)].filter((t) => !this.lexemes.has(t));
     if (unseen.length === 0) return;
-    // As recall_text_index_delta does: Postgres' own parser and stemmer, in the collation's order.
+    // As recall_index_refresh does: Postgres' own parser and stemmer, in byte order.
     const { rows } = await pg.query<{ text: string; lexemes: string[] }>(
-      `SELECT t AS text, ARRAY(SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', t))) x ORDER BY x) AS lexemes
+      `SELECT t AS text, ARRAY(SELECT x FROM unnest(tsvector_to_array(to_tsvector('english', t))) x ORDER BY x COLLATE "C") AS lexemes
          FROM unnest($1::text[]) t`,
       [unseen],
     );

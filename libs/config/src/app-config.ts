@@ -129,6 +129,8 @@ export interface AppConfig {
     readonly textIndexBytes: number;
     /** Budget of the in-memory vector indexes per process, in bytes (0: Postgres only). */
     readonly vectorIndexBytes: number;
+    /** RECALL_INDEX_FRESH_MS. */
+    readonly indexFreshMs: number;
   };
   readonly worker: {
     readonly concurrency: number;
@@ -329,6 +331,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
       textIndexBytes: env.RECALL_TEXT_INDEX_MB * 1024 * 1024,
       vectorIndexBytes: env.RECALL_VECTOR_INDEX_MB * 1024 * 1024,
+      indexFreshMs: env.RECALL_INDEX_FRESH_MS,
     },
     worker: {
       concurrency: env.WORKER_CONCURRENCY,

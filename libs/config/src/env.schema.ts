@@ -310,6 +310,14 @@ export const envSchema = z.object({
    * vector leg runs in Postgres. 0 = always in Postgres.
    */
   RECALL_VECTOR_INDEX_MB: int(256, 0, 65_536),
+  /**
+   * How long (ms) after a recall brought a tenant's in-memory indexes up to date the next recalls in
+   * that API process use them as they are: no statement before the served rows, when the process
+   * committed no write of the tenant since and knows every word of the query. Bounds how late a
+   * write, share or unshare made through another process is seen. 0 = every recall reads what
+   * changed first.
+   */
+  RECALL_INDEX_FRESH_MS: int(250, 0, 1_000),
   /** Memories screened per transaction by the secret migration (progress is saved after each). */
   SECRET_MIGRATION_BATCH_SIZE: int(200, 1, 5_000),
   /** How ended sessions become candidate memories: `rules` (no model) or `llm` (falls back to rules). */

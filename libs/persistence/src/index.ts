@@ -11,3 +11,4 @@ export * from './server-secret.repository';
 export * from './statistics';
 export * from './probe-postgres';
 export * from './database-unavailable.error';
+export { TENANT_WRITES, type TenantWrites } from './tenant-writes';

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { DatabaseUnavailableError } from './database-unavailable.error';
 import type { QueryOptions, QueryResult, TenantScope, Tx } from './tx';
+import { mayWrite, TENANT_WRITES } from './tenant-writes';
 
 const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -112,7 +113,7 @@ export class TransactionRunner {
       }`;
     for (let retries = options.retryConflicts ?? 0; ; retries--) {
       try {
-        return await this.run(work, opening, options.unbounded === true);
+        return await this.run(work, opening, options.unbounded === true, scope.tenantId);
       } catch (error) {
         if (retries <= 0 || !isTransactionConflict(error)) throw error;
       }
@@ -123,7 +124,12 @@ export class TransactionRunner {
     work: (tx: Tx) => Promise<T>,
     options: Pick<TransactionOptions, 'unbounded'> = {},
   ): Promise<T> {
-    return this.run(work, `BEGIN; SELECT set_config('app.system', 'on', true)`, options.unbounded === true);
+    return this.run(
+      work,
+      `BEGIN; SELECT set_config('app.system', 'on', true)`,
+      options.unbounded === true,
+      null,
+    );
   }
 
   /**
@@ -173,7 +179,13 @@ export class TransactionRunner {
     }
   }
 
-  private async run<T>(work: (tx: Tx) => Promise<T>, opening: string, unbounded: boolean): Promise<T> {
+  /** `tenantId`: whose write a committed write is (TENANT_WRITES); null for a system transaction. */
+  private async run<T>(
+    work: (tx: Tx) => Promise<T>,
+    opening: string,
+    unbounded: boolean,
+    tenantId: string | null,
+  ): Promise<T> {
     const runner = await this.connected();
     const answer = unbounded ? undefined : this.options.answerTimeoutMs;
     const send: Send = (statement, params) =>
@@ -182,13 +194,14 @@ export class TransactionRunner {
     const pipelining = this.options.pipelining === true && pipelineOf(runner) !== undefined;
     // pending: the opening not sent yet (it goes with the first statement); committed: COMMIT went
     // with a statement marked last (the server ended the transaction either way).
-    const state = { pending: pipelining, committed: false };
+    const state = { pending: pipelining, committed: false, wrote: false };
     try {
       try {
         if (!pipelining) await send(begin);
         const committed: Array<() => void> = [];
         const statements: StatementSender = async (statement, params, last) => {
           if (state.committed) throw new Error('the transaction was committed with its last statement');
+          state.wrote ||= mayWrite(typeof statement === 'string' ? statement : statement.text);
           const batch: Array<[string | { name: string; text: string }, unknown[] | undefined]> = [];
           if (state.pending) batch.push([begin, undefined]);
           batch.push([statement, params]);
@@ -209,6 +222,7 @@ export class TransactionRunner {
         const result = await work(wrap(statements, committed, this.options.preparedStatements === true));
         // Nothing was sent (a pipelined opening waits for a statement): nothing to commit.
         if (!state.committed && !state.pending) await send('COMMIT');
+        if (state.wrote) TENANT_WRITES.committed(tenantId);
         for (const callback of committed) callback();
         return result;
       } catch (error) {

@@ -49,6 +49,7 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
         ...DEFAULT_TEXT_INDEX_OPTIONS,
         maxBytes: config.recall.textIndexBytes,
         vectorMaxBytes: config.recall.vectorIndexBytes,
+        freshMs: config.recall.indexFreshMs,
       }),
     },
     TextIndexRegistry,

@@ -18,6 +18,22 @@ export interface TextIndexDelta {
   readonly vectors: readonly IndexedVector[];
 }
 
+/**
+ * A delta as `recall_index_refresh` answers it (migration 1763700000040): the query's lexemes in
+ * byte order, the lexeme of each word asked for, and every share and tag rule of the tenant.
+ */
+export interface TextIndexRefresh extends Omit<TextIndexDelta, 'shared' | 'tagRules'> {
+  /** Each query chunk asked for: its lexemes as Postgres makes them of it alone. */
+  readonly words: readonly (readonly string[])[];
+  readonly audiences: TenantAudiences;
+}
+
+/** Every member's direct shares and the tag rules naming them, by recipient. */
+export interface TenantAudiences {
+  readonly shared: ReadonlyMap<string, ReadonlySet<number>>;
+  readonly tagRules: ReadonlyMap<string, ReadonlyMap<string, ReadonlySet<string>>>;
+}
+
 /** The vector index a delta also brings up to date: its model and position. */
 export interface VectorFeedPosition {
   readonly modelId: string;
@@ -130,13 +146,81 @@ export class TextIndexFeedRepository {
       removed: row.removed.map(([id, seq]) => ({ id: Number(id), seq: Number(seq) })),
       shared: new Set(row.shared.map(Number)),
       tagRules,
-      vectors: row.vectors.map(([id, seq, embedding]) => ({
-        id: Number(id),
-        seq: Number(seq),
-        values: JSON.parse(embedding) as number[],
-      })),
+      vectors: row.vectors.map(toVector),
     };
   }
+
+  /**
+   * Everything since position `after` in one statement, as `delta` (with `vectors`, the model's
+   * vectors too), with every share and tag rule of the tenant and the lexemes of `words`.
+   */
+  async refresh(
+    tx: Tx,
+    after: number,
+    queryText: string,
+    words: readonly string[],
+    vectors: VectorFeedPosition | null = null,
+  ): Promise<TextIndexRefresh> {
+    const { rows } = await tx.query<{
+      horizon: string;
+      lexemes: string[] | null;
+      words: string[][];
+      changed: DocTuple[];
+      removed: [number, number][];
+      shares: [number, string][];
+      tag_rules: [string, string, string][];
+      vectors: [number, number, string][];
+    }>(
+      `SELECT * FROM recall_index_refresh($1, $2, $3, $4, $5)`,
+      [after, queryText, words, vectors?.modelId ?? null, vectors?.after ?? 0],
+      { prepared: true },
+    );
+    const row = rows[0];
+    const shared = new Map<string, Set<number>>();
+    for (const [memoryId, recipient] of row.shares) {
+      const ids = shared.get(recipient) ?? new Set<number>();
+      ids.add(Number(memoryId));
+      shared.set(recipient, ids);
+    }
+    const tagRules = new Map<string, Map<string, Set<string>>>();
+    for (const [owner, tag, recipient] of row.tag_rules) {
+      const rules = tagRules.get(recipient) ?? new Map<string, Set<string>>();
+      const tags = rules.get(owner) ?? new Set<string>();
+      tags.add(tag);
+      rules.set(owner, tags);
+      tagRules.set(recipient, rules);
+    }
+    return {
+      horizon: Number(row.horizon),
+      lexemes: row.lexemes ?? [],
+      words: row.words ?? [],
+      changed: row.changed.map(toDoc),
+      removed: row.removed.map(([id, seq]) => ({ id: Number(id), seq: Number(seq) })),
+      vectors: row.vectors.map(toVector),
+      audiences: { shared, tagRules },
+    };
+  }
+}
+
+const toVector = ([id, seq, embedding]: [number, number, string]): IndexedVector => ({
+  id: Number(id),
+  seq: Number(seq),
+  values: JSON.parse(embedding) as number[],
+});
+
+const NOTHING_SHARED: ReadonlySet<number> = new Set();
+const NO_TAG_RULES: ReadonlyMap<string, ReadonlySet<string>> = new Map();
+
+/** One member's read rule inputs from the tenant's shares and tag rules. */
+export function audienceIn(
+  audiences: TenantAudiences,
+  caller: { userId: string; admin: boolean },
+): TextAudience {
+  return {
+    ...caller,
+    shared: audiences.shared.get(caller.userId) ?? NOTHING_SHARED,
+    tagRules: audiences.tagRules.get(caller.userId) ?? NO_TAG_RULES,
+  };
 }
 
 /** The read rule's inputs for one caller, from a delta. */

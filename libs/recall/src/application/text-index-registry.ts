@@ -1,8 +1,13 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@app/observability';
-import { TransactionRunner, type TenantScope } from '@app/persistence';
-import { TextIndexFeedRepository, type TextIndexDelta } from '../adapters/text-index-feed.repository';
+import { TENANT_WRITES, TransactionRunner, type TenantScope } from '@app/persistence';
+import {
+  TextIndexFeedRepository,
+  type TenantAudiences,
+  type TextIndexDelta,
+} from '../adapters/text-index-feed.repository';
+import { LexemeCache } from '../domain/query-lexemes';
 import { graphsAvailable, UsearchGraph } from '../adapters/usearch-graph';
 import { TenantTextIndex } from '../domain/text-index';
 import { EXACT_WORK, TenantVectorIndex } from '../domain/vector-index';
@@ -21,6 +26,12 @@ export interface TextIndexOptions {
   readonly graphBatch: number;
   /** Most distances an exact vector search computes before the graph answers (EXACT_WORK). */
   readonly vectorExactWork: number;
+  /**
+   * How long after a refresh a recall may use the index without one (RECALL_INDEX_FRESH_MS), when
+   * this process committed no write of the tenant since and knows every word of the query; 0: every
+   * recall refreshes. Bounds how late another process's write, share or unshare is seen.
+   */
+  readonly freshMs: number;
 }
 export const TEXT_INDEX_OPTIONS = Symbol('TEXT_INDEX_OPTIONS');
 export const DEFAULT_TEXT_INDEX_OPTIONS: TextIndexOptions = {
@@ -30,6 +41,7 @@ export const DEFAULT_TEXT_INDEX_OPTIONS: TextIndexOptions = {
   vectorMaxBytes: 256 * 1024 * 1024,
   graphBatch: 64,
   vectorExactWork: EXACT_WORK,
+  freshMs: 250,
 };
 
 /** Why a recall's text leg ran in Postgres instead of the index. */
@@ -49,6 +61,8 @@ interface VectorEntry {
   position: number;
   retryAt: number;
   loaded: Promise<void>;
+  /** When the last refresh that carried this index's vectors started (see TenantEntry). */
+  refreshedAt: number;
 }
 
 interface TenantEntry {
@@ -62,15 +76,31 @@ interface TenantEntry {
   loaded: Promise<void>;
   /** The tenant's vectors of the model its recalls embed with, once asked for. */
   vectors: VectorEntry | null;
+  /** When the last refresh started, and this process's write version of the tenant then. */
+  refreshedAt: number;
+  writeVersion: number;
+  /** Every member's shares and tag rules as of the last refresh (null before the first). */
+  audiences: TenantAudiences | null;
 }
+
+/** When a refresh started: what a fresh index is measured from. */
+export interface RefreshStart {
+  readonly at: number;
+  readonly writeVersion: number;
+}
+
+/** What a refresh brings an index up to date with (`recall_index_refresh`, or a plain delta). */
+export type IndexChanges = Pick<TextIndexDelta, 'horizon' | 'changed' | 'removed' | 'vectors'>;
 
 /**
  * Each API process's text indexes, one per tenant that recalled lately: a derived read model of the
  * tenant's memories (migration 1763700000028). A tenant loads in the background on its first recall
- * (recall answers through Postgres meanwhile); each recall then brings it up to date in the same
- * statement that tokenises the query (`TextLeg`), so a write committed anywhere is found by the next
- * recall in every process. Indexes share one memory budget; the least recently used leave first,
- * and a tenant larger than the whole budget is searched in Postgres.
+ * (recall answers through Postgres meanwhile); a recall then brings it up to date in the same
+ * statement that tokenises the query (`TextLeg`) — except while it is fresh (`fresh`): refreshed
+ * less than `freshMs` ago with no write of the tenant committed in this process since. So a write
+ * is found by the next recall in the process that made it, and in every other within `freshMs`.
+ * Indexes share one memory budget; the least recently used leave first, and a tenant larger than
+ * the whole budget is searched in Postgres.
  */
 @Injectable()
 export class TextIndexRegistry {
@@ -79,6 +109,9 @@ export class TextIndexRegistry {
   private readonly tenants = new Map<string, TenantEntry>();
   private readonly searches?: Counter<'source'>;
   private readonly vectorSearches?: Counter<'source'>;
+  private readonly refreshes?: Counter<'result'>;
+  /** This process's word → lexeme memory (see LexemeCache). */
+  readonly lexemes = new LexemeCache();
 
   constructor(
     private readonly tx: TransactionRunner,
@@ -93,6 +126,12 @@ export class TextIndexRegistry {
         name: 'memsvc_recall_text_leg_total',
         help: "Recalls' text legs by where they ran: the in-memory index, or Postgres while it loads or when it does not fit.",
         labelNames: ['source'],
+        registers: [registry],
+      });
+      this.refreshes = new Counter({
+        name: 'memsvc_recall_index_refresh_total',
+        help: "Recalls served by a held index: 'refreshed' read what changed first (one statement), 'fresh' used it as it was (RECALL_INDEX_FRESH_MS).",
+        labelNames: ['result'],
         registers: [registry],
       });
       const tenants = () => [...this.tenants.values()].filter((e) => e.state === 'ready');
@@ -172,14 +211,45 @@ export class TextIndexRegistry {
     return { miss: 'loading' };
   }
 
-  /** Brings an index up to date with a delta read in any snapshot (older copies lose to newer ones). */
+  /**
+   * The tenant's shares and tag rules when its index (and `vectors`, when given) may answer without
+   * a refresh: one started less than `freshMs` ago, and no write of the tenant committed in this
+   * process since it started. Null: refresh first.
+   */
+  fresh(scope: TenantScope, entry: TenantEntry, vectors: VectorEntry | null): TenantAudiences | null {
+    if (this.options.freshMs <= 0 || entry.audiences === null) return null;
+    if (Date.now() - entry.refreshedAt >= this.options.freshMs) return null;
+    if (TENANT_WRITES.versionOf(scope.tenantId) !== entry.writeVersion) return null;
+    if (vectors !== null && vectors.refreshedAt !== entry.refreshedAt) return null;
+    return entry.audiences;
+  }
+
+  /** Taken just before a refresh is sent; `apply` dates the index with it. */
+  refreshStart(scope: TenantScope): RefreshStart {
+    return { at: Date.now(), writeVersion: TENANT_WRITES.versionOf(scope.tenantId) };
+  }
+
+  countedRefresh(result: 'refreshed' | 'fresh'): void {
+    this.refreshes?.inc({ result });
+  }
+
+  /**
+   * Brings an index up to date with a delta read in any snapshot (older copies lose to newer ones);
+   * with `refreshed`, a refresh that started then and read the tenant's shares and tag rules.
+   */
   apply(
     scope: TenantScope,
     entry: TenantEntry,
-    delta: TextIndexDelta,
+    delta: IndexChanges,
     vectors: VectorEntry | null = null,
+    refreshed?: { readonly start: RefreshStart; readonly audiences: TenantAudiences },
   ): void {
     const now = Date.now();
+    if (refreshed !== undefined && refreshed.start.at >= entry.refreshedAt) {
+      entry.refreshedAt = refreshed.start.at;
+      entry.writeVersion = refreshed.start.writeVersion;
+      entry.audiences = refreshed.audiences;
+    }
     for (const doc of delta.changed) entry.index.apply(doc, now);
     for (const gone of delta.removed) entry.index.remove(gone.id, gone.seq, now);
     entry.position = Math.max(entry.position, delta.horizon);
@@ -194,6 +264,9 @@ export class TextIndexRegistry {
       for (const vector of delta.vectors) vectors.index.apply(vector);
       for (const gone of delta.removed) vectors.index.remove(gone.id, gone.seq, now);
       vectors.position = Math.max(vectors.position, delta.horizon);
+      // Fresh with the text index only when this refresh is the one the text index is dated by.
+      if (refreshed !== undefined && refreshed.start.at === entry.refreshedAt)
+        vectors.refreshedAt = entry.refreshedAt;
       if (delta.removed.length > 0) vectors.index.forgetRemovals(now);
       if (
         vectors.state === 'ready' &&
@@ -250,6 +323,9 @@ export class TextIndexRegistry {
       retryAt: 0,
       loaded: Promise.resolve(),
       vectors: null,
+      refreshedAt: -Infinity,
+      writeVersion: -1,
+      audiences: null,
     };
     this.tenants.set(scope.tenantId, entry);
     entry.loaded = this.load(scope, entry, model).catch((error: unknown) => {
@@ -314,6 +390,7 @@ export class TextIndexRegistry {
       position: 0,
       retryAt: 0,
       loaded: Promise.resolve(),
+      refreshedAt: -Infinity,
     };
     entry.vectors = vectors;
     vectors.loaded = this.loadVectors(scope, entry, vectors).catch((error: unknown) => {

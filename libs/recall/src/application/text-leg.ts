@@ -7,7 +7,12 @@ import {
   type TextHit,
   type TextSearchOptions,
 } from '../adapters/memory-text-search.repository';
-import { audienceOf, TextIndexFeedRepository } from '../adapters/text-index-feed.repository';
+import {
+  audienceIn,
+  TextIndexFeedRepository,
+  type TenantAudiences,
+} from '../adapters/text-index-feed.repository';
+import type { LexemeLookup } from '../domain/query-lexemes';
 import { isAdminScope } from '../adapters/recall-filter.sql';
 import type { RecallFilter } from '../domain/recall-filter';
 import type { IndexedFacts, IndexedNeighbours } from '../domain/text-index';
@@ -44,7 +49,8 @@ export interface IndexedCandidates {
 /**
  * Recall's text leg: exact BM25 over the caller's visible memories. Served by the tenant's
  * in-memory index when this process holds it — one statement brings the index up to date, tokenises
- * the query and reads the caller's shares; the scoring runs here, not in Postgres — and by the
+ * the query and reads the tenant's shares, unless the index is fresh; the scoring runs here, not in
+ * Postgres — and by the
  * `recall_text_search` function otherwise (while the index loads, or when it does not fit). Either
  * way only ids leave this leg, and recall reads them again under the caller's row-level security.
  */
@@ -61,7 +67,10 @@ export class TextLeg {
 
   /**
    * The text leg (unless `withText` is false) and, given a query vector, the vector leg where this
-   * process holds the tenant's vectors: one statement brings both indexes up to date.
+   * process holds the tenant's vectors. One statement (`recall_index_refresh`) brings both indexes up
+   * to date, tokenises the query and reads the tenant's shares — unless the index is fresh
+   * (`TextIndexRegistry.fresh`) and the process's cache knows every word of the query: then no
+   * statement runs here.
    */
   async search(
     scope: TenantScope,
@@ -90,20 +99,39 @@ export class TextLeg {
     }
     const vectors = query ? this.registry.acquireVectors(scope, held.entry, query) : null;
     const ready = vectors !== null && 'vectors' in vectors ? vectors.vectors : null;
-    const delta = await this.feed.delta(
-      tx,
-      held.entry.position,
-      input.text,
-      ready ? { modelId: ready.modelId, after: ready.position } : null,
-    );
-    this.registry.apply(scope, held.entry, delta, ready);
-    const audience = audienceOf(delta, { userId: scope.userId, admin: isAdminScope(scope) });
+    // Fresh (refreshed a moment ago, no write of the tenant here since) and every query word known:
+    // no statement before the rows. Otherwise one statement brings both indexes up to date.
+    const words: LexemeLookup = withText ? this.registry.lexemes.lookup(input.text) : { lexemes: [] };
+    const fresh = this.registry.fresh(scope, held.entry, ready);
+    let lexemes: readonly string[];
+    let audiences: TenantAudiences;
+    if (fresh !== null && words !== null && 'lexemes' in words) {
+      lexemes = words.lexemes;
+      audiences = fresh;
+      this.registry.countedRefresh('fresh');
+    } else {
+      const ask = words !== null && 'ask' in words ? words.ask : [];
+      const start = this.registry.refreshStart(scope);
+      const refresh = await this.feed.refresh(
+        tx,
+        held.entry.position,
+        input.text,
+        ask,
+        ready ? { modelId: ready.modelId, after: ready.position } : null,
+      );
+      this.registry.apply(scope, held.entry, refresh, ready, { start, audiences: refresh.audiences });
+      this.registry.lexemes.learn(ask, refresh.words);
+      this.registry.countedRefresh('refreshed');
+      lexemes = refresh.lexemes;
+      audiences = refresh.audiences;
+    }
+    const audience = audienceIn(audiences, { userId: scope.userId, admin: isAdminScope(scope) });
     const index = held.entry.index;
     let hits: TextHit[] = [];
     if (withText) {
       this.registry.counted('index');
       hits = index.search({
-        lexemes: delta.lexemes,
+        lexemes,
         k: input.k,
         k1: this.bm25.k1,
         b: this.bm25.b,

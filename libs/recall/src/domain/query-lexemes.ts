@@ -1,0 +1,57 @@
+/**
+ * A query's chunks: the pieces between ASCII spaces, tabs and line breaks, where Postgres's default
+ * text-search parser always ends a token. `to_tsvector('english', …)` of the whole text is then the
+ * union of the chunks' own — except for markup (`<b class="x">`), a token that spans spaces: a text
+ * with `<` gets null, and Postgres must parse it whole. `libs/recall/test/query-lexemes.test.ts`
+ * holds this against `to_tsvector` itself.
+ */
+export function queryChunks(text: string): string[] | null {
+  if (text.includes('<')) return null;
+  return text.split(/[ \t\r\n]+/).filter((chunk) => chunk !== '');
+}
+
+/** What a cache knows of a query: its lexemes, or the chunks it must ask for; null: Postgres parses it. */
+export type LexemeLookup = { readonly lexemes: string[] } | { readonly ask: string[] } | null;
+
+/**
+ * Each process's memory of how Postgres tokenises query chunks (chunk → its lexemes, `[]` for stop
+ * words and punctuation), learnt from the statements that bring an index up to date, so that a
+ * query made of known chunks is tokenised here: its lexemes distinct and in byte order, as
+ * `recall_index_refresh` returns them. Bounded: past `max` chunks it starts again.
+ */
+export class LexemeCache {
+  private readonly known = new Map<string, readonly string[]>();
+
+  constructor(private readonly max = 100_000) {}
+
+  get size(): number {
+    return this.known.size;
+  }
+
+  lookup(text: string): LexemeLookup {
+    const chunks = queryChunks(text);
+    if (chunks === null) return null;
+    const lexemes = new Set<string>();
+    const ask = new Set<string>();
+    for (const chunk of chunks) {
+      const known = this.known.get(chunk);
+      if (known === undefined) ask.add(chunk);
+      else for (const lexeme of known) lexemes.add(lexeme);
+    }
+    if (ask.size > 0) return { ask: [...ask] };
+    return { lexemes: [...lexemes].sort(byteOrder) };
+  }
+
+  /** `lexemes[i]` is what Postgres makes of `chunks[i]`. */
+  learn(chunks: readonly string[], lexemes: readonly (readonly string[])[]): void {
+    if (this.known.size + chunks.length > this.max) this.known.clear();
+    chunks.forEach((chunk, i) => {
+      if (Array.isArray(lexemes[i])) this.known.set(chunk, lexemes[i]);
+    });
+  }
+}
+
+/** As `COLLATE "C"` compares: by the bytes of the UTF-8 text. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
