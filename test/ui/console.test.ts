@@ -281,7 +281,8 @@ describe('web console in the browser', () => {
     await page.keyboard.press('Enter');
     await heading(page, 'Memories').waitFor();
     expect(new URL(page.url()).pathname).toBe('/ui/memories');
-    // The new view's heading has the focus; Tab goes on into the view.
+    // The new view's heading (not the link just used) has the focus; Tab goes on into the view.
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     expect(await focused()).toBe('Memories');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('New memory');

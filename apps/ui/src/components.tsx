@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { BASE, onLinkClick, takeViewFocus } from './router';
 
 export function Link(props: { to: string; children: ComponentChildren; class?: string; current?: boolean }) {
@@ -18,10 +18,11 @@ export function Link(props: { to: string; children: ComponentChildren; class?: s
 /**
  * A view's heading; it takes the focus when a navigation opens the view, so screen readers announce
  * it and Tab continues from there. On the first load the focus stays at the top (skip link first).
+ * Taken before the view is painted, so a key pressed once the view shows goes on from the heading.
  */
 export function ViewTitle(props: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (takeViewFocus()) ref.current?.focus();
   }, []);
   return (
