@@ -18,7 +18,7 @@ import { withDb } from '../support/superuser-db';
 declare const sessionStorage: { readonly length: number; readonly [key: string]: unknown };
 declare const localStorage: { readonly [key: string]: unknown };
 declare const document: {
-  readonly activeElement: { readonly textContent: string | null } | null;
+  readonly activeElement: { readonly textContent: string | null; readonly tagName: string } | null;
   readonly body: object;
   readonly documentElement: { readonly scrollWidth: number; readonly clientWidth: number };
 };
