@@ -40,6 +40,16 @@ const PIECES = [
   '"',
   "'",
   '...',
+  '..',
+  '.',
+  '~',
+  '~/x',
+  './x',
+  '../x',
+  '.hidden',
+  '&',
+  '1e5',
+  '-.5',
   '-',
   '--',
   '1',
@@ -115,14 +125,25 @@ describe('query chunks against Postgres', () => {
     expect(whole).toBeGreaterThan(20);
   });
 
+  it('keeps the space before a chunk, where a path cannot begin with a dot or a tilde', async () => {
+    const text = '.. ../x ~/y';
+    const chunks = queryChunks(text) ?? [];
+    const refresh = await db.tx.inTenant(scope, (tx) => feed.refresh(tx, 0, text, chunks));
+    const cache = new LexemeCache();
+    cache.learn(chunks, refresh.words);
+    expect(refresh.lexemes).toEqual(['..', '/x', '/y']);
+    expect(cache.lookup(text)).toEqual({ lexemes: refresh.lexemes });
+  });
+
   it('leaves markup, a token that spans spaces, to Postgres', () => {
     expect(queryChunks('<a href="x y">deploy</a>')).toBeNull();
     expect(queryChunks(' How do we deploy\tpayments-api?\n')).toEqual([
-      'How',
-      'do',
-      'we',
-      'deploy',
-      'payments-api?',
+      ' How',
+      ' do',
+      ' we',
+      ' deploy',
+      ' payments-api?',
     ]);
+    expect(queryChunks('../x and  ~/y')).toEqual(['../x', ' and', ' ~/y']);
   });
 });

@@ -1,13 +1,19 @@
 /**
  * A query's chunks: the pieces between ASCII spaces, tabs and line breaks, where Postgres's default
- * text-search parser always ends a token. `to_tsvector('english', …)` of the whole text is then the
- * union of the chunks' own — except for markup (`<b class="x">`), a token that spans spaces: a text
- * with `<` gets null, and Postgres must parse it whole. `libs/recall/test/query-lexemes.test.ts`
- * holds this against `to_tsvector` itself.
+ * text-search parser always ends a token, each after the space that stood before it (the first
+ * only if the text starts with one). The space matters: the parser starts a text in a state where
+ * `.` and `~` begin a path (`../x`, `~/x`, `..`), but meets what follows a space in its blank
+ * state, where they do not. Tokenised as they stand here, the chunks' lexemes are
+ * `to_tsvector('english', …)`'s of the whole text — except for markup (`<b class="x">`), a token
+ * that spans spaces: a text with `<` gets null, and Postgres must parse it whole. `libs/recall/test/query-lexemes.test.ts` holds this against `to_tsvector` itself.
  */
 export function queryChunks(text: string): string[] | null {
   if (text.includes('<')) return null;
-  return text.split(/[ \t\r\n]+/).filter((chunk) => chunk !== '');
+  const chunks: string[] = [];
+  text.split(/[ \t\r\n]+/).forEach((chunk, i) => {
+    if (chunk !== '') chunks.push(i === 0 ? chunk : ` ${chunk}`);
+  });
+  return chunks;
 }
 
 /** What a cache knows of a query: its lexemes, or the chunks it must ask for; null: Postgres parses it. */
