@@ -81,6 +81,40 @@ describe('memory use cases against real Postgres', () => {
     expect(state.rows).toEqual([{ status: expect.stringMatching(/pending|indexed/) }]);
   });
 
+  it('answers the duplicate a transaction commits while the store waits on it, and writes nothing else', async () => {
+    const content = `committed meanwhile ${randomUUID()}`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let inserted!: () => void;
+    const rowWritten = new Promise<void>((resolve) => (inserted = resolve));
+    // Another request's transaction writes the same content and stays open.
+    const first = db.tx.inTenant(alice, async (tx) => {
+      const prepared = await writer.prepare(alice, writer.screenNew(memory(content)));
+      const stored = await writer.store(alice, tx, prepared);
+      inserted();
+      await held;
+      return stored;
+    });
+    await rowWritten;
+    // This store's single statement (with the commit) waits on that row, then writes nothing.
+    const second = create.execute(alice, memory(content));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(b.id).toBe(a.id);
+    const counts = await db.tx.asSystem((tx) =>
+      tx.query<{ memories: number; jobs: number; audits: number }>(
+        `SELECT (SELECT count(*)::int FROM memories WHERE tenant_id = $1 AND content = $2) AS memories,
+                (SELECT count(*)::int FROM outbox WHERE tenant_id = $1 AND job_name = 'memory.index'
+                    AND payload->>'memoryId' = $3) AS jobs,
+                (SELECT count(*)::int FROM audit_log WHERE tenant_id = $1 AND action = 'memory.create'
+                    AND target_id = $3) AS audits`,
+        [alice.tenantId, content, String(a.id)],
+      ),
+    );
+    expect(counts.rows[0]).toEqual({ memories: 1, jobs: 1, audits: 1 });
+  });
+
   it('gives concurrent requests with one Idempotency-Key one row and one answer', async () => {
     const key = randomUUID();
     const results = await Promise.all(

@@ -1,4 +1,4 @@
-import { type SqlStatement, type TenantScope } from '@app/persistence';
+import { rowIdSql, type RowId, type SqlStatement, type TenantScope } from '@app/persistence';
 
 /**
  * The memory side of indexing: a write marks the memory's index state pending in its own
@@ -6,12 +6,14 @@ import { type SqlStatement, type TenantScope } from '@app/persistence';
  */
 export class MemoryIndexRequestRepository {
   /** Records that the memory's index input changed; the memory.index job brings it up to date. */
-  markIndexPendingStatement(scope: TenantScope, memoryId: number, wantedHashHex: string): SqlStatement {
+  markIndexPendingStatement(scope: TenantScope, memoryId: RowId, wantedHashHex: string): SqlStatement {
+    const params: unknown[] = [scope.tenantId, scope.userId, wantedHashHex];
+    const row = rowIdSql(memoryId, params);
     return {
       sql: `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
-            VALUES ($1, $2, $3, 'pending', decode($4, 'hex'))
+            SELECT ${row.id}, $1::uuid, $2::uuid, 'pending', decode($3, 'hex')${row.from}
             ON CONFLICT (memory_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
-      params: [memoryId, scope.tenantId, scope.userId, wantedHashHex],
+      params,
     };
   }
 }

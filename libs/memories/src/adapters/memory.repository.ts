@@ -1,4 +1,4 @@
-import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
+import { insertThen, isoTimestamp, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
 import type {
   Memory,
   MemoryFilter,
@@ -40,6 +40,16 @@ const VISIBLE_BY_ID = `FROM memories m JOIN users u ON u.id = m.owner_id
 const liveWithHashSql = (owner: string, hash: string) =>
   `m.owner_id = ${owner} AND m.content_hash = ${hash} AND m.deleted_at IS NULL
    AND (m.duplicates_hidden OR NOT m.duplicates_hidden)`;
+
+/** The owner's live memory with this content, which a new one with it would duplicate. */
+function duplicateOf(scope: TenantScope, contentHash: Buffer): SqlStatement {
+  return {
+    sql: `SELECT id, category, importance FROM memories
+           WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL
+             AND NOT duplicates_hidden`,
+    params: [scope.tenantId, scope.userId, contentHash],
+  };
+}
 
 /** The new row of `insertOrGetDuplicate`, parameters $1…$16. */
 const PLAIN_ROW = `VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
@@ -107,24 +117,29 @@ export class MemoryRepository implements MemoryLookup {
    * Inserts unless the owner already has live content with the same hash; `created` tells which.
    * A sensitive memory comes with its reserved `id` and where its secret is stored. With a `quota`
    * the same statement inserts only while the tenant stays within it; `created: false` with no
-   * duplicate (`id` null) then means the quota refused the row.
+   * duplicate (`id` null) then means the quota refused the row. `followers` (built with `NEW_ROW`)
+   * go in the same statement and write only with a new row. With `options.last` that statement
+   * carries the commit, and `null` says it wrote nothing and could not tell why (a duplicate
+   * committed while it waited, or the quota): run it again without `last`.
    */
   async insertOrGetDuplicate(
     scope: TenantScope,
     tx: Tx,
     memory: NewMemory & { visibility: Visibility; contentHash: Buffer; id?: number; secret?: RowSecret },
     quota?: MemoryQuota,
-  ): Promise<(StoredMemory & { created: boolean }) | { created: false; id: null }> {
+    followers: readonly SqlStatement[] = [],
+    options: { readonly last?: boolean } = {},
+  ): Promise<(StoredMemory & { created: boolean }) | { created: false; id: null } | null> {
     const quotaParams = quota ? [quota.maxMemories, quota.maxMemoryBytes] : [];
-    const inserted = await tx.query<StoredRow>(
-      `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
+    const insert: SqlStatement = {
+      sql: `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
                              content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at,
                              created_at, updated_at)
        OVERRIDING SYSTEM VALUE
        ${quota ? QUOTA_CHECKED_ROW : PLAIN_ROW}
        ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL AND NOT duplicates_hidden DO NOTHING
        RETURNING id, category, importance`,
-      [
+      params: [
         scope.tenantId,
         scope.userId,
         memory.content,
@@ -143,16 +158,20 @@ export class MemoryRepository implements MemoryLookup {
         memory.updatedAt ?? null,
         ...quotaParams,
       ],
+    };
+    const rows = await insertThen<StoredRow>(
+      tx,
+      insert,
+      followers,
+      duplicateOf(scope, memory.contentHash),
       // Planning this INSERT under the memories policies costs more than running it.
-      { prepared: true },
+      { prepared: true, last: options.last },
     );
-    if (inserted.rows[0]) return { ...toStored(inserted.rows[0]), created: true };
-    const existing = await tx.query<StoredRow>(
-      `SELECT id, category, importance FROM memories
-        WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL
-          AND NOT duplicates_hidden`,
-      [scope.tenantId, scope.userId, memory.contentHash],
-    );
+    if (rows[0]) return { ...toStored(rows[0]), created: rows[0].created };
+    if (options.last) return null;
+    // A duplicate committed while the INSERT waited on it is not in that statement's snapshot.
+    const duplicate = duplicateOf(scope, memory.contentHash);
+    const existing = await tx.query<StoredRow>(duplicate.sql, duplicate.params);
     if (!existing.rows[0]) return { created: false, id: null };
     return { ...toStored(existing.rows[0]), created: false };
   }

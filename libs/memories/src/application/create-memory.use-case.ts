@@ -29,33 +29,45 @@ export class CreateMemoryUseCase {
     const screened = this.writer.screenNew(input);
     const prepared = await this.writer.prepare(principal, screened);
     const staged = prepared.staged ? [prepared.staged] : [];
-    const { response, replayed } = await this.writer.staging.withStaged(principal, staged, () =>
-      this.tx.inTenant(
-        principal,
-        async (tx) => {
-          const key = options.idempotencyKey;
-          if (key !== undefined) {
-            // Hash of the redacted request: no hash of a secret is kept.
-            const requestHash = createHash('sha256').update(JSON.stringify(screened.value)).digest();
-            const claim = await this.idempotency.claim<StoredMemory>(principal, tx, key, requestHash);
-            if (claim.kind === 'replay') return { response: claim.response, replayed: true };
-            if (claim.kind === 'mismatch') {
-              throw new MemoryError(
-                MemoryErrorCode.IdempotencyKeyReused,
-                'this Idempotency-Key was already used with a different request body',
-              );
+    const attempt = (last: boolean) =>
+      this.writer.staging.withStaged(principal, staged, () =>
+        this.tx.inTenant(
+          principal,
+          async (tx) => {
+            const key = options.idempotencyKey;
+            if (key !== undefined) {
+              // Hash of the redacted request: no hash of a secret is kept.
+              const requestHash = createHash('sha256').update(JSON.stringify(screened.value)).digest();
+              const claim = await this.idempotency.claim<StoredMemory>(principal, tx, key, requestHash);
+              if (claim.kind === 'replay') return { response: claim.response, replayed: true };
+              if (claim.kind === 'mismatch') {
+                throw new MemoryError(
+                  MemoryErrorCode.IdempotencyKeyReused,
+                  'this Idempotency-Key was already used with a different request body',
+                );
+              }
             }
-          }
-          const { id, category, importance } = await this.writer.store(principal, tx, prepared, {
-            last: key === undefined,
-          });
-          const stored: StoredMemory = { id, category, importance };
-          if (key !== undefined) await this.idempotency.complete(principal, tx, key, stored);
-          return { response: stored, replayed: false };
-        },
-        WRITE_TRANSACTION,
-      ),
-    );
+            // Without a key nothing follows the row: its statement may carry the commit.
+            const written =
+              last && key === undefined
+                ? await this.writer.storeLast(principal, tx, prepared)
+                : await this.writer.store(principal, tx, prepared);
+            if (written === null) return null;
+            const stored: StoredMemory = {
+              id: written.id,
+              category: written.category,
+              importance: written.importance,
+            };
+            if (key !== undefined) await this.idempotency.complete(principal, tx, key, stored);
+            return { response: stored, replayed: false };
+          },
+          WRITE_TRANSACTION,
+        ),
+      );
+    // Nothing written and the commit sent (a duplicate committed meanwhile, or a quota): again, in steps.
+    const outcome = (await attempt(true)) ?? (await attempt(false));
+    if (outcome === null) throw new Error('a store in steps always answers');
+    const { response, replayed } = outcome;
     // A replayed request already has its secret; the one written for this attempt is not needed.
     if (replayed) await this.writer.staging.discard(principal, staged);
     return response;

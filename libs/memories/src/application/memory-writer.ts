@@ -1,5 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { runTogether, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
+import {
+  NEW_ROW,
+  runTogether,
+  type RowId,
+  type SqlStatement,
+  type TenantScope,
+  type Tx,
+} from '@app/persistence';
 import { indexInputHash, OutboxWriter } from '@app/jobs';
 import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
 import { MemoryRepository, type MemoryQuota } from '../adapters/memory.repository';
@@ -51,16 +58,37 @@ export class MemoryWriter {
     return { screened, staged };
   }
 
-  /**
-   * Writes the row and its bookkeeping in `tx`. `options.last`: the caller writes nothing after
-   * this in the transaction, so a new row's bookkeeping may carry the commit (one round trip).
-   */
+  /** Writes the row and its bookkeeping (index state, outbox, audit) in `tx`, in one statement. */
   async store(
     principal: Principal,
     tx: Tx,
     prepared: PreparedMemory,
-    options: { readonly last?: boolean } = {},
   ): Promise<StoredMemory & { created: boolean }> {
+    const stored = await this.write(principal, tx, prepared, false);
+    if (stored === null) throw new Error('a store that does not carry the commit always decides');
+    return stored;
+  }
+
+  /**
+   * As `store`, when the caller writes nothing after this in the transaction: a plain new memory's
+   * statement then carries the commit too (one round trip). `null`: that statement wrote nothing
+   * and could not tell why (a duplicate committed while it waited, or a quota) and the transaction
+   * is over: store again with `store`.
+   */
+  async storeLast(
+    principal: Principal,
+    tx: Tx,
+    prepared: PreparedMemory,
+  ): Promise<(StoredMemory & { created: boolean }) | null> {
+    return this.write(principal, tx, prepared, true);
+  }
+
+  private async write(
+    principal: Principal,
+    tx: Tx,
+    prepared: PreparedMemory,
+    last: boolean,
+  ): Promise<(StoredMemory & { created: boolean }) | null> {
     const { screened, staged } = prepared;
     // Resolved here rather than at screening: an idempotent replay a day later hashes the same body.
     const said = screened.value.createdAt === undefined ? new Date() : new Date(screened.value.createdAt);
@@ -69,6 +97,17 @@ export class MemoryWriter {
       expandedKeywords: withResolvedDates(screened.value.expandedKeywords, screened.value.content, said),
     };
     const quota = memoryQuotaOf(principal);
+    // The row's bookkeeping (index state, outbox, audit) goes in the row's own statement.
+    const followers = [
+      ...this.indexingStatements(principal, tx, NEW_ROW, memory),
+      this.audit.statement(principal, {
+        action: 'memory.create',
+        targetType: 'memory',
+        targetId: NEW_ROW,
+        details:
+          screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : undefined,
+      }),
+    ];
     const stored = await this.memories.insertOrGetDuplicate(
       principal,
       tx,
@@ -82,28 +121,12 @@ export class MemoryWriter {
         secret: staged?.secret,
       },
       quota,
+      followers,
+      { last: last && staged === null && memory.supersedes === undefined },
     );
+    if (stored === null) return null;
     if (stored.id === null) throw await this.quotaRefusal(principal, tx, quota, memory.content);
     if (staged) await this.staging.confirm(principal, tx, [staged]);
-    if (stored.created) {
-      // The row's bookkeeping (index state, outbox, audit) in one round trip, planned once per connection.
-      await runTogether(
-        tx,
-        [
-          ...this.indexingStatements(principal, tx, stored.id, memory),
-          this.audit.statement(principal, {
-            action: 'memory.create',
-            targetType: 'memory',
-            targetId: stored.id,
-            details:
-              screened.kinds.length > 0
-                ? { redacted: screened.kinds, sensitive: staged !== null }
-                : undefined,
-          }),
-        ],
-        { prepared: true, last: options.last === true && memory.supersedes === undefined },
-      );
-    }
     if (memory.supersedes !== undefined) {
       // Replacing a memory is changing it: the caller needs write access to it. A duplicate
       // store that answers an existing id links that one (again: a no-op).
@@ -149,27 +172,34 @@ export class MemoryWriter {
     await runTogether(tx, this.indexingStatements(principal, tx, memoryId, input));
   }
 
-  /** The memory's index state marked pending and its `memory.index` job, to run in `tx`. */
+  /**
+   * The memory's index state marked pending and its `memory.index` job, to run in `tx`; for
+   * `NEW_ROW`, to follow the memory's INSERT in its statement.
+   */
   indexingStatements(
     principal: TenantScope & { readonly requestId?: string },
     tx: Tx,
-    memoryId: number,
+    memoryId: RowId,
     input: { content: string; expandedKeywords: string; tags: readonly string[] },
   ): SqlStatement[] {
     const hash = indexInputHash(input);
+    const job = {
+      name: 'memory.index',
+      payload: {
+        tenantId: principal.tenantId,
+        userId: principal.userId,
+        // For a new row, a placeholder the statement replaces with the row's id.
+        memoryId: memoryId === NEW_ROW ? '0' : String(memoryId),
+        contentHash: hash,
+        requestId: principal.requestId,
+      },
+      requestId: principal.requestId,
+    } as const;
     return [
       this.indexRequests.markIndexPendingStatement(principal, memoryId, hash),
-      this.outbox.enqueueStatement(principal, tx, {
-        name: 'memory.index',
-        payload: {
-          tenantId: principal.tenantId,
-          userId: principal.userId,
-          memoryId: String(memoryId),
-          contentHash: hash,
-          requestId: principal.requestId,
-        },
-        requestId: principal.requestId,
-      }),
+      memoryId === NEW_ROW
+        ? this.outbox.enqueueStatement(principal, tx, job, 'memoryId')
+        : this.outbox.enqueueStatement(principal, tx, job),
     ];
   }
 }

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { type SqlStatement, type Tx } from '@app/persistence';
+import { NEW_ROW, rowIdSql, type RowId, type SqlStatement, type Tx } from '@app/persistence';
 import { isSystemActor, type Actor } from '../domain/actor';
 
 export interface AuditEntry {
   readonly action: string;
   readonly targetType: string;
-  readonly targetId?: string | number | null;
+  /** `NEW_ROW`: the row the statement that this one follows inserts (see `insertThen`). */
+  readonly targetId?: string | RowId | null;
   readonly details?: Record<string, unknown>;
 }
 
@@ -25,19 +26,29 @@ export class AuditWriter {
   statement(actor: Actor, entry: AuditEntry): SqlStatement {
     const system = isSystemActor(actor);
     const details = system ? { ...entry.details, via: actor.via } : (entry.details ?? {});
+    const params: unknown[] = [
+      actor.tenantId,
+      system ? null : actor.userId,
+      system ? null : actor.keyId,
+      entry.action,
+      entry.targetType,
+      actor.requestId ?? null,
+      JSON.stringify(details),
+    ];
+    const target = entry.targetId;
+    let targetSql = '$8::text';
+    let from = '';
+    if (target === NEW_ROW) {
+      const row = rowIdSql(NEW_ROW, params);
+      targetSql = `${row.id}::text`;
+      from = row.from;
+    } else {
+      params.push(target === undefined || target === null ? null : String(target));
+    }
     return {
-      sql: `INSERT INTO audit_log (tenant_id, actor_id, key_id, action, target_type, target_id, request_id, details)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      params: [
-        actor.tenantId,
-        system ? null : actor.userId,
-        system ? null : actor.keyId,
-        entry.action,
-        entry.targetType,
-        entry.targetId === undefined || entry.targetId === null ? null : String(entry.targetId),
-        actor.requestId ?? null,
-        JSON.stringify(details),
-      ],
+      sql: `INSERT INTO audit_log (tenant_id, actor_id, key_id, action, target_type, request_id, details, target_id)
+            SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::jsonb, ${targetSql}${from}`,
+      params,
     };
   }
 }
