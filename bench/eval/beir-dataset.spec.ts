@@ -24,6 +24,32 @@ describe('readBeirDataset', () => {
     expect(dataset.qrels.get('q1')?.get('d1')).toBe(1);
   });
 
+  it("reads the split's unanswerable questions with their kind, and refuses one that is judged", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'beir-'));
+    await mkdir(join(dir, 'qrels'));
+    await writeFile(join(dir, 'corpus.jsonl'), '{"_id":"d1","text":"one"}\n');
+    await writeFile(join(dir, 'queries.jsonl'), '{"_id":"q1","text":"a"}\n');
+    await writeFile(join(dir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\n');
+    await writeFile(
+      join(dir, 'unanswerable.jsonl'),
+      [
+        { _id: 'u1', text: 'zorblatt', metadata: { kind: 'made-up', split: 'test' } },
+        { _id: 'u2', text: 'quinge', metadata: { kind: 'made-up', split: 'dev' } },
+        { _id: 'u3', text: 'Who painted the Mona Lisa?', metadata: { kind: 'absent-topic' } },
+      ]
+        .map((row) => JSON.stringify(row))
+        .join('\n'),
+    );
+    const dataset = await readBeirDataset(dir);
+    expect(dataset.unanswerable).toEqual([
+      { id: 'u1', text: 'zorblatt', type: 'made-up' },
+      { id: 'u3', text: 'Who painted the Mona Lisa?', type: 'absent-topic' },
+    ]);
+    expect(dataset.queries).toEqual([{ id: 'q1', text: 'a' }]);
+    await writeFile(join(dir, 'unanswerable.jsonl'), '{"_id":"q1","text":"a"}\n');
+    await expect(readBeirDataset(dir)).rejects.toThrow('q1 is judged');
+  });
+
   it('reads turn metadata, query types and the requested split', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'beir-'));
     await mkdir(join(dir, 'qrels'));

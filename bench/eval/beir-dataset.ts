@@ -35,13 +35,20 @@ export interface BeirDataset {
   /** Only queries that have at least one judged-relevant document (BEIR's evaluation convention). */
   readonly queries: readonly BeirQuery[];
   readonly qrels: ReadonlyMap<string, Judgements>;
+  /**
+   * Questions nothing in the corpus answers (`unanswerable.jsonl`, optional), of this split; `type`
+   * is their `metadata.kind` (made-up words, a made-up name in a real question, an absent topic).
+   */
+  readonly unanswerable: readonly BeirQuery[];
 }
 
 /**
  * Reads a BEIR folder: `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl` (`_id`, `text`)
  * and `qrels/<split>.tsv` (header `query-id corpus-id score`). Optional `metadata`: on a document
  * `{conversation, session, turn, date, speaker}`, on a query `{type, split}`; a query labelled with
- * another split is left out even if the qrels file judges it. Other fields are ignored.
+ * another split is left out even if the qrels file judges it. Other fields are ignored. An optional
+ * `unanswerable.jsonl` (`_id`, `text`, `metadata` `{kind, split}`) holds questions nothing in the
+ * corpus answers, for precision: a recall for them should come back empty.
  */
 export async function readBeirDataset(folder: string, split = 'test'): Promise<BeirDataset> {
   const dir = resolve(folder);
@@ -89,7 +96,19 @@ export async function readBeirDataset(folder: string, split = 'test'): Promise<B
     const type = typeof metadata?.type === 'string' ? metadata.type : undefined;
     if (relevant) queries.push({ id, text: field(row, 'text', files.queries), ...(type ? { type } : {}) });
   }
-  return { name: basename(dir), split, documents, queries, qrels };
+  const unanswerable: BeirQuery[] = [];
+  const unanswerableFile = join(dir, 'unanswerable.jsonl');
+  if (existsSync(unanswerableFile)) {
+    for await (const row of jsonLines(unanswerableFile)) {
+      const id = field(row, '_id', unanswerableFile);
+      if (qrels.has(id)) throw new Error(`${unanswerableFile}: ${id} is judged in qrels/${split}.tsv`);
+      const metadata = asRecord(row.metadata);
+      if (typeof metadata?.split === 'string' && metadata.split !== split) continue;
+      const kind = typeof metadata?.kind === 'string' ? metadata.kind : undefined;
+      unanswerable.push({ id, text: field(row, 'text', unanswerableFile), ...(kind ? { type: kind } : {}) });
+    }
+  }
+  return { name: basename(dir), split, documents, queries, qrels, unanswerable };
 }
 
 /** The qrels files a BEIR folder has: its splits. */

@@ -103,6 +103,37 @@ function typeTable(r: EvalResults): string | undefined {
   );
 }
 
+const share = (c: { questions: number; empty: number }) =>
+  `${fixed(c.empty / c.questions)} (${c.empty}/${c.questions})`;
+
+/** Per run: each mode's share of unanswerable questions answered with nothing, per kind; null when no run has them. */
+export function precisionTable(runs: readonly EvalResults[]): string | null {
+  const withPrecision = runs.filter((r) => r.scores.some((s) => s.precision));
+  if (withPrecision.length === 0) return null;
+  const kinds = [
+    ...new Set(withPrecision.flatMap((r) => r.scores.flatMap((s) => Object.keys(s.precision?.byKind ?? {})))),
+  ].sort();
+  const rows = withPrecision.flatMap((r) =>
+    r.scores.map((s, i) => {
+      const p = s.precision;
+      const loss = s.floorLoss;
+      return [
+        i === 0 ? `${r.dataset} (${r.split})` : '',
+        modeLabel(s.mode),
+        p ? share(p) : '',
+        ...kinds.map((k) => (p?.byKind[k] ? share(p.byKind[k]) : '')),
+        loss
+          ? `${fixed(loss.evidence === 0 ? 0 : loss.removed / loss.evidence)} (${loss.removed}/${loss.evidence})`
+          : '',
+      ];
+    }),
+  );
+  return markdownTable(
+    ['set (split)', 'mode', 'empty answers', ...kinds, 'evidence the floor removes'],
+    rows,
+  );
+}
+
 export function renderEvalReport(r: EvalResults): string {
   const byMode = new Map(r.scores.map((s) => [s.mode, s]));
   const rows = r.scores.map((s) => [
@@ -166,6 +197,16 @@ export function renderEvalReport(r: EvalResults): string {
       ],
     ),
   ];
+  const precision = precisionTable([r]);
+  if (precision)
+    sections.push(
+      '',
+      'Precision: questions nothing in the corpus answers (`unanswerable.jsonl`), answered with nothing',
+      '(share empty, per kind); and the judged-relevant documents of the top 10 the relevance floor',
+      'removes (hybrid, answerable questions, against the same recall without the floor):',
+      '',
+      precision,
+    );
   if (!r.vectorLegWired)
     sections.push(
       '',

@@ -1,5 +1,5 @@
 import { fixed, markdownTable, ms } from '../report/markdown';
-import { modeLabel, type EvalResults } from './eval-report';
+import { modeLabel, precisionTable, type EvalResults } from './eval-report';
 
 /**
  * One table over every dataset and split of a run, and one per question type, laid out to be
@@ -55,6 +55,15 @@ export function renderEvalSummary(runs: readonly EvalResults[]): string {
       'Per question type (text / vector / hybrid):',
       '',
       markdownTable(['set (split)', 'type (queries)', 'recall@10', 'recall@5', 'MRR@10'], perType),
+    );
+  const precision = precisionTable(runs);
+  if (precision)
+    sections.push(
+      '',
+      'Precision (unanswerable questions answered with nothing, per kind; evidence of the answerable',
+      "questions' top 10 that the relevance floor removes, hybrid):",
+      '',
+      precision,
     );
   return `${sections.join('\n')}\n`;
 }

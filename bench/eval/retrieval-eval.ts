@@ -28,6 +28,24 @@ export interface ModeScores extends MeanScores {
   readonly p95Ms: number;
   /** The same means per question type (`metadata.type`), when the set labels its questions. */
   readonly byType: Readonly<Record<string, MeanScores>>;
+  /** The set's unanswerable questions and how many got an empty answer; null when it has none. */
+  readonly precision: PrecisionScores | null;
+  /**
+   * Hybrid only: judged-relevant documents in the top 10 of the answerable questions with the
+   * relevance floor left out, and how many of them the floor removes.
+   */
+  readonly floorLoss: { readonly evidence: number; readonly removed: number } | null;
+}
+
+export interface PrecisionCount {
+  readonly questions: number;
+  /** Answered with nothing (REST `memories: []`, MCP "No memories found"). */
+  readonly empty: number;
+}
+
+export interface PrecisionScores extends PrecisionCount {
+  /** Per kind of question (`metadata.kind`). */
+  readonly byKind: Readonly<Record<string, PrecisionCount>>;
 }
 
 export interface QueryOutcome {
@@ -61,9 +79,68 @@ function traceHybrid(results: Recalled, isRelevant: (memoryId: number) => boolea
   return { legRanks: { text: textRank, vector: vectorRank }, outrankedByBothLegs: both };
 }
 
+type EvalOptions = {
+  recall: RecallMemoriesUseCase;
+  principal: Principal;
+  dataset: BeirDataset;
+  docsByMemory: ReadonlyMap<number, readonly string[]>;
+};
+
+const recallFor = (options: EvalOptions, text: string, mode: RecallMode, relevanceFloor = true) =>
+  options.recall.execute(options.principal, {
+    context: text,
+    expandedQuery: '',
+    sortBy: 'relevance',
+    limit: 10,
+    legs: MODE_LEGS[mode],
+    ...(relevanceFloor ? {} : { relevanceFloor: false }),
+  });
+
+/** How many of the set's unanswerable questions `mode` answers with nothing, per kind. */
+async function precisionOf(options: EvalOptions, mode: RecallMode): Promise<PrecisionScores | null> {
+  const questions = options.dataset.unanswerable;
+  if (questions.length === 0) return null;
+  const byKind: Record<string, { questions: number; empty: number }> = {};
+  let empty = 0;
+  for (const question of questions) {
+    const results = await recallFor(options, question.text, mode);
+    const kind = byKind[question.type ?? 'unlabelled'] ?? { questions: 0, empty: 0 };
+    kind.questions += 1;
+    if (results.length === 0) {
+      kind.empty += 1;
+      empty += 1;
+    }
+    byKind[question.type ?? 'unlabelled'] = kind;
+  }
+  return { questions: questions.length, empty, byKind };
+}
+
+/** The judged-relevant documents of the hybrid top 10 without the floor, and those the floor removes. */
+async function floorLossOf(options: EvalOptions): Promise<{ evidence: number; removed: number }> {
+  let evidence = 0;
+  let removed = 0;
+  const relevantIn = (results: Recalled, judged: ReadonlyMap<string, number>) =>
+    new Set(
+      results
+        .flatMap((r) => options.docsByMemory.get(r.memory.id) ?? [])
+        .slice(0, 10)
+        .filter((id) => (judged.get(id) ?? 0) > 0),
+    );
+  for (const query of options.dataset.queries) {
+    const judged = options.dataset.qrels.get(query.id) ?? new Map<string, number>();
+    const without = relevantIn(await recallFor(options, query.text, 'hybrid', false), judged);
+    const kept = relevantIn(await recallFor(options, query.text, 'hybrid'), judged);
+    evidence += without.size;
+    removed += [...without].filter((id) => !kept.has(id)).length;
+  }
+  return { evidence, removed };
+}
+
 /**
  * Runs every query through the real recall use case once per mode and scores the top 10 (MRR is
- * MRR@10: a first relevant document below rank 10 counts 0).
+ * MRR@10: a first relevant document below rank 10 counts 0); then the set's unanswerable questions
+ * (precision: the share answered with nothing), and in hybrid mode what the relevance floor removes
+ * from the answerable ones' top 10.
  */
 export async function evaluateRetrieval(options: {
   recall: RecallMemoriesUseCase;
@@ -82,13 +159,7 @@ export async function evaluateRetrieval(options: {
     for (const query of options.dataset.queries) {
       const judged = options.dataset.qrels.get(query.id) ?? new Map<string, number>();
       const started = performance.now();
-      const results = await options.recall.execute(options.principal, {
-        context: query.text,
-        expandedQuery: '',
-        sortBy: 'relevance',
-        limit: 10,
-        legs: MODE_LEGS[mode],
-      });
+      const results = await recallFor(options, query.text, mode);
       times.push(performance.now() - started);
       // A memory may stand for several identical documents; each keeps the memory's rank.
       const ranked = results.flatMap((r) => options.docsByMemory.get(r.memory.id) ?? []);
@@ -117,6 +188,8 @@ export async function evaluateRetrieval(options: {
       p50Ms: percentile(times, 50),
       p95Ms: percentile(times, 95),
       byType: Object.fromEntries(meanScoresBy(perQuery, (q) => q.type)),
+      precision: await precisionOf(options, mode),
+      floorLoss: mode === 'hybrid' ? await floorLossOf(options) : null,
     });
   }
   const outcomes = options.dataset.queries.map((q) => ({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
-import { RecallMemoriesUseCase, type VectorRecall } from '@app/recall';
+import { DEFAULT_RECALL_OPTIONS, RecallMemoriesUseCase, type VectorRecall } from '@app/recall';
 import {
   RecallCandidateRepository,
   MemoryTextSearchRepository,
@@ -222,6 +222,38 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
         expected[who as keyof typeof expected],
       );
     }
+  });
+
+  it('answers a word no memory holds with nothing when meaning alone is not close enough; the evaluation can lift that floor', async () => {
+    const [, exact] = plans[0];
+    const vectors: VectorRecall = {
+      prepare: async () => ({ modelId: MODEL, dimensions: D, vector: Float32Array.from(Q) }),
+      search: (scope, tx, query, input) =>
+        exact.search(scope, tx, { ...query, k: input.k, filters: input.filter }),
+    };
+    // Every vector here is within 0.01 of the query's direction: a floor above 1 lets none pass.
+    const recall = new RecallMemoriesUseCase(
+      db.tx,
+      indexLeg,
+      vectors,
+      new RecallCandidateRepository(),
+      new RecallLinks(new MemoryRepository()),
+      { ...DEFAULT_RECALL_OPTIONS, unmatchedVectorFloor: 1.01 },
+    );
+    const principal: Principal = {
+      ...rita,
+      tenantSlug: 'vis',
+      username: 'rita',
+      keyId: 'rita',
+      scopes: MEMBER_SCOPES,
+    };
+    const input = { context: 'zorblatt', expandedQuery: '', sortBy: 'relevance', limit: 50 } as const;
+    expect(await recall.execute(principal, input)).toEqual([]);
+    const unfloored = await recall.execute(principal, { ...input, relevanceFloor: false });
+    expect(names(unfloored.map((r) => ({ memoryId: r.memory.id })))).toEqual(expected.rita);
+    // A query word that some memory holds: the vector leg's hits need no floor.
+    const matched = await recall.execute(principal, { ...input, context: 'kestrel' });
+    expect(names(matched.map((r) => ({ memoryId: r.memory.id })))).toEqual(expected.rita);
   });
 
   it('stops showing a memory once its share or tag rule is removed', async () => {

@@ -37,6 +37,8 @@ export interface RecallInput extends RecallFilter {
   readonly projectBoost?: string;
   /** Evaluation only (never from a request): fusion settings other than the configured ones. */
   readonly fusion?: FusionSettings;
+  /** Evaluation only (never from a request): false leaves out the relevance floor, to measure what it removes. */
+  readonly relevanceFloor?: boolean;
 }
 
 /** Ranking knobs from configuration. */
@@ -156,7 +158,7 @@ export class RecallMemoriesUseCase {
         }
         // No query word in any memory the caller may read: meaning alone must be close (relevance-floor.ts).
         const floor =
-          textLeg && textHits.length === 0 && query
+          textLeg && textHits.length === 0 && query && input.relevanceFloor !== false
             ? unmatchedVectorFloor(query.modelId, this.options.unmatchedVectorFloor)
             : -1;
         const vectorHits = nearest.filter((h) => 1 - h.distance >= floor);
