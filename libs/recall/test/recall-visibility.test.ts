@@ -190,20 +190,21 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     }
   });
 
-  it('returns the same set through the recall use case (both legs, rows loaded under RLS)', async () => {
+  /** The recall use case over the in-memory text leg and the exact vector plan, every query at Q. */
+  const recallUseCase = (options = DEFAULT_RECALL_OPTIONS) => {
     const [, exact] = plans[0];
     const vectors: VectorRecall = {
       prepare: async () => ({ modelId: MODEL, dimensions: D, vector: Float32Array.from(Q) }),
       search: (scope, tx, query, input) =>
         exact.search(scope, tx, { ...query, k: input.k, filters: input.filter }),
     };
-    const recall = new RecallMemoriesUseCase(
-      db.tx,
-      indexLeg,
-      vectors,
-      new RecallCandidateRepository(),
-      new RecallLinks(new MemoryRepository()),
-    );
+    const candidates = new RecallCandidateRepository();
+    const links = new RecallLinks(new MemoryRepository());
+    return new RecallMemoriesUseCase(db.tx, indexLeg, vectors, candidates, links, options);
+  };
+
+  it('returns the same set through the recall use case (both legs, rows loaded under RLS)', async () => {
+    const recall = recallUseCase();
     for (const [who, scope] of Object.entries(callers())) {
       const principal: Principal = {
         ...scope,
@@ -225,21 +226,8 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
   });
 
   it('answers a word no memory holds with nothing when meaning alone is not close enough; the evaluation can lift that floor', async () => {
-    const [, exact] = plans[0];
-    const vectors: VectorRecall = {
-      prepare: async () => ({ modelId: MODEL, dimensions: D, vector: Float32Array.from(Q) }),
-      search: (scope, tx, query, input) =>
-        exact.search(scope, tx, { ...query, k: input.k, filters: input.filter }),
-    };
     // Every vector here is within 0.01 of the query's direction: a floor above 1 lets none pass.
-    const recall = new RecallMemoriesUseCase(
-      db.tx,
-      indexLeg,
-      vectors,
-      new RecallCandidateRepository(),
-      new RecallLinks(new MemoryRepository()),
-      { ...DEFAULT_RECALL_OPTIONS, unmatchedVectorFloor: 1.01 },
-    );
+    const recall = recallUseCase({ ...DEFAULT_RECALL_OPTIONS, unmatchedVectorFloor: 1.01 });
     const principal: Principal = {
       ...rita,
       tenantSlug: 'vis',
