@@ -107,7 +107,7 @@ async function evaluateFolder(options: {
   for (const dataset of sets) {
     log(`${dataset.name} (${dataset.split}): ${dataset.queries.length} queries × 3 modes`);
     const startedAt = new Date().toISOString();
-    const { scores, outcomes } = await evaluateRetrieval({
+    const { scores, outcomes, unanswered } = await evaluateRetrieval({
       recall: wiring.recall,
       principal,
       dataset,
@@ -129,6 +129,7 @@ async function evaluateFolder(options: {
       vectorLegWired: wiring.vectorLegWired,
       scores,
       outcomes,
+      unanswered,
     });
   }
   return results;

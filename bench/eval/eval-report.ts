@@ -1,7 +1,7 @@
 import { machineLine, type MachineInfo } from '../report/machine';
 import { count, fixed, markdownTable, ms } from '../report/markdown';
 import type { MeanScores } from '../metrics';
-import type { ModeScores, QueryOutcome, RecallMode } from './retrieval-eval';
+import type { ModeScores, QueryOutcome, RecallMode, UnanswerableOutcome } from './retrieval-eval';
 
 export interface EvalResults {
   readonly dataset: string;
@@ -19,6 +19,8 @@ export interface EvalResults {
   readonly vectorLegWired: boolean;
   readonly scores: readonly ModeScores[];
   readonly outcomes: readonly QueryOutcome[];
+  /** The unanswerable questions' hybrid answers (empty when the set has none). */
+  readonly unanswered: readonly UnanswerableOutcome[];
 }
 
 /** Where the relevant document landed, per leg: the numbers behind "why does fusion win or lose". */

@@ -58,6 +58,33 @@ export interface QueryOutcome {
   readonly hybridLegRanks: { readonly text: number | null; readonly vector: number | null } | null;
   /** In hybrid mode: results above it that both legs returned (rank fusion favours them over single-leg hits). */
   readonly outrankedByBothLegs: number | null;
+  /** In hybrid mode: the best text (BM25) and vector (cosine) score among the results, what a relevance floor sees. */
+  readonly hybridTop: TopScores;
+}
+
+export interface TopScores {
+  readonly textScore: number | null;
+  readonly vectorScore: number | null;
+  readonly results: number;
+}
+
+/** An unanswerable question's hybrid answer, in the terms of `TopScores`. */
+export interface UnanswerableOutcome extends TopScores {
+  readonly queryId: string;
+  readonly text: string;
+  readonly kind?: string;
+}
+
+function topScores(results: Recalled): TopScores {
+  const best = (values: (number | null)[]) => {
+    const present = values.filter((v): v is number => v !== null);
+    return present.length > 0 ? Math.max(...present) : null;
+  };
+  return {
+    textScore: best(results.map((r) => r.explanation.textScore)),
+    vectorScore: best(results.map((r) => r.explanation.vectorScore)),
+    results: results.length,
+  };
 }
 
 type Recalled = Awaited<ReturnType<RecallMemoriesUseCase['execute']>>;
@@ -97,13 +124,23 @@ const recallFor = (options: EvalOptions, text: string, mode: RecallMode, relevan
   });
 
 /** How many of the set's unanswerable questions `mode` answers with nothing, per kind. */
-async function precisionOf(options: EvalOptions, mode: RecallMode): Promise<PrecisionScores | null> {
+async function precisionOf(
+  options: EvalOptions,
+  mode: RecallMode,
+  record?: UnanswerableOutcome[],
+): Promise<PrecisionScores | null> {
   const questions = options.dataset.unanswerable;
   if (questions.length === 0) return null;
   const byKind: Record<string, { questions: number; empty: number }> = {};
   let empty = 0;
   for (const question of questions) {
     const results = await recallFor(options, question.text, mode);
+    record?.push({
+      queryId: question.id,
+      text: question.text,
+      ...(question.type ? { kind: question.type } : {}),
+      ...topScores(results),
+    });
     const kind = byKind[question.type ?? 'unlabelled'] ?? { questions: 0, empty: 0 };
     kind.questions += 1;
     if (results.length === 0) {
@@ -148,9 +185,11 @@ export async function evaluateRetrieval(options: {
   dataset: BeirDataset;
   docsByMemory: ReadonlyMap<number, readonly string[]>;
   modes: readonly RecallMode[];
-}): Promise<{ scores: ModeScores[]; outcomes: QueryOutcome[] }> {
+}): Promise<{ scores: ModeScores[]; outcomes: QueryOutcome[]; unanswered: UnanswerableOutcome[] }> {
   const ranks = new Map<string, Record<RecallMode, number | null>>();
   const traces = new Map<string, HybridTrace>();
+  const tops = new Map<string, TopScores>();
+  const unanswered: UnanswerableOutcome[] = [];
   const scores: ModeScores[] = [];
   for (const mode of options.modes) {
     const perQuery: (QueryScores & { type?: string })[] = [];
@@ -175,6 +214,7 @@ export async function evaluateRetrieval(options: {
         const relevantMemory = (memoryId: number) =>
           (options.docsByMemory.get(memoryId) ?? []).some((id) => (judged.get(id) ?? 0) > 0);
         traces.set(query.id, traceHybrid(results, relevantMemory));
+        tops.set(query.id, topScores(results));
       }
       if (first >= 0) answered += 1;
       const entry = ranks.get(query.id) ?? { text: null, vector: null, hybrid: null };
@@ -188,7 +228,7 @@ export async function evaluateRetrieval(options: {
       p50Ms: percentile(times, 50),
       p95Ms: percentile(times, 95),
       byType: Object.fromEntries(meanScoresBy(perQuery, (q) => q.type)),
-      precision: await precisionOf(options, mode),
+      precision: await precisionOf(options, mode, mode === 'hybrid' ? unanswered : undefined),
       floorLoss: mode === 'hybrid' ? await floorLossOf(options) : null,
     });
   }
@@ -199,6 +239,7 @@ export async function evaluateRetrieval(options: {
     firstRelevantRank: ranks.get(q.id) ?? { text: null, vector: null, hybrid: null },
     hybridLegRanks: traces.get(q.id)?.legRanks ?? null,
     outrankedByBothLegs: traces.get(q.id)?.outrankedByBothLegs ?? null,
+    hybridTop: tops.get(q.id) ?? { textScore: null, vectorScore: null, results: 0 },
   }));
-  return { scores, outcomes };
+  return { scores, outcomes, unanswered };
 }
