@@ -7,7 +7,12 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { inject } from 'vitest';
 import { ConfigModule, loadConfig } from '@app/config';
 import { JobsRuntimeModule } from '@app/jobs';
-import { CreateMemoryUseCase, DeleteMemoryUseCase, PurgeMemoryUseCase } from '@app/memories';
+import {
+  CreateMemoryUseCase,
+  DeleteMemoryUseCase,
+  PurgeMemoryUseCase,
+  RestoreMemoryUseCase,
+} from '@app/memories';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { IdempotencyRepository } from '@app/memories/testing';
 import { MemoryRepository } from '@app/memories/testing';
@@ -89,6 +94,7 @@ export async function embeddingHarness(
     update: updateUseCaseFor(db.tx, writer, limits, repo),
     remove: new DeleteMemoryUseCase(db.tx, repo, new AuditWriter()),
     purge: new PurgeMemoryUseCase(db.tx, repo, new AuditWriter()),
+    restore: new RestoreMemoryUseCase(db.tx, repo, new AuditWriter(), writer),
     close: async () => {
       await app.close();
       await db.close();

@@ -45,6 +45,8 @@ describe('reindex to another embedding model', () => {
   let alice: Principal;
   let outsiderAdmin: Principal;
   const aliceNotes: { id: number; content: string }[] = [];
+  /** Embedded with the first model, then deleted: the reindex passes it by. */
+  let deletedNote: number;
 
   const recallUseCase = () =>
     new RecallMemoriesUseCase(
@@ -104,9 +106,11 @@ describe('reindex to another embedding model', () => {
     }
     for (let i = 0; i < 40; i += 1)
       await h.create.execute(outsiderAdmin, note(`carol note ${i} ${randomUUID()}`));
+    deletedNote = (await h.create.execute(alice, note(`deleted before the switch ${randomUUID()}`))).id;
     await waitFor('every memory embedded with the first model', async () =>
       (await liveMissing(OLD)) === 0 ? true : undefined,
     );
+    await h.remove.execute(alice, deletedNote);
   });
   afterAll(async () => h?.close());
 
@@ -211,6 +215,16 @@ describe('reindex to another embedding model', () => {
     expect(embedders.embedder(NEW).textsEmbedded).toBe(texts);
     expect(await snapshot()).toEqual(before);
     expect(await registry()).toEqual({ [OLD]: 'retired', [NEW]: 'active' });
+  });
+
+  it('gives a memory deleted before the switch and restored after it a vector of the new model', async () => {
+    expect(await registry()).toMatchObject({ [NEW]: 'active' });
+    expect((await h.embeddingsOf(deletedNote)).map((e) => e.model_id)).toEqual([OLD]);
+    await h.restore.execute(alice, deletedNote);
+    await waitFor('the restored memory embedded with the active model', async () =>
+      (await h.embeddingsOf(deletedNote)).some((e) => e.model_id === NEW) ? true : undefined,
+    );
+    expect(await liveMissing(NEW)).toBe(0);
   });
 
   it('refuses a model that cannot be loaded, and a second model while one is filling', async () => {

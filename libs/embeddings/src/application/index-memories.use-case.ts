@@ -84,7 +84,7 @@ export class IndexMemoriesUseCase {
     options: IndexMemoryOptions = {},
   ): Promise<IndexMemoriesResult> {
     const outcomes: IndexMemoriesResult = new Map(requests.map((r) => [r.memoryId, 'memory-gone']));
-    const { models, pending, unsettled, deleted } = await this.tx.asSystem((tx) =>
+    const { models, pending, unsettled, deleted, refill } = await this.tx.asSystem((tx) =>
       this.read(tx, requests, outcomes),
     );
     let embedded: EmbeddedMemories = { writes: [], failures: new Map() };
@@ -101,7 +101,13 @@ export class IndexMemoriesUseCase {
     );
     if (hashes.size + unsettled.length + deleted.length > 0) {
       await this.tx.asSystem((tx) =>
-        this.write(tx, { ids: [...hashes.keys(), ...unsettled, ...deleted], hashes, embedded, outcomes }),
+        this.write(tx, {
+          ids: [...hashes.keys(), ...unsettled, ...deleted],
+          hashes,
+          embedded,
+          outcomes,
+          refill,
+        }),
       );
     }
     if (embedded.failures.size > 0) {
@@ -123,7 +129,13 @@ export class IndexMemoriesUseCase {
     tx: Tx,
     requests: readonly IndexRequest[],
     outcomes: IndexMemoriesResult,
-  ): Promise<{ models: EmbeddingModel[]; pending: MemoryToEmbed[]; unsettled: string[]; deleted: string[] }> {
+  ): Promise<{
+    models: EmbeddingModel[];
+    pending: MemoryToEmbed[];
+    unsettled: string[];
+    deleted: string[];
+    refill: Set<string>;
+  }> {
     const seen = new Set<string>();
     const found = (await this.states.readIndexable(tx, requests))
       // A memory named twice (a payload not built by the relay) is embedded and upserted once.
@@ -141,27 +153,30 @@ export class IndexMemoriesUseCase {
         .filter((i) => i.memory.status === null)
         .map((i) => ({ memoryId: i.memory.id, hash: i.inputHash.toString('hex') })),
     );
-    const changed: typeof live = [];
+    const refill = new Set<string>();
+    if (live.length === 0) return { models: [], pending: [], unsettled: [], deleted, refill };
+    const models = await this.models.listWritable(tx);
+    const stored = await this.embeddings.storedHashes(
+      tx,
+      live.map((i) => i.memory.id),
+    );
+    const pending: MemoryToEmbed[] = [];
     const unsettled: string[] = [];
     for (const item of live) {
-      if (item.memory.indexedHash !== item.inputHash.toString('hex')) changed.push(item);
-      else {
+      const hash = item.inputHash.toString('hex');
+      const vectors = stored.get(item.memory.id) ?? new Map<string, string>();
+      // Indexed with this text, but a model written to since has no vector of it: a memory
+      // deleted while a reindex passed it by, then restored.
+      const missing = models.some((model) => vectors.get(model.id) !== hash);
+      if (item.memory.indexedHash !== hash || missing) {
+        if (item.memory.indexedHash === hash) refill.add(item.memory.id);
+        pending.push({ id: item.memory.id, text: item.text, inputHash: item.inputHash, stored: vectors });
+      } else {
         outcomes.set(item.memory.id, 'already-indexed');
         if (item.memory.status !== 'indexed') unsettled.push(item.memory.id);
       }
     }
-    if (changed.length === 0) return { models: [], pending: [], unsettled, deleted };
-    const stored = await this.embeddings.storedHashes(
-      tx,
-      changed.map((i) => i.memory.id),
-    );
-    const pending = changed.map((i) => ({
-      id: i.memory.id,
-      text: i.text,
-      inputHash: i.inputHash,
-      stored: stored.get(i.memory.id) ?? new Map<string, string>(),
-    }));
-    return { models: await this.models.listWritable(tx), pending, unsettled, deleted };
+    return { models: pending.length > 0 ? models : [], pending, unsettled, deleted, refill };
   }
 
   /**
@@ -174,6 +189,8 @@ export class IndexMemoriesUseCase {
     tx: Tx,
     batch: {
       ids: readonly string[];
+      /** Indexed with their text already, embedded for a model that had no vector of it. */
+      refill: ReadonlySet<string>;
       hashes: ReadonlyMap<string, string>;
       embedded: EmbeddedMemories;
       outcomes: IndexMemoriesResult;
@@ -186,7 +203,7 @@ export class IndexMemoriesUseCase {
     for (const id of batch.ids) {
       const memory = current.get(id);
       const embeddedHash = batch.hashes.get(id);
-      const outcome = memory ? decide(memory, embeddedHash) : 'memory-gone';
+      const outcome = memory ? decide(memory, embeddedHash, batch.refill.has(id)) : 'memory-gone';
       batch.outcomes.set(id, outcome);
       if (outcome === 'indexed' && embeddedHash) indexed.push({ memoryId: id, hash: embeddedHash });
       if (outcome === 'already-indexed' && memory?.status !== 'indexed') upToDate.push(id);
@@ -222,9 +239,15 @@ export class IndexMemoriesUseCase {
 }
 
 /** What a locked memory needs, given the input hash its vectors were computed from (if any). */
-function decide(memory: IndexableMemory, embeddedHash: string | undefined): IndexMemoryOutcome {
+function decide(
+  memory: IndexableMemory,
+  embeddedHash: string | undefined,
+  refill: boolean,
+): IndexMemoryOutcome {
   if (memory.deleted) return 'memory-gone';
   const currentHash = indexInputHash(memory);
-  if (memory.indexedHash === currentHash) return 'already-indexed';
+  // Indexed by another job meanwhile: nothing to write, unless this one filled in a model's vector.
+  if (memory.indexedHash === currentHash && !(refill && embeddedHash === currentHash))
+    return 'already-indexed';
   return embeddedHash === currentHash ? 'indexed' : 'changed';
 }
