@@ -138,12 +138,13 @@ describe('query chunks against Postgres', () => {
   it('leaves markup, a token that spans spaces, to Postgres', () => {
     expect(queryChunks('<a href="x y">deploy</a>')).toBeNull();
     expect(queryChunks(' How do we deploy\tpayments-api?\n')).toEqual([
-      ' How',
-      ' do',
-      ' we',
-      ' deploy',
-      ' payments-api?',
+      'How',
+      'do',
+      'we',
+      'deploy',
+      'payments-api?',
     ]);
-    expect(queryChunks('../x and  ~/y')).toEqual(['../x', ' and', ' ~/y']);
+    expect(queryChunks('../x and  ~/y .. ..')).toEqual(['../x', 'and', ' ~/y', ' ..', ' ..']);
+    expect(queryChunks(' ../x')).toEqual([' ../x']);
   });
 });

@@ -1,17 +1,20 @@
 /**
  * A query's chunks: the pieces between ASCII spaces, tabs and line breaks, where Postgres's default
- * text-search parser always ends a token, each after the space that stood before it (the first
- * only if the text starts with one). The space matters: the parser starts a text in a state where
- * `.` and `~` begin a path (`../x`, `~/x`, `..`), but meets what follows a space in its blank
- * state, where they do not. Tokenised as they stand here, the chunks' lexemes are
+ * text-search parser always ends a token. Where a chunk stands matters for one thing: the parser
+ * starts a text in a state where `.` and `~` begin a path (`../x`, `~/x`, `..`), but meets what
+ * follows a space in its blank state, where they do not. So a chunk that starts with either and
+ * does not start the text is named with the space before it (` ../x`); every other chunk parses
+ * the same anywhere and is named as it is. Tokenised as named here, the chunks' lexemes are
  * `to_tsvector('english', …)`'s of the whole text — except for markup (`<b class="x">`), a token
- * that spans spaces: a text with `<` gets null, and Postgres must parse it whole. `libs/recall/test/query-lexemes.test.ts` holds this against `to_tsvector` itself.
+ * that spans spaces: a text with `<` gets null, and Postgres must parse it whole.
+ * `libs/recall/test/query-lexemes.test.ts` holds this against `to_tsvector` itself.
  */
 export function queryChunks(text: string): string[] | null {
   if (text.includes('<')) return null;
   const chunks: string[] = [];
   text.split(/[ \t\r\n]+/).forEach((chunk, i) => {
-    if (chunk !== '') chunks.push(i === 0 ? chunk : ` ${chunk}`);
+    if (chunk === '') return;
+    chunks.push(i > 0 && (chunk.startsWith('.') || chunk.startsWith('~')) ? ` ${chunk}` : chunk);
   });
   return chunks;
 }
