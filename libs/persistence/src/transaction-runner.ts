@@ -238,9 +238,14 @@ export class TransactionRunner {
 }
 
 /** The `pg` client under a TypeORM query runner, where it can pipeline (`pg` 8.23's pipeline mode). */
-function pipelineOf(runner: QueryRunner): { pipeline: boolean } | undefined {
+interface PipelineClient {
+  pipeline: boolean;
+  readonly connection?: { readonly stream?: { cork(): void; uncork(): void } };
+}
+
+function pipelineOf(runner: QueryRunner): PipelineClient | undefined {
   const client = (runner as unknown as { databaseConnection?: { pipeline?: unknown } }).databaseConnection;
-  return typeof client?.pipeline === 'boolean' ? (client as { pipeline: boolean }) : undefined;
+  return typeof client?.pipeline === 'boolean' ? (client as PipelineClient) : undefined;
 }
 
 /**
@@ -254,6 +259,11 @@ async function inPipeline<R>(runner: QueryRunner, sends: ReadonlyArray<() => Pro
   const client = pipelineOf(runner);
   if (!client) throw new Error('pipelining needs a pg client');
   client.pipeline = true;
+  // The statements reach the socket a few microtasks apart: held back until this turn of the event
+  // loop ends, they leave in one write, and Postgres reads them in one wake-up.
+  const stream = client.connection?.stream;
+  stream?.cork();
+  if (stream) setImmediate(() => stream.uncork());
   let settled: PromiseSettledResult<R>[];
   try {
     settled = await Promise.allSettled(sends.map((next) => next()));

@@ -89,6 +89,38 @@ describe('pipelined transactions', () => {
     expect(roundTrips()).toBe(1);
   });
 
+  it('writes the opening, the statement and COMMIT to the socket at once', async () => {
+    // The pool's one connection, as the runner uses it.
+    const pool = (dataSource.driver as unknown as { master: { _clients: Client[] } }).master;
+    const stream = (pool._clients[0] as unknown as { connection: { stream: Record<string, unknown> } })
+      .connection.stream;
+    const writes: number[] = [];
+    type Write = (this: unknown, ...args: unknown[]) => unknown;
+    const originals = { _write: stream._write as Write, _writev: stream._writev as Write };
+    stream._write = function (this: unknown, ...args: unknown[]) {
+      writes.push(1);
+      return originals._write.apply(this, args);
+    };
+    stream._writev = function (this: unknown, chunks: unknown[], ...rest: unknown[]) {
+      writes.push(chunks.length);
+      return originals._writev.apply(this, [chunks, ...rest]);
+    };
+    try {
+      await runner.inTenant(scope, (tx) =>
+        tx.query(`INSERT INTO ${table} (id, who, role) VALUES (30, 'at once', current_user)`, [], {
+          last: true,
+        }),
+      );
+    } finally {
+      Object.assign(stream, originals);
+    }
+    expect(roundTrips()).toBe(1);
+    // One write to the socket, carrying every message of the three statements.
+    expect(writes).toHaveLength(1);
+    expect(writes[0]).toBeGreaterThanOrEqual(3);
+    expect(await rows(30)).toEqual([{ who: 'at once', role: 'memory_app' }]);
+  });
+
   it('a statement that fails beside its COMMIT commits nothing of the transaction, and the connection serves the next one', async () => {
     const failure = await runner
       .inTenant(scope, async (tx) => {
