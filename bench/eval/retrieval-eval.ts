@@ -60,6 +60,8 @@ export interface QueryOutcome {
   readonly outrankedByBothLegs: number | null;
   /** In hybrid mode: the best text (BM25) and vector (cosine) score among the results, what a relevance floor sees. */
   readonly hybridTop: TopScores;
+  /** In vector-only mode: the cosine of each result, best first (the nearest memories' spread). */
+  readonly nearest: readonly number[];
 }
 
 export interface TopScores {
@@ -73,6 +75,15 @@ export interface UnanswerableOutcome extends TopScores {
   readonly queryId: string;
   readonly text: string;
   readonly kind?: string;
+  /** As `QueryOutcome.nearest`. */
+  readonly nearest: readonly number[];
+}
+
+function vectorScoresOf(results: Recalled): number[] {
+  return results
+    .map((r) => r.explanation.vectorScore)
+    .filter((v): v is number => v !== null)
+    .sort((a, b) => b - a);
 }
 
 function topScores(results: Recalled): TopScores {
@@ -127,7 +138,8 @@ const recallFor = (options: EvalOptions, text: string, mode: RecallMode, relevan
 async function precisionOf(
   options: EvalOptions,
   mode: RecallMode,
-  record?: UnanswerableOutcome[],
+  record: UnanswerableOutcome[] | undefined,
+  nearest: Map<string, number[]>,
 ): Promise<PrecisionScores | null> {
   const questions = options.dataset.unanswerable;
   if (questions.length === 0) return null;
@@ -135,11 +147,14 @@ async function precisionOf(
   let empty = 0;
   for (const question of questions) {
     const results = await recallFor(options, question.text, mode);
+    if (mode === 'vector') nearest.set(question.id, vectorScoresOf(results));
     record?.push({
       queryId: question.id,
       text: question.text,
       ...(question.type ? { kind: question.type } : {}),
       ...topScores(results),
+      // Vector-only mode runs before hybrid.
+      nearest: nearest.get(question.id) ?? [],
     });
     const kind = byKind[question.type ?? 'unlabelled'] ?? { questions: 0, empty: 0 };
     kind.questions += 1;
@@ -190,6 +205,7 @@ export async function evaluateRetrieval(options: {
   const traces = new Map<string, HybridTrace>();
   const tops = new Map<string, TopScores>();
   const unanswered: UnanswerableOutcome[] = [];
+  const nearest = new Map<string, number[]>();
   const scores: ModeScores[] = [];
   for (const mode of options.modes) {
     const perQuery: (QueryScores & { type?: string })[] = [];
@@ -216,6 +232,7 @@ export async function evaluateRetrieval(options: {
         traces.set(query.id, traceHybrid(results, relevantMemory));
         tops.set(query.id, topScores(results));
       }
+      if (mode === 'vector') nearest.set(query.id, vectorScoresOf(results));
       if (first >= 0) answered += 1;
       const entry = ranks.get(query.id) ?? { text: null, vector: null, hybrid: null };
       entry[mode] = first >= 0 ? first + 1 : null;
@@ -228,7 +245,7 @@ export async function evaluateRetrieval(options: {
       p50Ms: percentile(times, 50),
       p95Ms: percentile(times, 95),
       byType: Object.fromEntries(meanScoresBy(perQuery, (q) => q.type)),
-      precision: await precisionOf(options, mode, mode === 'hybrid' ? unanswered : undefined),
+      precision: await precisionOf(options, mode, mode === 'hybrid' ? unanswered : undefined, nearest),
       floorLoss: mode === 'hybrid' ? await floorLossOf(options) : null,
     });
   }
@@ -240,6 +257,7 @@ export async function evaluateRetrieval(options: {
     hybridLegRanks: traces.get(q.id)?.legRanks ?? null,
     outrankedByBothLegs: traces.get(q.id)?.outrankedByBothLegs ?? null,
     hybridTop: tops.get(q.id) ?? { textScore: null, vectorScore: null, results: 0 },
+    nearest: nearest.get(q.id) ?? [],
   }));
   return { scores, outcomes, unanswered };
 }
