@@ -30,6 +30,7 @@ import { OutboxClaimByJob1763700000037 } from './1763700000037-outbox-claim-by-j
 import { RecallVectorIndexFeed1763700000038 } from './1763700000038-recall-vector-index-feed';
 import { RecallIndexImportance1763700000039 } from './1763700000039-recall-index-importance';
 import { RecallIndexRefresh1763700000040 } from './1763700000040-recall-index-refresh';
+import { RecallQueryWords1763700000041 } from './1763700000041-recall-query-words';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   RecallVectorIndexFeed1763700000038,
   RecallIndexImportance1763700000039,
   RecallIndexRefresh1763700000040,
+  RecallQueryWords1763700000041,
 ];

@@ -124,10 +124,18 @@ describe('claude-memory-mcp client (HTTP mode): store, recall, list, update, del
       expect(rest.status).toBe(200);
       expect(rest.body).toMatchObject({ memories: [] });
     }
-    // A question that shares a word with the memory still finds it.
+    // A question about a name no memory mentions, or on a topic the memories lack, finds nothing
+    // either, though each shares a word with the memory ("service", "keeps").
+    for (const context of ['Who owns the sneemflix service?', 'How long does sourdough bread keep fresh?']) {
+      expect(await dave().tools.memory_recall({ context })).toBe(`No memories found matching: ${context}`);
+    }
+    // A question that shares its topic with the memory still finds it.
     expect(await dave().tools.memory_recall({ context: 'where are the webhook secrets?' })).toContain(
       'payments service keeps its webhook secrets',
     );
+    expect(
+      await dave().tools.memory_recall({ context: 'Who keeps the payments service secrets?' }),
+    ).toContain('payments service keeps its webhook secrets');
   });
 
   it('memory_list: ?limit=20 and ?limit=20&category=… answer memories with the fields the client prints', async () => {

@@ -6,6 +6,7 @@ import {
   buildTextIndexLeg,
   buildTextLeg,
   RecallCandidateRepository,
+  LexiconSource,
   RecallLinks,
   type TextLeg,
 } from '@app/recall/testing';
@@ -27,6 +28,7 @@ export function textLegRecall(
   tx: TransactionRunner,
   options: RecallOptions,
   leg: TextLeg = buildTextLeg(tx),
+  lexicon?: LexiconSource,
 ): RecallMemoriesUseCase {
   return new RecallMemoriesUseCase(
     tx,
@@ -35,8 +37,12 @@ export function textLegRecall(
     new RecallCandidateRepository(),
     new RecallLinks(new MemoryRepository()),
     options,
+    lexicon,
   );
 }
+
+/** The relevance floor's lexicon as the service reads it (the install's models folder). */
+export const installedLexicon = () => new LexiconSource(process.env.MODELS_DIR ?? 'models');
 
 /** Stores memories through the create use case, team-visible unless the fields say otherwise. */
 export function teamMemoryStore(tx: TransactionRunner) {

@@ -123,6 +123,12 @@ export interface AppConfig {
     };
     /** Similarity a vector-only hit needs when no query word matched (undefined: the model's own). */
     readonly unmatchedVectorFloor: number | undefined;
+    /** The relevance floor's rules (RECALL_COVERAGE_FLOOR, RECALL_UNKNOWN_WORD_FLOOR, RECALL_MEANING_FLOOR). */
+    readonly floor: {
+      readonly coverage: number;
+      readonly unknownShare: number;
+      readonly meaning: number | undefined;
+    };
     /** Okapi BM25 parameters of the text leg: term-frequency saturation and length normalisation. */
     readonly bm25: { readonly k1: number; readonly b: number };
     /** Heap budget of the in-memory text index per process, in bytes (0: Postgres only). */
@@ -328,6 +334,11 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
         contextDirection: env.RECALL_CONTEXT_DIRECTION,
       },
       unmatchedVectorFloor: env.RECALL_UNMATCHED_VECTOR_FLOOR,
+      floor: {
+        coverage: env.RECALL_COVERAGE_FLOOR,
+        unknownShare: env.RECALL_UNKNOWN_WORD_FLOOR,
+        meaning: env.RECALL_MEANING_FLOOR,
+      },
       bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
       textIndexBytes: env.RECALL_TEXT_INDEX_MB * 1024 * 1024,
       vectorIndexBytes: env.RECALL_VECTOR_INDEX_MB * 1024 * 1024,

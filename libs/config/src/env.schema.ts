@@ -287,6 +287,26 @@ export const envSchema = z.object({
     (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
     z.coerce.number().min(-1).max(1).optional(),
   ),
+  /**
+   * Recall's relevance floor: below this share of the query's topical words found in the caller's
+   * memories, the answer is empty unless a memory is close in meaning (RECALL_MEANING_FLOOR). 0 turns
+   * the topic rule off.
+   */
+  RECALL_COVERAGE_FLOOR: z.coerce.number().min(0).max(1).default(0.2),
+  /**
+   * Recall's relevance floor: from this share of the query's words that no readable memory has and
+   * the language does not know (names of unknown things), the answer is empty. Above 1 turns it off.
+   */
+  RECALL_UNKNOWN_WORD_FLOOR: z.coerce.number().min(0).max(2).default(0.3),
+  /**
+   * Recall's relevance floor: cosine similarity of the nearest memory that lets an off-topic-looking
+   * query answer (a paraphrase). Unset: the model's own (0.42 for use-lite-512d; other models: none,
+   * and the topic rule does not apply).
+   */
+  RECALL_MEANING_FLOOR: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().min(-1).max(1).optional(),
+  ),
   /** Recall (`rrf`): the RRF constant k. */
   RECALL_RRF_K: int(60, 1, 1_000),
   /** Recall: share of a thread neighbour's score a memory borrows (`thread:`/`session:` tags; 0 = off). */

@@ -7,6 +7,7 @@ import { RecallCandidateRepository } from './adapters/recall-candidate.repositor
 import { MemoryTextSearchRepository, TEXT_SEARCH_OPTIONS } from './adapters/memory-text-search.repository';
 import { MEMORY_VECTOR_OPTIONS, MemoryVectorRepository } from './adapters/memory-vector.repository';
 import { TextIndexFeedRepository } from './adapters/text-index-feed.repository';
+import { LexiconSource } from './adapters/lexicon-source';
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
 import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
@@ -69,7 +70,13 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
         projectBoost: config.recall.projectBoost,
         fusion: config.recall.fusion,
         unmatchedVectorFloor: config.recall.unmatchedVectorFloor,
+        floor: config.recall.floor,
       }),
+    },
+    {
+      provide: LexiconSource,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new LexiconSource(config.embeddings.modelsDir),
     },
     VectorRecallAdapter,
     { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },

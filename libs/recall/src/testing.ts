@@ -57,3 +57,4 @@ export function buildTextIndexLeg(
 /** The text leg through Postgres alone, wired by hand. */
 export const buildTextLeg = (tx: TransactionRunner, bm25?: TextSearchOptions): TextLeg =>
   buildTextIndexLeg(tx, {}, bm25).leg;
+export { LexiconSource } from './adapters/lexicon-source';

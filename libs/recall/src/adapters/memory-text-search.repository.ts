@@ -1,6 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
+import { queryChunks } from '../domain/query-lexemes';
+import type { QueryWord } from '../domain/relevance-floor';
 
 export interface TextHit {
   readonly memoryId: number;
@@ -44,6 +46,42 @@ export class MemoryTextSearchRepository {
     const query = buildTextSearchQuery({ ...input, ...this.options });
     const { rows } = await tx.query<{ id: string; score: number }>(query.sql, query.params);
     return rows.map((r) => ({ memoryId: Number(r.id), score: Number(r.score) }));
+  }
+
+  /**
+   * `search` and, in the same statement, the query's content words and whether a memory the caller
+   * may read holds each (`recall_query_words`, for the relevance floor; null when the text has
+   * markup, which Postgres must parse whole).
+   */
+  async searchWithWords(
+    scope: TenantScope,
+    tx: Tx,
+    input: { text: string; k: number; filter: RecallFilter },
+  ): Promise<{ hits: TextHit[]; words: QueryWord[] | null }> {
+    const chunks = queryChunks(input.text);
+    if (chunks === null) return { hits: await this.search(scope, tx, input), words: null };
+    const query = buildTextSearchQuery({ ...input, ...this.options });
+    const { rows } = await tx.query<{
+      id: string | null;
+      score: number | null;
+      words: string[][];
+      present: string[];
+    }>(
+      `WITH w AS (SELECT * FROM recall_query_words($${query.params.length + 1}::text[]))
+       SELECT h.id, h.score, w.words, w.present FROM w LEFT JOIN LATERAL (${query.sql}) h ON true
+        ORDER BY h.score DESC, h.id DESC`,
+      [...query.params, chunks],
+    );
+    const first = rows[0];
+    const present = new Set(first?.present ?? []);
+    const words = chunks.flatMap((chunk, i) => {
+      const lexemes = first?.words[i] ?? [];
+      return lexemes.length > 0 ? [{ chunk, present: lexemes.some((l) => present.has(l)) }] : [];
+    });
+    const hits = rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({ memoryId: Number(r.id), score: Number(r.score) }));
+    return { hits, words };
   }
 }
 

@@ -11,7 +11,17 @@ import { TextLeg, type TextLegSource, type VectorLegSource } from './text-leg';
 import { adjacency } from '../domain/thread-context';
 import { RecallLinks, type LinkedItem } from './recall-links';
 import { describeRecallFilter, type RecallFilter } from '../domain/recall-filter';
-import { unmatchedVectorFloor } from '../domain/relevance-floor';
+import {
+  DEFAULT_FLOOR_SETTINGS,
+  floorVerdict,
+  meaningFloor,
+  queryEvidence,
+  unmatchedVectorFloor,
+  type FloorVerdict,
+  type QueryEvidence,
+  type QueryWord,
+} from '../domain/relevance-floor';
+import { LexiconSource } from '../adapters/lexicon-source';
 import {
   DEFAULT_FUSION,
   fuseLegs,
@@ -49,6 +59,8 @@ export interface RecallOptions {
   readonly fusion: FusionSettings;
   /** RECALL_UNMATCHED_VECTOR_FLOOR (see relevance-floor.ts); undefined: the model's own. */
   readonly unmatchedVectorFloor?: number;
+  /** The relevance floor's rules (see `floorVerdict`); meaning undefined: the model's own. */
+  readonly floor?: { readonly coverage: number; readonly unknownShare: number; readonly meaning?: number };
 }
 export const RECALL_OPTIONS = Symbol('RECALL_OPTIONS');
 export const DEFAULT_RECALL_OPTIONS: RecallOptions = { projectBoost: 1.5, fusion: DEFAULT_FUSION };
@@ -77,9 +89,25 @@ export interface RecallExplanation {
   readonly evidence: RecallEvidence;
   /** The similarity a memory found by meaning alone needed (no query word matched anything), else null. */
   readonly vectorFloor: number | null;
+  /** Why the recall answered (the same for every hit of one recall). */
+  readonly relevance: RecallRelevance;
 }
 
 export type RecallEvidence = 'text' | 'vector' | 'text+vector' | 'context';
+
+/**
+ * Why the recall answered at all (the relevance floor, `floorVerdict`): its query's words were
+ * found in the caller's memories (`coverage`), a memory was close in meaning (`meaning`), the query
+ * has no content word, or the floor could not judge (`unavailable`: the text leg ran in Postgres;
+ * `uncalibrated`: the model has no meaning floor; `off`: not asked for).
+ */
+export interface RecallRelevance {
+  readonly passed: Extract<FloorVerdict, { answer: true }>['passed'] | 'unavailable' | 'off';
+  /** Share of the query's topical words some readable memory holds (null: not judged). */
+  readonly coverage: number | null;
+  /** Share held by words no readable memory has and the language does not know. */
+  readonly unknownShare: number | null;
+}
 
 interface RankedCandidate {
   readonly memoryId: number;
@@ -110,6 +138,7 @@ export class RecallMemoriesUseCase {
     private readonly candidates: RecallCandidateRepository,
     private readonly links: RecallLinks,
     @Optional() @Inject(RECALL_OPTIONS) private readonly options: RecallOptions = DEFAULT_RECALL_OPTIONS,
+    @Optional() private readonly lexicon?: LexiconSource,
   ) {}
 
   async execute(principal: Principal, input: RecallInput, now = new Date()): Promise<RecalledMemory[]> {
@@ -163,6 +192,16 @@ export class RecallMemoriesUseCase {
             : -1;
         const vectorHits = nearest.filter((h) => 1 - h.distance >= floor);
         const vectorFloor = floor > -1 ? floor : null;
+        const relevance = this.relevance(input.relevanceFloor !== false && textLeg !== null, {
+          words: local?.words ?? null,
+          nearest: query ? (nearest.length > 0 ? 1 - nearest[0].distance : null) : null,
+          modelId: query?.modelId ?? null,
+        });
+        // Nothing in the caller's memories can answer it: no rows are read.
+        if (relevance === null) {
+          hitIds = [];
+          return [];
+        }
         hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
         rank = ({ facts, threads: neighbours }) => {
           const fused = fuseLegs(
@@ -184,6 +223,7 @@ export class RecallMemoriesUseCase {
                 vectorSource,
                 boosted: input.projectBoost,
                 vectorFloor,
+                relevance,
               }),
             );
           return sortRecalled(scored, facts, input.sortBy);
@@ -242,6 +282,7 @@ export class RecallMemoriesUseCase {
       vectorSource: VectorLegSource | null;
       boosted: string | undefined;
       vectorFloor: number | null;
+      relevance: RecallRelevance;
     },
   ): RankedCandidate {
     const ageDays = (context.now.getTime() - Date.parse(facts.createdAt)) / DAY_MS;
@@ -263,6 +304,7 @@ export class RecallMemoriesUseCase {
       vectorSource: context.vectorSource,
       evidence: evidenceOf(candidate),
       vectorFloor: context.vectorFloor,
+      relevance: context.relevance,
     };
     const rank =
       candidate.fusedScore *
@@ -270,6 +312,33 @@ export class RecallMemoriesUseCase {
       explanation.recencyFactor *
       explanation.projectFactor;
     return { memoryId: candidate.memoryId, rank, explanation };
+  }
+
+  /**
+   * The relevance floor (relevance-floor.ts): why the recall may answer, or null when it answers
+   * nothing. `nearest`: the vector leg's best similarity (null without a vector leg or hit).
+   */
+  private relevance(
+    judged: boolean,
+    query: { words: readonly QueryWord[] | null; nearest: number | null; modelId: string | null },
+  ): RecallRelevance | null {
+    const off = { coverage: null, unknownShare: null };
+    if (!judged) return { passed: 'off', ...off };
+    const lexicon = this.lexicon?.get() ?? null;
+    if (query.words === null || lexicon === null) return { passed: 'unavailable', ...off };
+    const evidence: QueryEvidence | null = queryEvidence(query.words, lexicon);
+    const rules: NonNullable<RecallOptions['floor']> = this.options.floor ?? DEFAULT_FLOOR_SETTINGS;
+    const verdict = floorVerdict(evidence, query.nearest, {
+      coverage: rules.coverage,
+      unknownShare: rules.unknownShare,
+      meaning: query.modelId === null ? null : meaningFloor(query.modelId, rules.meaning),
+    });
+    if (!verdict.answer) return null;
+    return {
+      passed: verdict.passed,
+      coverage: evidence?.coverage ?? null,
+      unknownShare: evidence?.unknownShare ?? null,
+    };
   }
 }
 

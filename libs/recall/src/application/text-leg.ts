@@ -13,9 +13,10 @@ import {
   type TenantAudiences,
 } from '../adapters/text-index-feed.repository';
 import type { LexemeLookup } from '../domain/query-lexemes';
+import type { QueryWord } from '../domain/relevance-floor';
 import { isAdminScope } from '../adapters/recall-filter.sql';
 import type { RecallFilter } from '../domain/recall-filter';
-import type { IndexedFacts, IndexedNeighbours } from '../domain/text-index';
+import type { IndexedFacts, IndexedNeighbours, TenantTextIndex, TextAudience } from '../domain/text-index';
 import type { PreparedQuery, VectorHit } from '../ports/vector-recall.port';
 import { graphsAvailable } from '../adapters/usearch-graph';
 import { TextIndexRegistry, type TextIndexMiss, type VectorIndexMiss } from './text-index-registry';
@@ -39,6 +40,11 @@ export interface TextLegResult {
    * in Postgres.
    */
   readonly describe?: (ids: readonly number[], threads: boolean) => IndexedCandidates | null;
+  /**
+   * With the index: the query's words and whether a memory the caller may read holds each (for the
+   * relevance floor). Null: not known here (the text leg ran in Postgres).
+   */
+  readonly words: readonly QueryWord[] | null;
 }
 
 export interface IndexedCandidates {
@@ -89,12 +95,19 @@ export class TextLeg {
     const held = this.registry.acquire(scope, query);
     if ('miss' in held) {
       if (!withText)
-        return { hits: [], source: `sql:${held.miss}`, vector: query ? { miss: held.miss } : null };
+        return {
+          hits: [],
+          source: `sql:${held.miss}`,
+          vector: query ? { miss: held.miss } : null,
+          words: null,
+        };
       this.registry.counted('sql');
+      const found = await this.sql.searchWithWords(scope, tx, input);
       return {
-        hits: await this.sql.search(scope, tx, input),
+        hits: found.hits,
         source: `sql:${held.miss}`,
         vector: query ? { miss: held.miss } : null,
+        words: found.words,
       };
     }
     const vectors = query ? this.registry.acquireVectors(scope, held.entry, query) : null;
@@ -142,13 +155,16 @@ export class TextLeg {
     }
     const describe = (ids: readonly number[], threads: boolean) =>
       index.describe(ids, { audience, nowMs }, threads);
-    if (query === null || vectors === null) return { hits, source: 'index', vector: null, describe };
+    const queryWords = withText ? this.wordsOf(input.text, index, { audience, nowMs }) : null;
+    if (query === null || vectors === null)
+      return { hits, source: 'index', vector: null, describe, words: queryWords };
     if (ready === null)
       return {
         hits,
         source: 'index',
         vector: { miss: (vectors as { miss: VectorIndexMiss }).miss },
         describe,
+        words: queryWords,
       };
     const read = { filter: input.filter, audience, nowMs };
     const accepts = index.accepting(read);
@@ -168,8 +184,22 @@ export class TextLeg {
         source: 'index',
         vector: { miss: graphsAvailable() ? 'building' : 'unavailable' },
         describe,
+        words: queryWords,
       };
-    return { hits, source: 'index', vector: { hits: found.hits }, describe };
+    return { hits, source: 'index', vector: { hits: found.hits }, describe, words: queryWords };
+  }
+
+  /** The query's content words (chunks with a lexeme) and whether a readable memory holds each. */
+  private wordsOf(
+    text: string,
+    index: TenantTextIndex,
+    read: { audience: TextAudience; nowMs: number },
+  ): QueryWord[] | null {
+    const chunks = this.registry.lexemes.chunks(text);
+    if (chunks === null) return null;
+    const content = chunks.filter((c) => c.lexemes.length > 0);
+    const present = index.present([...new Set(content.flatMap((c) => c.lexemes))], read);
+    return content.map((c) => ({ chunk: c.chunk, present: c.lexemes.some((l) => present.has(l)) }));
   }
 
   /** Counts where a recall's vector leg ran (`memsvc_recall_vector_leg_total`). */

@@ -59,6 +59,11 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
             vector_source: explanation.vectorSource,
             evidence: explanation.evidence,
             vector_floor: explanation.vectorFloor,
+            relevance: {
+              passed: explanation.relevance.passed,
+              coverage: explanation.relevance.coverage,
+              unknown_share: explanation.relevance.unknownShare,
+            },
           },
         }
       : {}),

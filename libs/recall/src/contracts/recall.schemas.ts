@@ -113,6 +113,27 @@ export const recallItemResponse = memoryListItemResponse.extend({
         .describe(
           'the similarity a memory found by meaning alone needed because no query word matched any memory (RECALL_UNMATCHED_VECTOR_FLOOR), else null',
         ),
+      relevance: z
+        .object({
+          passed: z
+            .enum(['coverage', 'meaning', 'no-query-words', 'uncalibrated', 'unavailable', 'off'])
+            .describe(
+              "why the recall answered at all (the relevance floor): the query's topical words are in the caller's memories (coverage ≥ RECALL_COVERAGE_FLOOR), a memory is close in meaning (≥ RECALL_MEANING_FLOOR), the query has no content word, the model has no meaning floor, or the floor could not judge (unavailable: the text leg ran in Postgres; off)",
+            ),
+          coverage: z
+            .number()
+            .nullable()
+            .describe(
+              "share of the query's topical words (weighted by how specific each word is) some readable memory holds",
+            ),
+          unknown_share: z
+            .number()
+            .nullable()
+            .describe(
+              'share held by words no readable memory has and the language does not know (answers nothing from RECALL_UNKNOWN_WORD_FLOOR on)',
+            ),
+        })
+        .describe('the same for every memory of one answer'),
     })
     .optional(),
 });

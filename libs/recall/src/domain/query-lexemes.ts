@@ -51,6 +51,19 @@ export class LexemeCache {
     return { lexemes: [...lexemes].sort(byteOrder) };
   }
 
+  /** Each chunk of the text with its lexemes; null when the text has a chunk this cache does not know. */
+  chunks(text: string): { readonly chunk: string; readonly lexemes: readonly string[] }[] | null {
+    const chunks = queryChunks(text);
+    if (chunks === null) return null;
+    const found: { chunk: string; lexemes: readonly string[] }[] = [];
+    for (const chunk of chunks) {
+      const lexemes = this.known.get(chunk);
+      if (lexemes === undefined) return null;
+      found.push({ chunk, lexemes });
+    }
+    return found;
+  }
+
   /** `lexemes[i]` is what Postgres makes of `chunks[i]`. */
   learn(chunks: readonly string[], lexemes: readonly (readonly string[])[]): void {
     if (this.known.size + chunks.length > this.max) this.known.clear();

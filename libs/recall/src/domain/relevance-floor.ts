@@ -1,3 +1,5 @@
+import type { Lexicon } from './lexicon';
+
 /**
  * When no word of the query occurs in any memory the caller may read (the text leg found nothing),
  * the vector leg alone decides, and a nearest neighbour always exists: a made-up word would still get
@@ -8,9 +10,8 @@
  * words score 0.12–0.24 against a team's memories one by one; their nearest memory in the evaluation
  * corpora (200 and 1,104 memories) 0.42 at the median and up to 0.54; a paraphrase with no word in
  * common 0.43 ("bought car" / "Alice purchased a new automobile last week", as the service embeds
- * both). So the floor stops made-up words in a team's store, not every one in a large store (where
- * the nearest of a thousand memories can pass it), and keeps real paraphrases; questions on topics the store lacks usually share a common word
- * with some memory and are not stopped by it. GloVe-SIF embeds unknown words to nothing already.
+ * both). So this floor alone stops made-up words in a team's store, not every one in a large store;
+ * the query's own words do the rest (`floorVerdict`). GloVe-SIF embeds unknown words to nothing already.
  */
 const MODEL_FLOORS: Readonly<Record<string, number>> = {
   'use-lite-512d': 0.4,
@@ -20,4 +21,99 @@ const MODEL_FLOORS: Readonly<Record<string, number>> = {
 /** The floor for `modelId`: the configured one when set, else the model's own (none for unknown models). */
 export function unmatchedVectorFloor(modelId: string, configured: number | undefined): number {
   return configured ?? MODEL_FLOORS[modelId] ?? -1;
+}
+
+/**
+ * The similarity of the nearest memory that answers a query whose topical words are mostly absent
+ * from the caller's memories (a paraphrase) — below it such a query is off-topic. Chosen on the
+ * evaluation's dev split for USE-lite: answerable paraphrase questions reach 0.42–0.62, questions on
+ * topics the corpora lack 0.24–0.41. Other models have none, and the topic rule does not apply to them.
+ */
+const MODEL_MEANING_FLOORS: Readonly<Record<string, number>> = {
+  'use-lite-512d': 0.42,
+};
+
+/** The meaning floor for `modelId`: the configured one when set, else the model's own, else null. */
+export function meaningFloor(modelId: string, configured: number | undefined): number | null {
+  return configured ?? MODEL_MEANING_FLOORS[modelId] ?? null;
+}
+
+/** A word of the query (a chunk Postgres makes at least one lexeme of) and whether a readable memory holds it. */
+export interface QueryWord {
+  readonly chunk: string;
+  readonly present: boolean;
+}
+
+/** What the query's words say about whether the caller's memories can answer it. */
+export interface QueryEvidence {
+  /** Share of the query's specificity (Lexicon.specificity) held by words some readable memory has. */
+  readonly coverage: number;
+  /** Share held by words no readable memory has and the language lacks (names of unknown things). */
+  readonly unknownShare: number;
+  readonly unknownWords: readonly string[];
+}
+
+/** Null when the query has no content word (only stop words or punctuation): nothing to judge. */
+export function queryEvidence(words: readonly QueryWord[], lexicon: Lexicon): QueryEvidence | null {
+  const seen = new Map<string, QueryWord>();
+  for (const w of words) {
+    const key = w.chunk.trim().toLowerCase();
+    const before = seen.get(key);
+    if (before === undefined || (w.present && !before.present)) seen.set(key, { ...w, chunk: key });
+  }
+  let total = 0;
+  let present = 0;
+  let unknown = 0;
+  const unknownWords: string[] = [];
+  for (const w of seen.values()) {
+    const pieces = w.chunk.match(/[\p{L}\p{N}]+/gu) ?? [];
+    if (pieces.length === 0) continue;
+    const weight = Math.max(...pieces.map((p) => (/\p{N}/u.test(p) ? 1 : lexicon.specificity(p))));
+    total += weight;
+    if (w.present) present += weight;
+    else if (pieces.some((p) => p.length >= 3 && !/\p{N}/u.test(p) && !lexicon.has(p))) {
+      unknown += weight;
+      unknownWords.push(w.chunk);
+    }
+  }
+  if (total === 0) return null;
+  return { coverage: present / total, unknownShare: unknown / total, unknownWords };
+}
+
+/** RECALL_COVERAGE_FLOOR, RECALL_UNKNOWN_WORD_FLOOR and the model's meaning floor. */
+export interface FloorSettings {
+  /** Below this coverage a query is off-topic unless its nearest memory is close in meaning. */
+  readonly coverage: number;
+  /** From this share of unknown words on, the answer is empty. */
+  readonly unknownShare: number;
+  /** The meaning floor (`meaningFloor`); null: the topic rule does not apply. */
+  readonly meaning: number | null;
+}
+
+export const DEFAULT_FLOOR_SETTINGS: Omit<FloorSettings, 'meaning'> = { coverage: 0.2, unknownShare: 0.3 };
+
+/** Why an answer was given (`passed`) or left empty (`silenced`). */
+export type FloorVerdict =
+  | { readonly answer: true; readonly passed: 'no-query-words' | 'coverage' | 'meaning' | 'uncalibrated' }
+  | { readonly answer: false; readonly silenced: 'unknown-words' | 'off-topic' };
+
+/**
+ * Whether a recall answers at all. Empty when the query names something no readable memory
+ * mentions and the language does not know ("Who owns the sneemflix service?"), or when its topical
+ * words are mostly absent from the caller's memories ("a recipe for sourdough bread") and no memory
+ * is close in meaning. `nearest`: the best cosine similarity of the vector leg, null without one.
+ */
+export function floorVerdict(
+  evidence: QueryEvidence | null,
+  nearest: number | null,
+  settings: FloorSettings,
+): FloorVerdict {
+  if (evidence === null) return { answer: true, passed: 'no-query-words' };
+  if (evidence.unknownShare >= settings.unknownShare) return { answer: false, silenced: 'unknown-words' };
+  if (evidence.coverage >= settings.coverage) return { answer: true, passed: 'coverage' };
+  if (nearest === null) return { answer: false, silenced: 'off-topic' };
+  if (settings.meaning === null) return { answer: true, passed: 'uncalibrated' };
+  return nearest >= settings.meaning
+    ? { answer: true, passed: 'meaning' }
+    : { answer: false, silenced: 'off-topic' };
 }

@@ -38,6 +38,24 @@ const query = (lexemes: string[], over: Partial<TextIndexQuery> = {}): TextIndex
 const ids = (index: TenantTextIndex, q: TextIndexQuery) => index.search(q).map((h) => h.memoryId);
 
 describe('TenantTextIndex', () => {
+  it('tells which words a memory the caller may read holds: not deleted, not expired, not private to another', () => {
+    const index = new TenantTextIndex();
+    index.apply(doc(1, 1, ['helm']));
+    index.apply(doc(2, 1, ['vault'], { ownerId: 'other' }));
+    index.apply(doc(3, 1, ['kafka'], { ownerId: 'other', team: true }));
+    index.apply(doc(4, 1, ['redis'], { expiresMs: 1_500 }));
+    index.apply(doc(5, 1, ['nats']));
+    index.apply(doc(5, 2, ['nats'], { live: false }));
+    index.apply(doc(6, 1, ['vault', 'shared'], { ownerId: 'other' }));
+    const read = { audience: audience(), nowMs: 2_000 };
+    const words = ['helm', 'vault', 'kafka', 'redis', 'nats', 'shared', 'unheard'];
+    expect([...index.present(words, read)].sort()).toEqual(['helm', 'kafka']);
+    const shared = { audience: audience({ shared: new Set([6]) }), nowMs: 2_000 };
+    expect([...index.present(words, shared)].sort()).toEqual(['helm', 'kafka', 'shared', 'vault']);
+    const admin = { audience: audience({ admin: true }), nowMs: 2_000 };
+    expect([...index.present(words, admin)].sort()).toEqual(['helm', 'kafka', 'shared', 'vault']);
+  });
+
   it('scores Okapi BM25 over live documents, best first, ties by id descending', () => {
     const index = new TenantTextIndex();
     index.apply(doc(1, 1, ['helm', 'deploy']));

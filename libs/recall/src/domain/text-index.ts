@@ -304,6 +304,28 @@ export class TenantTextIndex {
   }
 
   /**
+   * Which of `lexemes` some live memory the caller may read holds (the recall's filters aside): a
+   * term's postings are walked until one readable memory is met. What `present_lexemes` answers in
+   * Postgres.
+   */
+  present(lexemes: readonly string[], read: Pick<ReadQuery, 'audience' | 'nowMs'>): Set<string> {
+    const found = new Set<string>();
+    const readable = this.filterFor({ filter: {}, audience: read.audience, nowMs: read.nowMs });
+    if (readable === null) return found;
+    for (const lexeme of lexemes) {
+      const term = this.terms.get(lexeme);
+      if (term === undefined || this.df.data[term] === 0) continue;
+      const docs = this.postings[term].docs;
+      for (let i = 0; i < docs.length; i += 1)
+        if (readable(docs.data[i])) {
+          found.add(lexeme);
+          break;
+        }
+    }
+    return found;
+  }
+
+  /**
    * The live memories the pre-filter lets through (the recall's filters and the read rule), by id:
    * what the vector leg may propose. Null when a filter names something no memory has.
    */
