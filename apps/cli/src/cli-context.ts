@@ -1,15 +1,33 @@
-import type { DataSource } from 'typeorm';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { DataSource } from 'typeorm';
 import { type AppConfig } from '@app/config';
-import { createDataSource, initializeDataSource, TransactionRunner } from '@app/persistence';
+import { TransactionRunner } from '@app/persistence';
 import { randomUUID } from 'node:crypto';
 import {
-  createTenancyUseCases,
+  ApiKeyCache,
+  AuthenticateApiKeyUseCase,
+  BootstrapFromEnvUseCase,
+  ChangeUserStatusUseCase,
+  CreateApiKeyUseCase,
+  CreateUserUseCase,
+  FindUserUseCase,
+  GetTenantSettingsUseCase,
+  ListApiKeysUseCase,
+  ListAuditLogUseCase,
+  ListUsersUseCase,
   MEMBER_SCOPES,
   NO_USER_ID,
+  PurgeAuditLogUseCase,
+  ResolveSystemActorUseCase,
+  RevokeApiKeyUseCase,
+  RotateApiKeyUseCase,
+  UpdateTenantSettingsUseCase,
   type Principal,
   type SystemActor,
   type TenancyUseCases,
 } from '@app/tenancy';
+import { CliModule } from './cli.module';
 
 export interface CliIo {
   out(text: string): void;
@@ -27,12 +45,13 @@ export class CliUsageError extends Error {
 }
 
 /**
- * What commands share: configuration, a database connection opened on first use (so `--help`
- * and bad arguments never connect), the tenancy use cases, and the output streams.
+ * What commands share: configuration, the CLI's Nest application context (CliModule: the servers'
+ * connection pool and transaction runner, and the tenancy use cases), created on first use so that
+ * `--help` and bad arguments never connect, and the output streams.
  */
 export class CliContext {
   private cachedConfig: AppConfig | undefined;
-  private source: DataSource | undefined;
+  private app: Promise<INestApplicationContext> | undefined;
   private cases: TenancyUseCases | undefined;
 
   constructor(
@@ -45,34 +64,57 @@ export class CliContext {
     return this.cachedConfig;
   }
 
+  /** The database connection pool (the servers' PersistenceModule), opened on first use. */
   async dataSource(): Promise<DataSource> {
-    if (this.source) return this.source;
-    const url = this.config.database.url;
-    if (!url) {
+    return (await this.container()).get(DataSource);
+  }
+
+  /** The transaction runner the servers use, with its answer timeout. */
+  async tx(): Promise<TransactionRunner> {
+    return (await this.container()).get(TransactionRunner);
+  }
+
+  async useCases(): Promise<TenancyUseCases> {
+    if (this.cases) return this.cases;
+    const app = await this.container();
+    this.cases = {
+      authenticateApiKey: app.get(AuthenticateApiKeyUseCase),
+      bootstrapFromEnv: app.get(BootstrapFromEnvUseCase),
+      createUser: app.get(CreateUserUseCase),
+      listUsers: app.get(ListUsersUseCase),
+      findUser: app.get(FindUserUseCase),
+      createApiKey: app.get(CreateApiKeyUseCase),
+      listApiKeys: app.get(ListApiKeysUseCase),
+      revokeApiKey: app.get(RevokeApiKeyUseCase),
+      resolveSystemActor: app.get(ResolveSystemActorUseCase),
+      getTenantSettings: app.get(GetTenantSettingsUseCase),
+      updateTenantSettings: app.get(UpdateTenantSettingsUseCase),
+      rotateApiKey: app.get(RotateApiKeyUseCase),
+      changeUserStatus: app.get(ChangeUserStatusUseCase),
+      listAuditLog: app.get(ListAuditLogUseCase),
+      purgeAuditLog: app.get(PurgeAuditLogUseCase),
+      cache: app.get(ApiKeyCache, { strict: false }),
+    };
+    return this.cases;
+  }
+
+  /**
+   * The Nest application context of the CLI's modules (CliModule), created on first use so that
+   * `--help` and bad arguments never connect. Nest's own log lines stay out of the CLI's output;
+   * a failure to start (an unreachable database) is thrown to the command.
+   */
+  private container(): Promise<INestApplicationContext> {
+    if (!this.config.database.url) {
       throw new CliUsageError(
         'DATABASE_URL is not set. The CLI works on the database directly; in embedded mode, manage users ' +
           'and keys through the admin REST API with the printed admin key instead.',
       );
     }
-    const source = createDataSource({
-      url,
-      poolSize: 2,
-      statementTimeoutMs: this.config.database.statementTimeoutMs,
-      applicationName: 'memory-cli',
+    this.app ??= NestFactory.createApplicationContext(CliModule.forRoot(this.config), {
+      logger: false,
+      abortOnError: false,
     });
-    await initializeDataSource(source);
-    this.source = source;
-    return source;
-  }
-
-  async useCases(): Promise<TenancyUseCases> {
-    if (this.cases) return this.cases;
-    const runner = new TransactionRunner(await this.dataSource(), this.config.database.appRole);
-    this.cases = createTenancyUseCases(runner, {
-      ttlMs: 0,
-      keyRotationGraceSeconds: this.config.auth.keyRotationGraceSeconds,
-    });
-    return this.cases;
+    return this.app;
   }
 
   /** The operator acting in `tenant` (default: DEFAULT_TENANT). */
@@ -104,6 +146,7 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
-    if (this.source?.isInitialized) await this.source.destroy();
+    const app = await this.app?.catch(() => undefined);
+    await app?.close();
   }
 }

@@ -17,6 +17,8 @@ export interface RunCliOptions {
   readonly io?: CliIo;
   /** Defaults to validating process.env through @app/config. */
   readonly loadConfig?: () => AppConfig;
+  /** A context made beforehand (its io and config are used instead of the two above); closed at the end. */
+  readonly context?: CliContext;
 }
 
 /** Exit codes: 0 success, 1 failure (not found, exists, config, database), 2 invalid input or usage. */
@@ -59,7 +61,8 @@ export function buildProgram(context: CliContext): Command {
 
 /** Runs one CLI invocation and returns its exit code (never calls process.exit). */
 export async function runCli(argv: readonly string[], options: RunCliOptions = {}): Promise<number> {
-  const context = new CliContext(options.io ?? STD_IO, options.loadConfig ?? (() => loadConfig()));
+  const context =
+    options.context ?? new CliContext(options.io ?? STD_IO, options.loadConfig ?? (() => loadConfig()));
   const program = buildProgram(context);
   try {
     if (argv.length === 0) {

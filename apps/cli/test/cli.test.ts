@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@app/config';
 import { createTenancyUseCases, type TenancyUseCases } from '@app/tenancy';
-import { openTestDatabase, type TestDatabase } from '@app/testing';
+import { FaultProxy, openTestDatabase, type TestDatabase } from '@app/testing';
 import { runCli } from '../src/cli';
+import { CliContext } from '../src/cli-context';
 
 interface Run {
   code: number;
@@ -169,5 +170,27 @@ describe('CLI', () => {
     const invalid = await cli(['users', 'list'], { DATABASE_URL: 'mysql://nope' });
     expect(invalid.code).toBe(1);
     expect(invalid.err).toContain('DATABASE_URL: must start with postgres://');
+  });
+
+  it('fails within the statement timeout plus a margin when Postgres stops answering, as the servers do', async () => {
+    const url = inject('databaseUrl');
+    const proxy = await FaultProxy.start({ target: new URL(url).host });
+    let err = '';
+    const context = new CliContext({ out: () => undefined, err: (t) => void (err += t) }, () =>
+      loadConfig({ DATABASE_URL: proxy.rewrite(url), DATABASE_STATEMENT_TIMEOUT_MS: '1000' }),
+    );
+    try {
+      // Connected first; then the link goes silent under the command's statements.
+      await context.dataSource();
+      proxy.set({ mode: 'blackhole' });
+      const started = Date.now();
+      const code = await runCli(['users', 'list', '--tenant', tenant()], { context });
+      expect(Date.now() - started).toBeLessThan(1_000 + 3_000);
+      expect(code).toBe(1);
+      expect(err).toMatch(/^error: .*(unavailable|answer)/i);
+    } finally {
+      proxy.heal();
+      await proxy.close();
+    }
   });
 });

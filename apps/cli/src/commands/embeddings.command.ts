@@ -3,7 +3,6 @@ import { toAdminJobResponse } from '@app/jobs';
 import { createEmbedderProvider } from '@app/embeddings';
 import { reindexBodySchema } from '@app/embeddings';
 import { createReindexUseCases } from '@app/embeddings';
-import { TransactionRunner } from '@app/persistence';
 import { parseInput } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
@@ -34,10 +33,7 @@ export function registerEmbeddingsCommands(program: Command, context: CliContext
       const actor = await context.actor(globals.tenant);
       const embedders = createEmbedderProvider(context.config);
       try {
-        const cases = createReindexUseCases(
-          new TransactionRunner(await context.dataSource(), context.config.database.appRole),
-          embedders,
-        );
+        const cases = createReindexUseCases(await context.tx(), embedders);
         const job = await cases.startReindex.execute(actor, input);
         if (!options.wait) {
           context.io.out(

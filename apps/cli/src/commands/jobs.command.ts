@@ -8,7 +8,6 @@ import {
   type AdminJobResponse,
   type AdminJobUseCases,
 } from '@app/jobs';
-import { TransactionRunner } from '@app/persistence';
 import { parseInput, type SystemActor } from '@app/tenancy';
 import { CliUsageError, type CliContext } from '../cli-context';
 import { json, table } from '../cli-output';
@@ -101,7 +100,7 @@ async function withJobs(
   if (!url) throw new CliUsageError('REDIS_URL is not set: the jobs commands read the job queue in Redis.');
   const queue = new BullMqJobQueue({ url, prefix: queuePrefix, connectionName: `${queuePrefix}-cli` });
   try {
-    const tx = new TransactionRunner(await context.dataSource(), context.config.database.appRole);
+    const tx = await context.tx();
     const cases = createAdminJobUseCases(tx, new BullMqJobInspector((name) => queue.queueFor(name)));
     await run(cases, await context.actor(tenant));
   } finally {

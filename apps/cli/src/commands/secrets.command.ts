@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { toAdminJobResponse, type AdminJob } from '@app/jobs';
 import { createSecretMigrationUseCases } from '@app/memories';
-import { TransactionRunner } from '@app/persistence';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
 import { followJob } from '../job-progress';
@@ -31,9 +30,7 @@ export function registerSecretsCommands(program: Command, context: CliContext): 
       const globals = command.optsWithGlobals<Globals>();
       const dryRun = options.apply !== true;
       const actor = await context.actor(globals.tenant);
-      const cases = createSecretMigrationUseCases(
-        new TransactionRunner(await context.dataSource(), context.config.database.appRole),
-      );
+      const cases = createSecretMigrationUseCases(await context.tx());
       const job = await cases.start.execute(actor, { dryRun });
       if (!options.wait) {
         context.io.out(

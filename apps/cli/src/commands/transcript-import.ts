@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { createTranscriptImportUseCase, presentTranscriptImport } from '@app/sessions';
-import { TransactionRunner } from '@app/persistence';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
 import { startProgress } from '../progress';
@@ -22,9 +21,7 @@ export interface TranscriptImportOptions {
 export async function importTranscript(context: CliContext, options: TranscriptImportOptions): Promise<void> {
   const principal = await context.userPrincipal(options.tenant, options.user);
   const total = await countLines(options.file);
-  const importer = createTranscriptImportUseCase(
-    new TransactionRunner(await context.dataSource(), context.config.database.appRole),
-  );
+  const importer = createTranscriptImportUseCase(await context.tx());
   const progress = startProgress(context.io, { label: 'imported', total, unit: 'lines', json: options.json });
   let result;
   try {

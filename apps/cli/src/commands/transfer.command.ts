@@ -12,7 +12,7 @@ import {
   type ImportMemoryItemBody,
   type MemoryTransferUseCases,
 } from '@app/memories';
-import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
+import { ServerSecretRepository } from '@app/persistence';
 import { secretStoreFromConfig, VaultSecretStore } from '@app/secrets';
 import { describeIssues, parseInput, TenancyError, TenancyErrorCode } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
@@ -149,7 +149,7 @@ async function withTransferUseCases(
   context: CliContext,
   run: (cases: MemoryTransferUseCases) => Promise<void>,
 ): Promise<void> {
-  const tx = new TransactionRunner(await context.dataSource(), context.config.database.appRole);
+  const tx = await context.tx();
   const secretStore = await secretStoreFromConfig(context.config, tx, new ServerSecretRepository());
   try {
     await run(

@@ -8,7 +8,7 @@ import {
   type User,
 } from '@app/tenancy';
 import { createUserDeletion, presentErasureReceipt } from '@app/memories';
-import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
+import { ServerSecretRepository } from '@app/persistence';
 import { secretStoreFromConfig, VaultSecretStore } from '@app/secrets';
 import type { CliContext } from '../cli-context';
 import { json, usersTable } from '../cli-output';
@@ -98,7 +98,7 @@ export function registerUsersCommands(program: Command, context: CliContext): vo
         );
       }
       const actor = await context.actor(globals.tenant);
-      const tx = new TransactionRunner(await context.dataSource(), context.config.database.appRole);
+      const tx = await context.tx();
       const secretStore = await secretStoreFromConfig(context.config, tx, new ServerSecretRepository());
       let deleted;
       try {

@@ -1,0 +1,23 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { type AppConfig, ConfigModule } from '@app/config';
+import { PersistenceModule } from '@app/persistence';
+import { TenancyModule } from '@app/tenancy';
+
+/**
+ * The CLI's object graph, from the modules the servers import: the same connection pool and
+ * transaction runner (with the answer timeout that turns an unreachable Postgres into an error
+ * instead of a hang), migrations left to `migrate`, and the tenancy use cases. No HTTP, no queues.
+ */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        PersistenceModule.forRoot({ applicationName: 'memory-cli', migrate: false }),
+        TenancyModule,
+      ],
+    };
+  }
+}
