@@ -1,4 +1,4 @@
-import type { INestApplicationContext } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { type AppConfig } from '@app/config';
@@ -67,6 +67,11 @@ export class CliContext {
   /** The database connection pool (the servers' PersistenceModule), opened on first use. */
   async dataSource(): Promise<DataSource> {
     return (await this.container()).get(DataSource);
+  }
+
+  /** A use case (or other provider) of the CLI's modules. */
+  async get<T>(type: Type<T>): Promise<T> {
+    return (await this.container()).get(type, { strict: false });
   }
 
   /** The transaction runner the servers use, with its answer timeout. */

@@ -1,11 +1,10 @@
 import { SecretBatchRepository } from '@app/memories/testing';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AdminJobRepository } from '@app/jobs';
-import { RunSecretMigrationUseCase, SecretMigrator } from '@app/memories';
+import { AdminJobRepository, GetAdminJobUseCase, OutboxWriter } from '@app/jobs';
+import { RunSecretMigrationUseCase, SecretMigrator, StartSecretMigrationUseCase } from '@app/memories';
 import { MemoryRepository } from '@app/memories/testing';
 import { SecretScreen } from '@app/memories/testing';
-import { createSecretMigrationUseCases } from '@app/memories';
 import {
   SecretDetector,
   SecretStoreError,
@@ -18,6 +17,16 @@ import { AuditWriter, type Principal, type SystemActor } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { FakeVault } from '@app/testing';
 import { memoryWriterFor } from '../../../test/support/memory-writes';
+import type { TransactionRunner } from '@app/persistence';
+
+/** The migration's producer side, as the admin route and the CLI get it from MemoriesModule. */
+function createSecretMigrationUseCases(tx: TransactionRunner) {
+  const jobs = new AdminJobRepository();
+  return {
+    start: new StartSecretMigrationUseCase(tx, jobs, new OutboxWriter(), new AuditWriter()),
+    getJob: new GetAdminJobUseCase(tx, jobs),
+  };
+}
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { toAdminJobResponse, type AdminJob } from '@app/jobs';
-import { createSecretMigrationUseCases } from '@app/memories';
+import { GetAdminJobUseCase, toAdminJobResponse, type AdminJob } from '@app/jobs';
+import { StartSecretMigrationUseCase } from '@app/memories';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
 import { followJob } from '../job-progress';
@@ -30,8 +30,7 @@ export function registerSecretsCommands(program: Command, context: CliContext): 
       const globals = command.optsWithGlobals<Globals>();
       const dryRun = options.apply !== true;
       const actor = await context.actor(globals.tenant);
-      const cases = createSecretMigrationUseCases(await context.tx());
-      const job = await cases.start.execute(actor, { dryRun });
+      const job = await (await context.get(StartSecretMigrationUseCase)).execute(actor, { dryRun });
       if (!options.wait) {
         context.io.out(
           globals.json
@@ -45,7 +44,7 @@ export function registerSecretsCommands(program: Command, context: CliContext): 
           `Secret migration job ${job.id} (${dryRun ? 'dry run' : 'apply'}) queued; a worker runs it (Ctrl-C stops watching, not the job).\n`,
         );
       }
-      const done = await followJob(context, cases.getJob, actor, job, {
+      const done = await followJob(context, await context.get(GetAdminJobUseCase), actor, job, {
         label: dryRun ? 'secret scan' : 'secret migration',
         unit: 'memories',
         showBar: !globals.json,

@@ -4,16 +4,14 @@ import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import {
-  createMemoryTransferUseCases,
+  ExportMemoriesUseCase,
   exportMemoriesQuerySchema,
+  ImportMemoriesUseCase,
   importMemoriesSchema,
   toExportInput,
   toImportedMemory,
   type ImportMemoryItemBody,
-  type MemoryTransferUseCases,
 } from '@app/memories';
-import { ServerSecretRepository } from '@app/persistence';
-import { secretStoreFromConfig, VaultSecretStore } from '@app/secrets';
 import { describeIssues, parseInput, TenancyError, TenancyErrorCode } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
@@ -50,15 +48,14 @@ export function registerTransferCommands(program: Command, context: CliContext):
         include_deleted: options.includeDeleted ? 'true' : 'false',
       });
       const principal = await context.userPrincipal(globals.tenant, options.user);
-      await withTransferUseCases(context, async (cases) => {
-        const { stream } = await cases.export.execute(principal, toExportInput(query));
-        if (options.out === undefined) {
-          for await (const chunk of stream) context.io.out(String(chunk));
-          return;
-        }
-        await pipeline(stream, createWriteStream(options.out));
-        context.io.err(`Exported the memories of "${principal.username}" to ${options.out}.\n`);
-      });
+      const exporter = await context.get(ExportMemoriesUseCase);
+      const { stream } = await exporter.execute(principal, toExportInput(query));
+      if (options.out === undefined) {
+        for await (const chunk of stream) context.io.out(String(chunk));
+        return;
+      }
+      await pipeline(stream, createWriteStream(options.out));
+      context.io.err(`Exported the memories of "${principal.username}" to ${options.out}.\n`);
     });
 
   program
@@ -117,15 +114,14 @@ async function importMemories(
   for await (const batch of readBatches(options.file, batchSize)) total += validate(batch, total).length;
   let imported = 0;
   const progress = startProgress(context.io, { label: 'imported', total, unit: '', json: options.json });
+  const importer = await context.get(ImportMemoriesUseCase);
   try {
-    await withTransferUseCases(context, async (cases) => {
-      for await (const batch of readBatches(options.file, batchSize)) {
-        const items = validate(batch, imported);
-        await cases.import.execute(principal, items.map(toImportedMemory));
-        imported += items.length;
-        progress.update(imported);
-      }
-    });
+    for await (const batch of readBatches(options.file, batchSize)) {
+      const items = validate(batch, imported);
+      await importer.execute(principal, items.map(toImportedMemory));
+      imported += items.length;
+      progress.update(imported);
+    }
   } finally {
     progress.stop();
   }
@@ -143,25 +139,6 @@ interface ExportOptions {
   project?: string;
   since?: string;
   includeDeleted?: boolean;
-}
-
-async function withTransferUseCases(
-  context: CliContext,
-  run: (cases: MemoryTransferUseCases) => Promise<void>,
-): Promise<void> {
-  const tx = await context.tx();
-  const secretStore = await secretStoreFromConfig(context.config, tx, new ServerSecretRepository());
-  try {
-    await run(
-      createMemoryTransferUseCases(tx, {
-        secretStore,
-        limits: context.config.limits,
-        defaults: context.config.memories,
-      }),
-    );
-  } finally {
-    if (secretStore instanceof VaultSecretStore) secretStore.close();
-  }
 }
 
 /** Import items as the API reads them: null members count as absent. */

@@ -7,9 +7,7 @@ import {
   toUserResponse,
   type User,
 } from '@app/tenancy';
-import { createUserDeletion, presentErasureReceipt } from '@app/memories';
-import { ServerSecretRepository } from '@app/persistence';
-import { secretStoreFromConfig, VaultSecretStore } from '@app/secrets';
+import { DeleteUserUseCase, presentErasureReceipt } from '@app/memories';
 import type { CliContext } from '../cli-context';
 import { json, usersTable } from '../cli-output';
 import { allPages } from '../paging';
@@ -98,14 +96,7 @@ export function registerUsersCommands(program: Command, context: CliContext): vo
         );
       }
       const actor = await context.actor(globals.tenant);
-      const tx = await context.tx();
-      const secretStore = await secretStoreFromConfig(context.config, tx, new ServerSecretRepository());
-      let deleted;
-      try {
-        deleted = await createUserDeletion(tx, await context.useCases(), secretStore).execute(actor, user);
-      } finally {
-        if (secretStore instanceof VaultSecretStore) secretStore.close();
-      }
+      const deleted = await (await context.get(DeleteUserUseCase)).execute(actor, user);
       const shown = { user: toUserResponse(deleted.user), erasure: presentErasureReceipt(deleted.erasure) };
       context.io.out(
         globals.json
