@@ -70,8 +70,8 @@ export class CliContext {
   }
 
   /** A use case (or other provider) of the CLI's modules. */
-  async get<T>(type: Type<T>): Promise<T> {
-    return (await this.container()).get(type, { strict: false });
+  async get<T>(token: Type<T> | symbol): Promise<T> {
+    return (await this.container()).get<T>(token, { strict: false });
   }
 
   /** The transaction runner the servers use, with its answer timeout. */

@@ -28,7 +28,6 @@ export * from './admin-jobs/get-admin-job.use-case';
 export * from './admin-jobs/get-job.use-case';
 export * from './admin-jobs/admin-job-view';
 export * from './admin-jobs/admin-job.schemas';
-export * from './admin-jobs/admin-jobs.factory';
 export * from './admin-jobs/admin-job-lookup';
 export * from './admin-jobs/show-admin-job.use-case';
 export * from './admin-jobs/list-admin-jobs.use-case';

@@ -2,11 +2,16 @@ import type { Command } from 'commander';
 import {
   BullMqJobInspector,
   BullMqJobQueue,
-  createAdminJobUseCases,
+  CancelAdminJobUseCase,
+  GetAdminJobUseCase,
+  JOB_INSPECTOR,
+  ListAdminJobsUseCase,
   listAdminJobsQuerySchema,
+  RetryAdminJobUseCase,
+  ShowAdminJobUseCase,
   toAdminJobResponse,
   type AdminJobResponse,
-  type AdminJobUseCases,
+  type AttachedJobInspector,
 } from '@app/jobs';
 import { parseInput, type SystemActor } from '@app/tenancy';
 import { CliUsageError, type CliContext } from '../cli-context';
@@ -15,6 +20,16 @@ import { followJob } from '../job-progress';
 
 interface Globals {
   json?: boolean;
+}
+
+/** The admin job use cases (JobsModule's, as /api/admin/jobs has them). */
+interface AdminJobUseCases {
+  readonly list: ListAdminJobsUseCase;
+  readonly show: ShowAdminJobUseCase;
+  readonly retry: RetryAdminJobUseCase;
+  readonly cancel: CancelAdminJobUseCase;
+  /** The `jobs` row alone (progress of a resumable job). */
+  readonly tracked: GetAdminJobUseCase;
 }
 
 const TENANT_OPTION = ['--tenant <slug>', 'tenant slug (default: DEFAULT_TENANT)'] as const;
@@ -100,8 +115,16 @@ async function withJobs(
   if (!url) throw new CliUsageError('REDIS_URL is not set: the jobs commands read the job queue in Redis.');
   const queue = new BullMqJobQueue({ url, prefix: queuePrefix, connectionName: `${queuePrefix}-cli` });
   try {
-    const tx = await context.tx();
-    const cases = createAdminJobUseCases(tx, new BullMqJobInspector((name) => queue.queueFor(name)));
+    // The CLI has no job runtime: the use cases read this queue, as a server's read its own.
+    const inspector = await context.get<AttachedJobInspector>(JOB_INSPECTOR);
+    inspector.attach(new BullMqJobInspector((name) => queue.queueFor(name)));
+    const cases: AdminJobUseCases = {
+      list: await context.get(ListAdminJobsUseCase),
+      show: await context.get(ShowAdminJobUseCase),
+      retry: await context.get(RetryAdminJobUseCase),
+      cancel: await context.get(CancelAdminJobUseCase),
+      tracked: await context.get(GetAdminJobUseCase),
+    };
     await run(cases, await context.actor(tenant));
   } finally {
     await queue.close();
