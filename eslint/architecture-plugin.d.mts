@@ -1,0 +1,3 @@
+/** Types of architecture-plugin.mjs for the tests that read its rules. */
+export declare const LIB_DEPENDENCIES: Readonly<Record<string, readonly string[]>>;
+export declare const architecture: { readonly meta: { readonly name: string }; readonly rules: object };
