@@ -4,7 +4,11 @@
 //  - an app never imports another app, and a lib never imports an app;
 //  - a lib never reaches into another lib by a relative path;
 //  - libs depend on each other one way only (LIB_DEPENDENCIES), so no two libs import each other;
-//  - `domain/` never imports `adapters/` or a persistence/queue/vault client library.
+//  - `domain/` never imports `adapters/` or a persistence/queue/vault client library;
+//  - a lib with wings (LIB_WINGS) is a core with wings: a wing (`libs/<lib>/src/<wing>/`) imports
+//    only itself and the core, never another wing, and the core (the rest of `src/`) never imports a
+//    wing; the files right in `src/` (index, testing, the lib's module) are its door and composition
+//    and may import any wing, and so may test code.
 import { dirname, relative, resolve, sep } from 'node:path';
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
@@ -23,6 +27,10 @@ export const LIB_DEPENDENCIES = {
   recall: [...FOUNDATION, 'memories', 'embeddings', 'tenancy'],
   sync: [...FOUNDATION, 'memories', 'jobs', 'tenancy'],
   sessions: [...FOUNDATION, 'memories', 'recall', 'secrets', 'jobs', 'tenancy'],
+};
+/** The wings of each lib built as a core with wings: the folders `libs/<lib>/src/<wing>/`. */
+export const LIB_WINGS = {
+  memories: ['sharing', 'links', 'secret-memories', 'export', 'stats'],
 };
 const DRIVER_PACKAGES = [
   'typeorm',
@@ -54,6 +62,13 @@ function isTestCode(file, where) {
 
 const isDomain = (where) => where.kind === 'lib' && where.rest.includes('domain');
 const isAdapters = (where) => where.kind === 'lib' && where.rest.includes('adapters');
+/** The wing of LIB_WINGS a lib file (or folder) sits in, if any. */
+const wingOf = (where) =>
+  where.kind === 'lib' && where.rest[0] === 'src' && where.rest.length > 1
+    ? LIB_WINGS[where.name]?.find((wing) => wing === where.rest[1])
+    : undefined;
+/** A file right in `libs/<lib>/src/`: the lib's door (index, testing) and composition (its module). */
+const isLibRoot = (where) => where.kind === 'lib' && where.rest[0] === 'src' && where.rest.length === 2;
 
 const boundaries = {
   meta: {
@@ -69,6 +84,10 @@ const boundaries = {
       domainToAdapter: "domain/ stays pure: it may not import '{{source}}'.",
       libDirection:
         'libs/{{from}} may not depend on libs/{{to}} (it may use: {{allowed}}); dependencies run one way.',
+      wingToWing:
+        "libs/{{lib}} wing '{{from}}' may not import wing '{{to}}' ({{source}}): wings depend only on the core; move what both need into the core.",
+      coreToWing:
+        "The core of libs/{{lib}} may not import its wing '{{to}}' ({{source}}): the core never depends on a wing.",
     },
   },
   create(context) {
@@ -104,6 +123,12 @@ const boundaries = {
         return report('libByPath', { to: to.name });
       }
       if (isDomain(from) && isAdapters(to) && from.name === to.name) return report('domainToAdapter');
+      const toWing = wingOf(to);
+      if (!toWing || test || from.kind !== 'lib' || from.name !== to.name || from.rest[0] !== 'src') return;
+      if (isLibRoot(from)) return;
+      const fromWing = wingOf(from);
+      if (!fromWing) return report('coreToWing', { lib: from.name, to: toWing });
+      if (fromWing !== toWing) return report('wingToWing', { lib: from.name, from: fromWing, to: toWing });
     };
     return {
       ImportDeclaration: (node) => check(node, node.source.value),

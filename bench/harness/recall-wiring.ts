@@ -5,7 +5,7 @@ import { type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type FusionSettings, type VectorRecall } from '@app/recall';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { RecallCandidateRepository, buildTextLeg, RecallLinks, TextIndexRegistry } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
@@ -66,7 +66,7 @@ export function resolveRecallWiring(app: INestApplicationContext, config: AppCon
   const vectorLegWired = vectorRecall !== null;
   if (!recall) {
     notes.push('RecallMemoriesUseCase is not provided by the app yet: built here with the text leg only.');
-    const memories = new MemoryRepository();
+    const memories = new MemoryReadRepository();
     recall = new RecallMemoriesUseCase(
       tx,
       buildTextLeg(tx),

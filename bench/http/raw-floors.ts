@@ -1,6 +1,6 @@
 import type { Client } from 'pg';
 import { contentHash } from '@app/memories';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { SyncFeedRepository } from '@app/sync/testing';
 import { type Principal } from '@app/tenancy';
 import { connectRaw } from '../harness/bench-database';
@@ -46,7 +46,7 @@ export const FLOOR_OF: Readonly<Partial<Record<WorkloadName, FloorName>>> = {
  * to date, the texts tokenised, the callers' shares read) happens before its cell starts.
  */
 export class RawFloors {
-  private readonly memories = new MemoryRepository();
+  private readonly memories = new MemoryReadRepository();
   private readonly feed = new SyncFeedRepository();
   private readonly recallFloors = new Map<number, RecallFloor>();
   /** The parts of the last recall floor cell's calls (warm-up calls included). */

@@ -59,6 +59,26 @@ describe('npm run lint enforces the architecture', () => {
     ]);
   });
 
+  it('refuses a wing of a lib importing another wing, but allows it in tests', async () => {
+    expect(await lintAs('wing-to-wing.ts', 'libs/memories/src/export/application/bad.ts')).toEqual([
+      "libs/memories wing 'export' may not import wing 'sharing' (../../sharing/adapters/share.repository): wings depend only on the core; move what both need into the core.",
+    ]);
+    expect(await lintAs('wing-to-wing.ts', 'libs/memories/src/export/application/fine.spec.ts')).toEqual([]);
+  });
+
+  it('refuses the core of a lib importing one of its wings, but allows it in tests', async () => {
+    expect(await lintAs('core-to-wing.ts', 'libs/memories/src/application/bad.ts')).toEqual([
+      "The core of libs/memories may not import its wing 'stats' (../stats/application/get-memory-stats.use-case): the core never depends on a wing.",
+    ]);
+    expect(await lintAs('core-to-wing.ts', 'libs/memories/src/application/fine.spec.ts')).toEqual([]);
+  });
+
+  it("allows a wing its own wing and the core, and a lib's root files every wing", async () => {
+    expect(await lintAs('wing-allowed.ts', 'libs/memories/src/export/application/fine.ts')).toEqual([]);
+    expect(await lintAs('root-to-wings.ts', 'libs/memories/src/memories.module.ts')).toEqual([]);
+    expect(await lintAs('root-to-wings.ts', 'libs/memories/src/index.ts')).toEqual([]);
+  });
+
   it('allows index imports and a layer using its own adapters', async () => {
     expect(await lintAs('allowed.ts', 'libs/memories/src/application/fine.ts')).toEqual([]);
   });

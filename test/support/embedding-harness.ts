@@ -14,13 +14,13 @@ import {
   RestoreMemoryUseCase,
 } from '@app/memories';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
-import { IdempotencyRepository } from '@app/memories/testing';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { PersistenceModule } from '@app/persistence';
 import { ALL_SCOPES, AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase } from '@app/testing';
 import { createScratchDatabase } from './scratch-database';
-import { memoryWriterFor, updateUseCaseFor } from './memory-writes';
+import { UpdateMemoryUseCase } from '@app/memories';
+import { memoryWriterFor } from './memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 
@@ -64,8 +64,8 @@ export async function embeddingHarness(
   if (embedders) builder = builder.overrideProvider(EMBEDDER_PROVIDER).useValue(embedders);
   const app: TestingModule = await builder.compile();
   await app.init();
-  const repo = new MemoryRepository();
-  const writer = memoryWriterFor(db.tx, limits, undefined, repo);
+  const repo = new MemoryReadRepository();
+  const writer = memoryWriterFor(db.tx, limits);
   const tenant = await createTestTenant(db, label.replace(/_/g, '-'));
   const principal = async (name: string, admin = false): Promise<Principal> => ({
     ...(await tenant.addUser(name)),
@@ -90,11 +90,11 @@ export async function embeddingHarness(
     tenant,
     principal,
     embeddingsOf,
-    create: new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository()),
-    update: updateUseCaseFor(db.tx, writer, limits, repo),
-    remove: new DeleteMemoryUseCase(db.tx, repo, new AuditWriter()),
-    purge: new PurgeMemoryUseCase(db.tx, repo, new AuditWriter()),
-    restore: new RestoreMemoryUseCase(db.tx, repo, new AuditWriter(), writer),
+    create: new CreateMemoryUseCase(writer),
+    update: new UpdateMemoryUseCase(writer),
+    remove: new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter()),
+    purge: new PurgeMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter()),
+    restore: new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer),
     close: async () => {
       await app.close();
       await db.close();

@@ -1,5 +1,5 @@
 import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { type TransactionRunner } from '@app/persistence';
 import { RecallMemoriesUseCase, type RecallOptions, type VectorRecall } from '@app/recall';
 import {
@@ -35,7 +35,7 @@ export function textLegRecall(
     leg,
     NO_VECTORS,
     new RecallCandidateRepository(),
-    new RecallLinks(new MemoryRepository()),
+    new RecallLinks(new MemoryReadRepository()),
     options,
     lexicon,
   );
@@ -46,10 +46,10 @@ export const installedLexicon = () => new LexiconSource(process.env.MODELS_DIR ?
 
 /** Stores memories through the create use case, team-visible unless the fields say otherwise. */
 export function teamMemoryStore(tx: TransactionRunner) {
-  const writer = memoryWriterFor(tx, limits, undefined, new MemoryRepository(), {
+  const writer = memoryWriterFor(tx, limits, undefined, {
     defaultVisibility: 'team',
   });
-  const create = new CreateMemoryUseCase(tx, writer, new IdempotencyRepository());
+  const create = new CreateMemoryUseCase(writer);
   return async (who: Principal, content: string, fields: Partial<NewMemory> = {}) =>
     (await create.execute(who, newMemory(content, fields))).id;
 }

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '@app/config';
 import { CreateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/testing';
 import { MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
 import { startWorker, type StartedWorker } from '../src/main';
@@ -60,7 +59,7 @@ describe('Redis outage', () => {
       maxImportBatch: 10,
       maxListLimit: 100,
     });
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
+    create = new CreateMemoryUseCase(writer);
     const tenant = await createTestTenant(db, 'outage');
     alice = {
       ...(await tenant.addUser('alice')),

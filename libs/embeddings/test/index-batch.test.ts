@@ -19,8 +19,7 @@ import {
   MemoryEmbeddingRepository,
   MemoryIndexStateRepository,
 } from '@app/embeddings/testing';
-import { CreateMemoryUseCase, type NewMemory, type UpdateMemoryUseCase } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
+import { CreateMemoryUseCase, type NewMemory, UpdateMemoryUseCase } from '@app/memories';
 import { type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -29,7 +28,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor, updateUseCaseFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 import { waitFor } from '../../../test/support/wait-for';
 
@@ -78,10 +77,9 @@ describe('memory.index-batch', () => {
   beforeAll(async () => {
     scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'index_batch');
     db = await openTestDatabase(scratch.url, 10);
-    const repo = new MemoryRepository();
-    const writer = memoryWriterFor(db.tx, limits, undefined, repo);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    update = updateUseCaseFor(db.tx, writer, limits, repo);
+    const writer = memoryWriterFor(db.tx, limits);
+    create = new CreateMemoryUseCase(writer);
+    update = new UpdateMemoryUseCase(writer);
     alice = await memberPrincipal(await createTestTenant(db, 'batch'), 'alice');
   });
   afterAll(async () => {

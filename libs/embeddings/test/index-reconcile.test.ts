@@ -12,7 +12,7 @@ import {
 } from '@app/embeddings/testing';
 import { OutboxWriter, type JobPayload } from '@app/jobs';
 import { CreateMemoryUseCase, DeleteMemoryUseCase, RestoreMemoryUseCase } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -105,11 +105,11 @@ describe('index reconciliation of deleted, expired and restored memories', () =>
     scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'index_reconcile');
     db = await openTestDatabase(scratch.url, 4);
     await new RegisterConfiguredModelUseCase(db.tx, embedders, new EmbeddingModelRepository()).execute();
-    const repo = new MemoryRepository();
-    const writer = memoryWriterFor(db.tx, limits, undefined, repo);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
-    restore = new RestoreMemoryUseCase(db.tx, repo, new AuditWriter(), writer);
+    const repo = new MemoryReadRepository();
+    const writer = memoryWriterFor(db.tx, limits);
+    create = new CreateMemoryUseCase(writer);
+    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    restore = new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer);
     index = new IndexMemoriesUseCase(
       db.tx,
       states,

@@ -21,13 +21,12 @@ import {
   type JobRunEvent,
 } from '@app/jobs';
 import { CreateMemoryUseCase, DeleteMemoryUseCase, UpdateMemoryUseCase, type NewMemory } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/testing';
 import {
   EmbeddingModelRepository,
   MemoryEmbeddingRepository,
   MemoryIndexStateRepository,
 } from '@app/embeddings/testing';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { IndexMemoriesUseCase, type IndexMemoryOptions, type MemoryIndexStep } from '@app/embeddings';
 import { PersistenceModule } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
@@ -40,7 +39,7 @@ import {
 } from '@app/testing';
 import { waitFor } from '../../../test/support/wait-for';
 import { SecretsModule } from '@app/secrets';
-import { memoryWriterFor, updateUseCaseFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 const note = (content: string): NewMemory => newMemory(content, { tags: ['jobs'] });
@@ -132,11 +131,11 @@ describe('memory.index job', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 10);
-    const repo = new MemoryRepository();
-    const writer = memoryWriterFor(db.tx, limits, undefined, repo);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    update = updateUseCaseFor(db.tx, writer, limits, repo);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
+    const repo = new MemoryReadRepository();
+    const writer = memoryWriterFor(db.tx, limits);
+    create = new CreateMemoryUseCase(writer);
+    update = new UpdateMemoryUseCase(writer);
+    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
     // The state machine alone: a step that embeds nothing.
     indexMemory = useCaseWith(db, noEmbedding);
     const tenant = await createTestTenant(db, 'idx');

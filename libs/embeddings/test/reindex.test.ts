@@ -13,7 +13,7 @@ import { EmbeddingModelRepository } from '@app/embeddings/testing';
 import { MemoryEmbeddingRepository } from '@app/embeddings/testing';
 import { RecallCandidateRepository, buildTextLeg } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { RecallLinks, VectorRecallAdapter } from '@app/recall/testing';
 import { RunReindexUseCase } from '@app/embeddings';
 import { StartReindexUseCase } from '@app/embeddings';
@@ -62,7 +62,7 @@ describe('reindex to another embedding model', () => {
         new MemoryVectorRepository({ exactScanMaxRows: 20_000 }),
       ),
       new RecallCandidateRepository(),
-      new RecallLinks(new MemoryRepository()),
+      new RecallLinks(new MemoryReadRepository()),
     );
   /** Vector-only recall of one of alice's notes by its own text: the note itself must come first. */
   const recallNote = async (n: number, recall = recallUseCase()): Promise<RecalledMemory> => {

@@ -2,16 +2,20 @@
  * The test door: adapters and internals for integration tests and benchmarks that wire the lib
  * by hand. Production code imports only the index (lint enforces both).
  */
-export { IdempotencyRepository } from './adapters/idempotency.repository';
-export { MemoryIndexRequestRepository } from './adapters/memory-index-request.repository';
-export { MemoryRepository } from './adapters/memory.repository';
+export { IdempotencyRepository } from './write/idempotency.repository';
+export { MemoryIndexRequestRepository } from './write/memory-index-request.repository';
+export { MemoryReadRepository } from './read-model/memory-read.repository';
+export { MemoryWriteRepository } from './write/memory-write.repository';
+export { MemoryIndexing } from './write/memory-indexing';
+export { MemoryUpdate } from './write/memory-update';
+export { NewMemoryRows } from './write/new-memory-rows';
 export { MemoryUsageRepository } from './adapters/memory-usage.repository';
-export { MemoryWriter } from './application/memory-writer';
+export { MemoryWriter } from './write/memory-writer';
 export { SecretBatchRepository } from './secret-memories/adapters/secret-batch.repository';
-export { SecretCleanupRepository } from './secret-memories/adapters/secret-cleanup.repository';
-export { SecretScreen } from './secret-memories/application/secret-screen';
-export { SecretStaging } from './secret-memories/application/secret-staging';
+export { SecretCleanupRepository } from './write/secret-cleanup.repository';
+export { SecretScreen } from './write/secret-screen';
+export { SecretStaging } from './write/secret-staging';
 export { UserDataRepository } from './adapters/user-data.repository';
-export { MemoryLinkRepository } from './links/adapters/memory-link.repository';
-export { MemoryLinkWriter } from './links/application/memory-link-writer';
+export { MemoryLinkRepository } from './write/memory-link.repository';
+export { MemoryLinkWriter } from './write/memory-link-writer';
 export { MemoryExportRepository } from './export/adapters/memory-export.repository';

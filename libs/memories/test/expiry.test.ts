@@ -6,7 +6,7 @@ import {
   ListMemoriesUseCase,
   storeMemorySchema,
 } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -30,12 +30,12 @@ describe('memory expiry', () => {
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
     alice = await memberPrincipal(await createTestTenant(db, 'expiry'), 'alice');
-    const repo = new MemoryRepository();
-    const writer = memoryWriterFor(db.tx, limits, undefined, repo, {
+    const repo = new MemoryReadRepository();
+    const writer = memoryWriterFor(db.tx, limits, undefined, {
       defaultVisibility: 'private',
       ttlByCategory: { scratch: 1_200 },
     });
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
+    create = new CreateMemoryUseCase(writer);
     list = new ListMemoriesUseCase(db.tx, repo, limits);
     get = new GetMemoryUseCase(db.tx, repo);
   });
@@ -69,9 +69,9 @@ describe('memory expiry', () => {
     expect(after).toContain(kept.id);
     await expect(get.execute(alice, explicit.id)).rejects.toMatchObject({ code: 'memory_not_found' });
 
-    expect(await new ExpireMemoriesUseCase(db.tx, new MemoryRepository()).execute()).toBeGreaterThanOrEqual(
-      2,
-    );
+    expect(
+      await new ExpireMemoriesUseCase(db.tx, new MemoryWriteRepository()).execute(),
+    ).toBeGreaterThanOrEqual(2);
     const { rows } = await db.tx.asSystem((tx) =>
       tx.query<{ id: string; deleted: boolean }>(
         `SELECT id::text AS id, deleted_at IS NOT NULL AS deleted FROM memories WHERE id = ANY($1::bigint[]) ORDER BY id`,

@@ -7,9 +7,9 @@ import {
   DeleteMemoryUseCase,
   MemoryError,
   RestoreMemoryUseCase,
-  type UpdateMemoryUseCase,
+  UpdateMemoryUseCase,
 } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -18,7 +18,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor, updateUseCaseFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 import { waitFor } from '../../../test/support/wait-for';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
@@ -66,12 +66,12 @@ describe('edits duplicating a memory the editor cannot see', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
-    const repo = new MemoryRepository();
-    const writer = memoryWriterFor(db.tx, limits, undefined, repo);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    update = updateUseCaseFor(db.tx, writer, limits, repo);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
-    restore = new RestoreMemoryUseCase(db.tx, repo, new AuditWriter(), writer);
+    const repo = new MemoryReadRepository();
+    const writer = memoryWriterFor(db.tx, limits);
+    create = new CreateMemoryUseCase(writer);
+    update = new UpdateMemoryUseCase(writer);
+    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    restore = new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer);
   });
   afterAll(async () => db.close());
 

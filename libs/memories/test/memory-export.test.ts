@@ -11,7 +11,7 @@ import {
   type ExportInput,
   type NewMemory,
 } from '@app/memories';
-import { IdempotencyRepository, MemoryExportRepository } from '@app/memories/testing';
+import { MemoryExportRepository } from '@app/memories/testing';
 import { OutboxWriter } from '@app/jobs';
 import { deriveKeyEncryptionKey, LocalSecretStore } from '@app/secrets';
 import { AuditWriter, type Principal } from '@app/tenancy';
@@ -64,9 +64,9 @@ describe('memory export', () => {
     carol = await memberPrincipal(tenant, 'carol');
     dave = await memberPrincipal(await createTestTenant(db, 'export-other'), 'dave');
     const secrets = new LocalSecretStore(deriveKeyEncryptionKey(randomBytes(32).toString('hex')));
-    const writer = memoryWriterFor(db.tx, limits, secrets, undefined, { defaultVisibility: 'team' });
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    importMemories = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), new OutboxWriter(), limits);
+    const writer = memoryWriterFor(db.tx, limits, secrets, { defaultVisibility: 'team' });
+    create = new CreateMemoryUseCase(writer);
+    importMemories = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
     exporter = new ExportMemoriesUseCase(db.tx, new MemoryExportRepository(), new AuditWriter());
   });
   afterAll(async () => db?.close());

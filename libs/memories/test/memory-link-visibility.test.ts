@@ -6,7 +6,7 @@ import {
   supersedingHeadsSql,
   type NewMemory,
 } from '@app/memories';
-import { IdempotencyRepository, MemoryLinkRepository, MemoryLinkWriter } from '@app/memories/testing';
+import { MemoryLinkRepository, MemoryLinkWriter } from '@app/memories/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -59,8 +59,8 @@ describe('memory links: what each reader sees (row-level security and the supers
     alice = await memberPrincipal(tenant, 'alice');
     bob = await memberPrincipal(tenant, 'bob');
     dave = await memberPrincipal(await createTestTenant(db, 'link-rls-other'), 'dave');
-    const writer = memoryWriterFor(db.tx, limits, undefined, undefined, { defaultVisibility: 'team' });
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
+    const writer = memoryWriterFor(db.tx, limits, undefined, { defaultVisibility: 'team' });
+    create = new CreateMemoryUseCase(writer);
     link = new CreateMemoryLinkUseCase(db.tx, new MemoryLinkWriter(links, new AuditWriter()));
   });
   afterAll(async () => db?.close());

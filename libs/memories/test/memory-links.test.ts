@@ -8,12 +8,7 @@ import {
   type LinkType,
   type NewMemory,
 } from '@app/memories';
-import {
-  IdempotencyRepository,
-  MemoryLinkRepository,
-  MemoryLinkWriter,
-  MemoryRepository,
-} from '@app/memories/testing';
+import { MemoryLinkRepository, MemoryLinkWriter, MemoryReadRepository } from '@app/memories/testing';
 import { ALL_SCOPES, AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -62,14 +57,14 @@ describe('memory links: who may link what', () => {
     bob = await memberPrincipal(tenant, 'bob');
     admin = { ...(await memberPrincipal(tenant, 'boss')), scopes: ALL_SCOPES };
     dave = await memberPrincipal(await createTestTenant(db, 'links-other'), 'dave');
-    const writer = memoryWriterFor(db.tx, limits, undefined, undefined, { defaultVisibility: 'team' });
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
+    const writer = memoryWriterFor(db.tx, limits, undefined, { defaultVisibility: 'team' });
+    create = new CreateMemoryUseCase(writer);
     const links = new MemoryLinkRepository();
     const linkWriter = new MemoryLinkWriter(links, new AuditWriter());
     link = new CreateMemoryLinkUseCase(db.tx, linkWriter);
     unlink = new DeleteMemoryLinkUseCase(db.tx, linkWriter);
     linksOf = new GetMemoryLinksUseCase(db.tx, links);
-    getMemory = new GetMemoryUseCase(db.tx, new MemoryRepository());
+    getMemory = new GetMemoryUseCase(db.tx, new MemoryReadRepository());
   });
   afterAll(async () => db?.close());
 

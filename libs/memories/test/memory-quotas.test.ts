@@ -9,8 +9,8 @@ import {
   UpdateMemoryUseCase,
 } from '@app/memories';
 import {
-  IdempotencyRepository,
-  MemoryRepository,
+  MemoryReadRepository,
+  MemoryWriteRepository,
   MemoryUsageRepository,
   MemoryWriter,
 } from '@app/memories/testing';
@@ -22,7 +22,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor, updateUseCaseFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 const unlimited: TenantQuotas = { maxMemories: 0, maxMemoryBytes: 0, maxSessionsPerDay: 0 };
@@ -31,7 +31,7 @@ const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 /** Usage counters kept by triggers, and the quotas checked inside the write's own statement. */
 describe('memory usage and quotas against real Postgres', () => {
   let db: TestDatabase;
-  let repo: MemoryRepository;
+  let repo: MemoryReadRepository;
   let writer: MemoryWriter;
   let create: CreateMemoryUseCase;
   let update: UpdateMemoryUseCase;
@@ -63,13 +63,13 @@ describe('memory usage and quotas against real Postgres', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 6);
-    repo = new MemoryRepository();
-    writer = memoryWriterFor(db.tx, limits, undefined, repo);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    update = updateUseCaseFor(db.tx, writer, limits, repo);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
-    restore = new RestoreMemoryUseCase(db.tx, repo, new AuditWriter(), writer);
-    purge = new PurgeMemoryUseCase(db.tx, repo, new AuditWriter());
+    repo = new MemoryReadRepository();
+    writer = memoryWriterFor(db.tx, limits);
+    create = new CreateMemoryUseCase(writer);
+    update = new UpdateMemoryUseCase(writer);
+    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    restore = new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer);
+    purge = new PurgeMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
     fold = new FoldMemoryUsageUseCase(db.tx, new MemoryUsageRepository());
   });
   afterAll(async () => db?.close());

@@ -8,9 +8,8 @@ import {
   MemoryError,
   type NewMemory,
 } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/testing';
-import { MemoryRepository } from '@app/memories/testing';
-import { MemoryWriter } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
+import { MemoryWriter, NewMemoryRows } from '@app/memories/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -19,15 +18,16 @@ import {
   newMemory,
   memberPrincipal,
 } from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
+import { memoryWritePartsFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 1024, maxImportBatch: 10, maxListLimit: 100 };
 const memory = (content: string): NewMemory => newMemory(content, { tags: ['t'] });
 
 describe('memory use cases against real Postgres', () => {
   let db: TestDatabase;
-  let repo: MemoryRepository;
+  let repo: MemoryReadRepository;
   let writer: MemoryWriter;
+  let rows: NewMemoryRows;
   let create: CreateMemoryUseCase;
   let importer: ImportMemoriesUseCase;
   let remove: DeleteMemoryUseCase;
@@ -36,11 +36,11 @@ describe('memory use cases against real Postgres', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 8);
-    repo = new MemoryRepository();
-    writer = memoryWriterFor(db.tx, limits, undefined, repo);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), new OutboxWriter(), limits);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
+    repo = new MemoryReadRepository();
+    ({ writer, rows } = memoryWritePartsFor(db.tx, limits));
+    create = new CreateMemoryUseCase(writer);
+    importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
+    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
     const tenant = await createTestTenant(db);
     const principal = (name: string) => memberPrincipal(tenant, name);
     alice = await principal('alice');
@@ -55,7 +55,7 @@ describe('memory use cases against real Postgres', () => {
     expect(leaked).toBeNull();
     const listed = await db.tx.inTenant(bob, (tx) => repo.list(alice, tx, { limit: 100, offset: 0 }));
     expect(listed).toEqual({ memories: [], total: 0 });
-    await db.tx.inTenant(bob, (tx) => repo.softDelete(alice, tx, id));
+    await db.tx.inTenant(bob, (tx) => new MemoryWriteRepository().softDelete(alice, tx, id));
     expect(await db.tx.inTenant(alice, (tx) => repo.findLive(alice, tx, id))).not.toBeNull();
   });
 
@@ -89,8 +89,9 @@ describe('memory use cases against real Postgres', () => {
     const rowWritten = new Promise<void>((resolve) => (inserted = resolve));
     // Another request's transaction writes the same content and stays open.
     const first = db.tx.inTenant(alice, async (tx) => {
-      const prepared = await writer.prepare(alice, writer.screenNew(memory(content)));
-      const stored = await writer.store(alice, tx, prepared);
+      const prepared = await rows.prepare(alice, rows.screenNew(memory(content)));
+      const stored = await rows.store(alice, tx, prepared);
+      if (stored === null) throw new Error('a store that does not carry the commit always decides');
       inserted();
       await held;
       return stored;

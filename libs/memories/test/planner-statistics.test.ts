@@ -39,7 +39,6 @@ describe('planner statistics after bulk writes', () => {
     }
     alice = await memberPrincipal(await createTestTenant(db, 'stats'), 'alice');
     importer = new ImportMemoriesUseCase(
-      db.tx,
       memoryWriterFor(db.tx, limits),
       new AuditWriter(),
       new OutboxWriter(),

@@ -1,8 +1,8 @@
 import { indexInputHash } from '@app/jobs';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CreateMemoryUseCase, ImportMemoriesUseCase, type UpdateMemoryUseCase } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository, type MemoryWriter } from '@app/memories/testing';
+import { CreateMemoryUseCase, ImportMemoriesUseCase, UpdateMemoryUseCase } from '@app/memories';
+import { MemoryReadRepository, type MemoryWriter } from '@app/memories/testing';
 import { OutboxWriter } from '@app/jobs';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
@@ -12,7 +12,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor, updateUseCaseFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 1024, maxImportBatch: 10, maxListLimit: 100 };
 // Said on Friday 19 January 2024: "yesterday" is Thursday 18 January.
@@ -21,7 +21,7 @@ const THURSDAY = 'Thursday 18 January 2024';
 
 describe('relative dates in stored memories (real Postgres)', () => {
   let db: TestDatabase;
-  let repo: MemoryRepository;
+  let repo: MemoryReadRepository;
   let writer: MemoryWriter;
   let importer: ImportMemoriesUseCase;
   let create: CreateMemoryUseCase;
@@ -30,11 +30,11 @@ describe('relative dates in stored memories (real Postgres)', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
-    repo = new MemoryRepository();
-    writer = memoryWriterFor(db.tx, limits, undefined, repo);
-    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), new OutboxWriter(), limits);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    update = updateUseCaseFor(db.tx, writer, limits, repo);
+    repo = new MemoryReadRepository();
+    writer = memoryWriterFor(db.tx, limits);
+    importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
+    create = new CreateMemoryUseCase(writer);
+    update = new UpdateMemoryUseCase(writer);
     alice = await memberPrincipal(await createTestTenant(db), 'alice');
   });
   afterAll(async () => db.close());

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AdminJobRepository, GetAdminJobUseCase, OutboxWriter } from '@app/jobs';
 import { RunSecretMigrationUseCase, SecretMigrator, StartSecretMigrationUseCase } from '@app/memories';
-import { MemoryRepository } from '@app/memories/testing';
 import { SecretScreen } from '@app/memories/testing';
 import {
   SecretDetector,
@@ -62,12 +61,11 @@ describe('secret migration job', () => {
   let actor: SystemActor;
 
   const runnerWith = (secretStore: SecretStore, batchSize: number) => {
-    const repo = new MemoryRepository();
     const migrator = new SecretMigrator(
       secretStore,
       new SecretBatchRepository(),
       new SecretScreen(new SecretDetector()),
-      memoryWriterFor(db.tx, limits, secretStore, repo),
+      memoryWriterFor(db.tx, limits, secretStore),
       new AuditWriter(),
     );
     return new RunSecretMigrationUseCase(

@@ -8,14 +8,14 @@ import {
   PurgeMemoryUseCase,
   SweepSecretsUseCase,
 } from '@app/memories';
-import { IdempotencyRepository } from '@app/memories/testing';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { SecretCleanupRepository } from '@app/memories/testing';
+import { type MemoryWriter, type SecretStaging } from '@app/memories/testing';
 import { VaultSecretStore } from '@app/secrets';
 import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
 import { FakeVault } from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
+import { memoryWritePartsFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 const memory = newMemory;
@@ -34,7 +34,8 @@ describe('secret write order and orphan cleanup', () => {
   let create: CreateMemoryUseCase;
   let importer: ImportMemoriesUseCase;
   let sweep: SweepSecretsUseCase;
-  let writer: ReturnType<typeof memoryWriterFor>;
+  let writer: MemoryWriter;
+  let staging: SecretStaging;
   let remove: DeleteMemoryUseCase;
   let purge: PurgeMemoryUseCase;
 
@@ -66,12 +67,12 @@ describe('secret write order and orphan cleanup', () => {
       prefix: 'memory-service',
       timeoutMs: 500,
     });
-    const repo = new MemoryRepository();
-    writer = memoryWriterFor(db.tx, limits, store, repo);
-    create = new CreateMemoryUseCase(db.tx, writer, new IdempotencyRepository());
-    importer = new ImportMemoriesUseCase(db.tx, writer, new AuditWriter(), new OutboxWriter(), limits);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
-    purge = new PurgeMemoryUseCase(db.tx, repo, new AuditWriter());
+    const repo = new MemoryReadRepository();
+    ({ writer, staging } = memoryWritePartsFor(db.tx, limits, store));
+    create = new CreateMemoryUseCase(writer);
+    importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
+    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    purge = new PurgeMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
     sweep = new SweepSecretsUseCase(db.tx, new SecretCleanupRepository(), store);
     const tenant = await createTestTenant(db, 'secret-order');
     alice = {
@@ -106,10 +107,10 @@ describe('secret write order and orphan cleanup', () => {
 
   it('when Vault is unreachable during that cleanup, the cleanup job deletes the orphan later', async () => {
     const before = vaultKeys();
-    const staged = await writer.staging.stage(alice, `orphan: ${dbUrl()}`);
+    const staged = await staging.stage(alice, `orphan: ${dbUrl()}`);
     expect(vaultKeys()).toContain(`mem-${staged.memoryId}`);
     vault.faults.sealed = true;
-    await writer.staging.discard(alice, [staged]); // never throws; Vault refused the delete
+    await staging.discard(alice, [staged]); // never throws; Vault refused the delete
     vault.faults.sealed = false;
     expect(await intents()).toEqual([{ memory_id: String(staged.memoryId), due: false }]);
 
@@ -122,7 +123,7 @@ describe('secret write order and orphan cleanup', () => {
 
   it('keeps a secret a committed row still points at (an update whose transaction failed)', async () => {
     const { id } = await create.execute(alice, memory(`v1: ${dbUrl()}`));
-    await writer.staging.stage(alice, `v2: ${dbUrl()}`, { id, owner: alice }); // new version written, row never updated
+    await staging.stage(alice, `v2: ${dbUrl()}`, { id, owner: alice }); // new version written, row never updated
     await makeDue();
     expect(await sweep.execute()).toEqual({ deleted: 0, kept: 1 });
     expect(vaultKeys()).toContain(`mem-${id}`);

@@ -9,7 +9,7 @@ import {
   buildTextIndexLeg,
   type TextLeg,
 } from '@app/recall/testing';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { type TenantScope } from '@app/persistence';
 import { ALL_SCOPES, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
@@ -199,7 +199,7 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
         exact.search(scope, tx, { ...query, k: input.k, filters: input.filter }),
     };
     const candidates = new RecallCandidateRepository();
-    const links = new RecallLinks(new MemoryRepository());
+    const links = new RecallLinks(new MemoryReadRepository());
     return new RecallMemoriesUseCase(db.tx, indexLeg, vectors, candidates, links, options);
   };
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CreateMemoryUseCase } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { OutboxWriter } from '@app/jobs';
 import { SecretDetector } from '@app/secrets';
 import {
@@ -59,7 +59,7 @@ describe('sessions', () => {
     const sessions = new SessionRepository();
     const events = new SessionEventRepository();
     const screen = new SessionScreen(new SecretDetector());
-    const memories = new MemoryRepository();
+    const memories = new MemoryReadRepository();
     start = new StartSessionUseCase(db.tx, sessions, screen);
     update = new UpdateSessionUseCase(db.tx, sessions, screen, new OutboxWriter());
     list = new ListSessionsUseCase(db.tx, sessions);
@@ -68,14 +68,7 @@ describe('sessions', () => {
     timeline = new GetSessionTimelineUseCase(db.tx, sessions, events, memories);
     processEvents = new ProcessSessionEventsUseCase(db.tx, events);
     createMemory = new CreateMemoryUseCase(
-      db.tx,
-      memoryWriterFor(
-        db.tx,
-        { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 },
-        undefined,
-        memories,
-      ),
-      new IdempotencyRepository(),
+      memoryWriterFor(db.tx, { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 }),
     );
     const tenant = await createTestTenant(db);
     alice = await memberPrincipal(tenant, 'alice');

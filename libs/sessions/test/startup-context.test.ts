@@ -7,7 +7,7 @@ import {
   DeleteMemoryUseCase,
   type NewMemory,
 } from '@app/memories';
-import { IdempotencyRepository, MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { deriveKeyEncryptionKey, LocalSecretStore, SecretDetector } from '@app/secrets';
 import {
   presentStartupContext,
@@ -68,14 +68,10 @@ describe('startup context', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
-    const repo = new MemoryRepository();
+    const repo = new MemoryReadRepository();
     const secrets = new LocalSecretStore(deriveKeyEncryptionKey(randomBytes(32).toString('hex')));
-    create = new CreateMemoryUseCase(
-      db.tx,
-      memoryWriterFor(db.tx, limits, secrets, repo),
-      new IdempotencyRepository(),
-    );
-    remove = new DeleteMemoryUseCase(db.tx, repo, new AuditWriter());
+    create = new CreateMemoryUseCase(memoryWriterFor(db.tx, limits, secrets));
+    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
     const sessions = new SessionRepository();
     startup = new StartupContextUseCase(db.tx, new StartupContextRepository(), repo, sessions, BUDGETS);
     count = new CountMemoriesUseCase(db.tx, repo);

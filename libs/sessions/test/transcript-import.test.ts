@@ -12,7 +12,7 @@ import {
   type TranscriptImport,
 } from '@app/sessions';
 import { SessionEventRepository, SessionImportRepository, SessionRepository } from '@app/sessions/testing';
-import { MemoryRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { type Principal } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { fakeGithubToken } from '../../../test/support/fake-secrets';
@@ -91,7 +91,7 @@ describe('Claude Code transcript import', () => {
     importer = createTranscriptImportUseCase(db.tx);
     processImport = new ProcessImportedSessionUseCase(db.tx, jobs, new SessionImportRepository());
     getSession = new GetSessionUseCase(db.tx, sessions, events);
-    timeline = new GetSessionTimelineUseCase(db.tx, sessions, events, new MemoryRepository());
+    timeline = new GetSessionTimelineUseCase(db.tx, sessions, events, new MemoryReadRepository());
     getJob = new GetJobUseCase(db.tx, jobs);
     const tenant = await createTestTenant(db);
     alice = await memberPrincipal(tenant, 'alice');

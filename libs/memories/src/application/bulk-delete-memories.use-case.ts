@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
+import { MemoryWriteRepository } from '../write/memory-write.repository';
 import type { MemoryFilter } from '../domain/memory';
-import { WRITE_TRANSACTION } from './write-transaction';
+import { WRITE_TRANSACTION } from '../write/write-transaction';
 
 export interface BulkDeleteInput extends MemoryFilter {
   readonly dryRun: boolean;
@@ -20,7 +21,8 @@ export interface BulkDeleteResult {
 export class BulkDeleteMemoriesUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly reads: MemoryReadRepository,
+    private readonly rows: MemoryWriteRepository,
     private readonly audit: AuditWriter,
   ) {}
 
@@ -30,10 +32,10 @@ export class BulkDeleteMemoriesUseCase {
       principal,
       async (tx) => {
         if (input.dryRun) {
-          const matched = await this.memories.countMatching(principal, tx, filter, 'own');
+          const matched = await this.reads.countMatching(principal, tx, filter, 'own');
           return { matched, deleted: 0, dry_run: true };
         }
-        const ids = await this.memories.softDeleteMatching(principal, tx, filter);
+        const ids = await this.rows.softDeleteMatching(principal, tx, filter);
         await this.audit.record(principal, tx, {
           action: 'memory.bulk_delete',
           targetType: 'memory',

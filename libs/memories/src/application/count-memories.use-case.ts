@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
 import type { MemoryFilter } from '../domain/memory';
 
 /** How many live memories the caller owns, optionally within a category, tag or project. */
@@ -9,7 +9,7 @@ import type { MemoryFilter } from '../domain/memory';
 export class CountMemoriesUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly memories: MemoryReadRepository,
   ) {}
 
   async execute(principal: Principal, filter: MemoryFilter = {}): Promise<{ total: number }> {

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
+import { MemoryWriteRepository } from '../write/memory-write.repository';
 import { DELETE_PREVIEW_LENGTH } from '../domain/memory';
 import { MemoryError } from '../domain/memory.errors';
-import { ownerScopeFor } from './ownership';
-import { WRITE_TRANSACTION } from './write-transaction';
+import { ownerScopeFor } from '../read-model/ownership';
+import { WRITE_TRANSACTION } from '../write/write-transaction';
 
 export const ALREADY_DELETED_PREVIEW = '[already deleted]';
 
@@ -14,7 +15,8 @@ export const ALREADY_DELETED_PREVIEW = '[already deleted]';
 export class DeleteMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly reads: MemoryReadRepository,
+    private readonly rows: MemoryWriteRepository,
     private readonly audit: AuditWriter,
   ) {}
 
@@ -22,11 +24,11 @@ export class DeleteMemoryUseCase {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const owner = await ownerScopeFor(this.memories, principal, tx, id, 'manage');
-        const current = await this.memories.lockOwned(owner, tx, id);
+        const owner = await ownerScopeFor(this.reads, principal, tx, id, 'manage');
+        const current = await this.rows.lockOwned(owner, tx, id);
         if (!current) throw MemoryError.notFound(id);
         if (current.deleted) return { deleted: id, preview: ALREADY_DELETED_PREVIEW };
-        await this.memories.softDelete(owner, tx, id);
+        await this.rows.softDelete(owner, tx, id);
         await this.audit.record(principal, tx, {
           action: 'memory.delete',
           targetType: 'memory',

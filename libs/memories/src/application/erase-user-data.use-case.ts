@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { assertAdmin, AuditWriter, FindUserUseCase, type Actor } from '@app/tenancy';
 import { UserDataRepository, type ErasureCounts } from '../adapters/user-data.repository';
-import { SweepSecretsUseCase } from '../secret-memories/application/sweep-secrets.use-case';
+import { SweepSecretsUseCase } from '../write/sweep-secrets.use-case';
 
 export interface ErasureReceipt extends ErasureCounts {
   readonly userId: string;

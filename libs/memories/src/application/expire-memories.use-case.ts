@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HandlesJob } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryWriteRepository } from '../write/memory-write.repository';
 
 /** Rows soft-deleted per transaction, so a large backlog never holds many locks at once. */
 export const EXPIRE_BATCH = 1000;
@@ -17,7 +17,7 @@ export class ExpireMemoriesUseCase {
 
   constructor(
     @Inject(TransactionRunner) private readonly tx: TransactionRunner,
-    @Inject(MemoryRepository) private readonly memories: MemoryRepository,
+    @Inject(MemoryWriteRepository) private readonly memories: MemoryWriteRepository,
   ) {}
 
   @HandlesJob('memories.expire', {

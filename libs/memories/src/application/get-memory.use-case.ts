@@ -2,16 +2,16 @@ import { READ_TRANSACTION } from './read-transaction';
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
 import type { Memory } from '../domain/memory';
 import { MemoryError } from '../domain/memory.errors';
-import { linksOf, type MemoryLinks } from '../links/domain/memory-link';
+import { linksOf, type MemoryLinks } from '../domain/memory-link';
 
 @Injectable()
 export class GetMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly memories: MemoryReadRepository,
   ) {}
 
   async execute(principal: Principal, id: number): Promise<Memory> {

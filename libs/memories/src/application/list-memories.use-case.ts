@@ -2,9 +2,9 @@ import { READ_TRANSACTION } from './read-transaction';
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
 import type { Memory, MemoryFilter } from '../domain/memory';
-import { DEFAULT_LIST_LIMIT, MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
+import { DEFAULT_LIST_LIMIT, MEMORY_LIMITS, type MemoryLimits } from '../write/memory-limits';
 
 export interface ListMemoriesInput extends MemoryFilter {
   readonly limit?: number;
@@ -15,7 +15,7 @@ export interface ListMemoriesInput extends MemoryFilter {
 export class ListMemoriesUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly memories: MemoryReadRepository,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
   ) {}
 

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { runTogether, TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../adapters/memory.repository';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
+import { MemoryWriteRepository } from '../write/memory-write.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
-import { MemoryWriter } from './memory-writer';
-import { ownerScopeFor } from './ownership';
-import { WRITE_TRANSACTION } from './write-transaction';
+import { MemoryWriter } from '../write/memory-writer';
+import { ownerScopeFor } from '../read-model/ownership';
+import { WRITE_TRANSACTION } from '../write/write-transaction';
 
 /**
  * Undoes a soft delete. Restoring a live memory is a no-op that still answers 200. The memory wants
@@ -17,7 +18,8 @@ import { WRITE_TRANSACTION } from './write-transaction';
 export class RestoreMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly reads: MemoryReadRepository,
+    private readonly rows: MemoryWriteRepository,
     private readonly audit: AuditWriter,
     private readonly writer: MemoryWriter,
   ) {}
@@ -26,22 +28,22 @@ export class RestoreMemoryUseCase {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const owner = await ownerScopeFor(this.memories, principal, tx, id, 'manage');
-        const current = await this.memories.lockOwned(owner, tx, id);
+        const owner = await ownerScopeFor(this.reads, principal, tx, id, 'manage');
+        const current = await this.rows.lockOwned(owner, tx, id);
         if (!current) throw MemoryError.notFound(id);
         if (!current.deleted) return { restored: id };
-        const duplicate = await this.memories.hasLiveDuplicate(owner, tx, id, current.contentHash);
+        const duplicate = await this.rows.hasLiveDuplicate(owner, tx, id, current.contentHash);
         if (duplicate !== null) {
           throw new MemoryError(
             MemoryErrorCode.DuplicateContent,
             `Memory ${duplicate} already has this content; delete it first or keep it`,
           );
         }
-        const input = await this.memories.restore(owner, tx, id);
+        const input = await this.rows.restore(owner, tx, id);
         // Index state, outbox and audit in one round trip.
         await runTogether(tx, [
           ...(input
-            ? this.writer.indexingStatements({ ...owner, requestId: principal.requestId }, tx, id, input)
+            ? this.writer.reindexStatements({ ...owner, requestId: principal.requestId }, tx, id, input)
             : []),
           this.audit.statement(principal, {
             action: 'memory.restore',

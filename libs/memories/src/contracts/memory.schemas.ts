@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LINK_TYPES } from '../links/domain/memory-link';
+import { LINK_TYPES } from '../domain/memory-link';
 import { projectSchema } from './project.schemas';
 
 /**

@@ -1,4 +1,4 @@
-import type { LinkType } from '../links/domain/memory-link';
+import type { LinkType } from './memory-link';
 
 /**
  * `team`: every user of the tenant reads it; `private`: its owner, the users it is shared with

@@ -1,5 +1,5 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
-import { liveMemorySql, toMemory, type MemoryRow } from '../../contracts/memory-row';
+import { liveMemorySql, toMemory, type MemoryRow } from '../../read-model/memory-row';
 import type { ExportedMemory, ExportFilter } from '../domain/memory-export';
 
 const EXPORT_CURSOR = 'memory_export_dump';

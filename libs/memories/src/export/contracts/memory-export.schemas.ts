@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isIsoDateTime, visibilitySchema } from '../../contracts/memory.schemas';
 import { projectSchema } from '../../contracts/project.schemas';
-import { LINK_TYPES } from '../../links/domain/memory-link';
+import { LINK_TYPES } from '../../domain/memory-link';
 import { EXPORT_FORMATS, type ExportedMemory, type ExportInput } from '../domain/memory-export';
 
 export const exportMemoriesQuerySchema = z.object({

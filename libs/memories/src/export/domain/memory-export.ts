@@ -1,6 +1,6 @@
 import type { Memory } from '../../domain/memory';
-import type { LinkType } from '../../links/domain/memory-link';
-import type { SharePermission } from '../../sharing/domain/share';
+import type { LinkType } from '../../domain/memory-link';
+import type { SharePermission } from '../../domain/share';
 
 export const EXPORT_FORMATS = ['json', 'jsonl', 'markdown'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

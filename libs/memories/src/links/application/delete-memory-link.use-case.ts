@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { WRITE_TRANSACTION } from '../../application/write-transaction';
-import type { MemoryLink, NewMemoryLink } from '../domain/memory-link';
-import { MemoryLinkWriter } from './memory-link-writer';
+import { WRITE_TRANSACTION } from '../../write/write-transaction';
+import type { MemoryLink, NewMemoryLink } from '../../domain/memory-link';
+import { MemoryLinkWriter } from '../../write/memory-link-writer';
 
 /** Removes one link from memory `srcId`; answers the removed link. */
 @Injectable()

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { MemoryLinkRepository } from '../adapters/memory-link.repository';
-import { linksOf, type MemoryLinks } from '../domain/memory-link';
+import { MemoryLinkRepository } from '../../write/memory-link.repository';
+import { linksOf, type MemoryLinks } from '../../domain/memory-link';
 
 /**
  * A memory's links in both directions, only those whose both ends the caller can see: a memory

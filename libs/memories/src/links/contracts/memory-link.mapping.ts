@@ -1,4 +1,4 @@
-import type { MemoryLink, MemoryLinks, NewMemoryLink } from '../domain/memory-link';
+import type { MemoryLink, MemoryLinks, NewMemoryLink } from '../../domain/memory-link';
 import type { CreateLinkBody, LinkParams } from './memory-link.schemas';
 
 /** The one mapping between the link contracts and the use cases, used by REST and MCP alike. */

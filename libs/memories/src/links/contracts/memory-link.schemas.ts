@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { memoryDetailResponse, memoryIdSchema, storeMemorySchema } from '../../contracts/memory.schemas';
-import { LINK_TYPES } from '../domain/memory-link';
+import { LINK_TYPES } from '../../domain/memory-link';
 
 /** Wire contracts of memory links (claude-memory-mcp's ADR-0007 link routes), for REST and MCP. */
 

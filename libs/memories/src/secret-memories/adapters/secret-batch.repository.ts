@@ -1,5 +1,5 @@
 import { type Tx } from '@app/persistence';
-import type { RowSecret } from '../../adapters/memory.repository';
+import type { RowSecret } from '../../read-model/memory-read.repository';
 
 /** A row the secret migration screens. */
 export interface UnscreenedRow {

@@ -17,9 +17,9 @@ import {
   TenancyErrorCode,
   type Principal,
 } from '@app/tenancy';
-import { MemoryRepository } from '../../adapters/memory.repository';
+import { MemoryReadRepository } from '../../read-model/memory-read.repository';
 import { MemoryError, MemoryErrorCode } from '../../domain/memory.errors';
-import { refOf } from './secret-staging';
+import { refOf } from '../../write/secret-staging';
 
 export interface RevealedSecret {
   readonly id: number;
@@ -41,7 +41,7 @@ export interface RevealedSecret {
 export class RevealSecretUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly memories: MemoryReadRepository,
     private readonly audit: AuditWriter,
     @Inject(SECRET_STORE) private readonly store: ConfiguredSecretStore,
   ) {}

@@ -8,12 +8,12 @@ import {
   type ConfiguredSecretStore,
 } from '@app/secrets';
 import { AuditWriter, type Actor } from '@app/tenancy';
-import type { RowSecret } from '../../adapters/memory.repository';
+import type { RowSecret } from '../../read-model/memory-read.repository';
 import { SecretBatchRepository, type UnscreenedRow } from '../adapters/secret-batch.repository';
 import { sensitiveContentHash } from '../../domain/content-rules';
-import { MemoryWriter } from '../../application/memory-writer';
-import { SecretScreen } from './secret-screen';
-import { refOf } from './secret-staging';
+import { MemoryWriter } from '../../write/memory-writer';
+import { SecretScreen } from '../../write/secret-screen';
+import { refOf } from '../../write/secret-staging';
 
 export interface SecretMigrationCounts {
   /** Rows screened. */
@@ -120,7 +120,7 @@ export class SecretMigrator {
         secret,
       });
       const owner = { tenantId: batch.tenantId, userId: row.ownerId, requestId: batch.actor.requestId };
-      await this.writer.scheduleIndexing(owner, tx, Number(row.id), redacted);
+      await this.writer.reindex(owner, tx, Number(row.id), redacted);
       await this.audit.record(batch.actor, tx, {
         action: 'memory.secret.migrate',
         targetType: 'memory',

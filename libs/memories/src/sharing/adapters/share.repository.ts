@@ -1,7 +1,7 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
-import { liveMemorySql, toMemory, type MemoryRow } from '../../contracts/memory-row';
-import { sharePermissionSql } from '../../contracts/memory-visibility.sql';
-import type { MyMemoryShare, MyTagShare, SharedMemory, SharePermission } from '../domain/share';
+import { liveMemorySql, toMemory, type MemoryRow } from '../../read-model/memory-row';
+import { sharePermissionSql } from '../../read-model/memory-visibility.sql';
+import type { MyMemoryShare, MyTagShare, SharedMemory, SharePermission } from '../../domain/share';
 
 const PREVIEW_LENGTH = 80;
 

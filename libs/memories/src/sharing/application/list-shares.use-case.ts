@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { ShareRepository } from '../adapters/share.repository';
-import type { MyMemoryShare, MyTagShare, SharedMemory } from '../domain/share';
+import type { MyMemoryShare, MyTagShare, SharedMemory } from '../../domain/share';
 
 /** At most this many memories in one shared-with-me answer (most important first). */
 export const SHARED_WITH_ME_DEFAULT = 500;

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../../adapters/memory.repository';
-import { ownerScopeFor } from '../../application/ownership';
+import { MemoryReadRepository } from '../../read-model/memory-read.repository';
+import { ownerScopeFor } from '../../read-model/ownership';
 import { MemoryError } from '../../domain/memory.errors';
 import { ShareRepository } from '../adapters/share.repository';
-import type { SharePermission } from '../domain/share';
+import type { SharePermission } from '../../domain/share';
 import { recipientId } from './share-target';
 
 /**
@@ -16,7 +16,7 @@ import { recipientId } from './share-target';
 export class ShareMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly memories: MemoryReadRepository,
     private readonly shares: ShareRepository,
     private readonly audit: AuditWriter,
   ) {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { ShareRepository } from '../adapters/share.repository';
-import type { SharePermission } from '../domain/share';
+import type { SharePermission } from '../../domain/share';
 import { recipientId } from './share-target';
 
 /**

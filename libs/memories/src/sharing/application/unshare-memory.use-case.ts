@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryRepository } from '../../adapters/memory.repository';
-import { ownerScopeFor } from '../../application/ownership';
+import { MemoryReadRepository } from '../../read-model/memory-read.repository';
+import { ownerScopeFor } from '../../read-model/ownership';
 import { ShareRepository } from '../adapters/share.repository';
 
 /**
@@ -13,7 +13,7 @@ import { ShareRepository } from '../adapters/share.repository';
 export class UnshareMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly memories: MemoryReadRepository,
     private readonly shares: ShareRepository,
     private readonly audit: AuditWriter,
   ) {}

@@ -1,5 +1,5 @@
 import { presentListItem } from '../../contracts/memory.mapping';
-import type { MyMemoryShare, MyTagShare, SharedMemory } from '../domain/share';
+import type { MyMemoryShare, MyTagShare, SharedMemory } from '../../domain/share';
 
 /** REST and MCP alike: the claude-memory-mcp server's shapes. */
 export function presentSharedMemory(memory: SharedMemory) {

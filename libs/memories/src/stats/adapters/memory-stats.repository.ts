@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantScope, type Tx } from '@app/persistence';
-import { liveMemorySql } from '../../contracts/memory-row';
-import { visibleMemoryBranchesSql } from '../../contracts/memory-visibility.sql';
+import { liveMemorySql } from '../../read-model/memory-row';
+import { visibleMemoryBranchesSql } from '../../read-model/memory-visibility.sql';
 import type { DailyCount, MemoryActivity, MemoryStats, NamedCount } from '../domain/memory-stats';
 
 /** The branches of the caller's visible live memories, each row tagged with how it is reached. */

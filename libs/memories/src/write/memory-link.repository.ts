@@ -1,6 +1,6 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
-import { writableMemorySql } from '../../contracts/memory-visibility.sql';
-import { readableLinksSql, readableMemorySql } from '../contracts/memory-link.sql';
+import { writableMemorySql } from '../read-model/memory-visibility.sql';
+import { readableLinksSql, readableMemorySql } from '../read-model/memory-link.sql';
 import { type LinkType, type MemoryLink, type NewMemoryLink } from '../domain/memory-link';
 
 interface LinkRow {

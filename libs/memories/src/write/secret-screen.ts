@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { placeholderFor, SecretDetector } from '@app/secrets';
-import type { MemoryPatch, NewMemory } from '../../domain/memory';
+import type { MemoryPatch, NewMemory } from '../domain/memory';
 
 /** Row content of a memory the caller flagged with `force_sensitive`: all of it is secret. */
 export const FORCED_PLACEHOLDER = placeholderFor('sensitive');

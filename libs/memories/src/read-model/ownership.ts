@@ -1,6 +1,6 @@
 import type { TenantScope, Tx } from '@app/persistence';
 import { hasScope, type Principal } from '@app/tenancy';
-import type { MemoryRepository } from '../adapters/memory.repository';
+import type { MemoryReadRepository } from './memory-read.repository';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 
 /**
@@ -21,7 +21,7 @@ const DENIED: Record<MemoryChange, string> = {
  * memory (so ids reveal nothing), 403 when they can read it but not change it.
  */
 export async function ownerScopeFor(
-  memories: Pick<MemoryRepository, 'access'>,
+  memories: Pick<MemoryReadRepository, 'access'>,
   principal: Principal,
   tx: Tx,
   id: number,

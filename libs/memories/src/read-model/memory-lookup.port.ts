@@ -1,6 +1,6 @@
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { Memory } from '../domain/memory';
-import type { MemoryLink } from '../links/domain/memory-link';
+import type { MemoryLink } from '../domain/memory-link';
 
 /** `last`: the read ends the caller's transaction (see `QueryOptions.last`): its commit goes with it. */
 export interface FinalRead {

@@ -1,4 +1,4 @@
-import type { Memory } from '../../domain/memory';
+import type { Memory } from './memory';
 
 /** `read`: see it (and reveal its secret); `write`: also change its content. */
 export type SharePermission = 'read' | 'write';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SecretDetector } from '@app/secrets';
-import type { NewMemory } from '../../domain/memory';
-import { categorySchema } from '../../contracts/memory.schemas';
+import type { NewMemory } from '../domain/memory';
+import { categorySchema } from '../contracts/memory.schemas';
 import { FORCED_PLACEHOLDER, REDACTED_CATEGORY, SecretScreen } from './secret-screen';
 
 const screen = new SecretScreen(new SecretDetector());

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
-import { MemoryError, MemoryErrorCode } from '../../domain/memory.errors';
-import { MemoryLinkRepository } from '../adapters/memory-link.repository';
+import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
+import { MemoryLinkRepository } from './memory-link.repository';
 import type { MemoryLink, NewMemoryLink } from '../domain/memory-link';
 import { MemoryLinkError } from '../domain/memory-link.errors';
 

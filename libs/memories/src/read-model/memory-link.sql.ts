@@ -1,5 +1,5 @@
-import { liveMemorySql } from '../../contracts/memory-row';
-import { visibleMemorySql } from '../../contracts/memory-visibility.sql';
+import { liveMemorySql } from './memory-row';
+import { visibleMemorySql } from './memory-visibility.sql';
 
 /**
  * The caller (`user`) sees memory `m`: same tenant, live, and visible to them. (`s` and `t` are

@@ -1,24 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  NEW_ROW,
-  runTogether,
-  type RowId,
-  type SqlStatement,
-  type TenantScope,
-  type Tx,
-} from '@app/persistence';
-import { indexInputHash, OutboxWriter } from '@app/jobs';
+import { NEW_ROW, type Tx } from '@app/persistence';
 import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
-import { MemoryRepository, type MemoryQuota } from '../adapters/memory.repository';
-import { MemoryIndexRequestRepository } from '../adapters/memory-index-request.repository';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { NewMemory, StoredMemory } from '../domain/memory';
+import type { NewMemoryLink } from '../domain/memory-link';
 import { withResolvedDates } from '../domain/relative-dates';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from './memory-limits';
-import { SecretScreen, type Screened } from '../secret-memories/application/secret-screen';
-import { SecretStaging, type StagedSecret } from '../secret-memories/application/secret-staging';
-import { MemoryLinkWriter } from '../links/application/memory-link-writer';
-import type { NewMemoryLink } from '../links/domain/memory-link';
+import { MemoryIndexing } from './memory-indexing';
+import { MemoryLinkWriter } from './memory-link-writer';
+import { MemoryWriteRepository, type MemoryQuota } from './memory-write.repository';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
+import { SecretScreen, type Screened } from './secret-screen';
+import { SecretStaging, type StagedSecret } from './secret-staging';
 
 /** A new memory after screening, with its secret already in the store when it had one. */
 export interface PreparedMemory {
@@ -27,23 +20,22 @@ export interface PreparedMemory {
 }
 
 /**
- * The one write path for new memories (store and import): size rule, secret screening, secret
- * storage ahead of the row, duplicate check, relative dates resolved into the keywords, the index
- * job recorded in the same transaction as the row, and the `supersedes` link to the memory it
- * replaces.
+ * The rows of new memories: size rule, secret screening, secret storage ahead of the row, duplicate
+ * check, relative dates resolved into the keywords, the index job and audit entry in the row's own
+ * statement, and the `supersedes` link to the memory it replaces. Used by `MemoryWriter` only.
  */
 @Injectable()
-export class MemoryWriter {
+export class NewMemoryRows {
   constructor(
-    private readonly memories: MemoryRepository,
-    private readonly indexRequests: MemoryIndexRequestRepository,
-    private readonly outbox: OutboxWriter,
+    private readonly rows: MemoryWriteRepository,
+    private readonly reads: MemoryReadRepository,
+    private readonly indexing: MemoryIndexing,
     private readonly audit: AuditWriter,
-    @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
     private readonly screen: SecretScreen,
-    readonly staging: SecretStaging,
-    @Inject(MEMORY_DEFAULTS) private readonly defaults: MemoryDefaults,
+    private readonly staging: SecretStaging,
     private readonly links: MemoryLinkWriter,
+    @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
+    @Inject(MEMORY_DEFAULTS) private readonly defaults: MemoryDefaults,
   ) {}
 
   /** Validates and redacts, synchronously, before anything is written, logged or enqueued. */
@@ -58,36 +50,17 @@ export class MemoryWriter {
     return { screened, staged };
   }
 
-  /** Writes the row and its bookkeeping (index state, outbox, audit) in `tx`, in one statement. */
+  /**
+   * Writes the row and its bookkeeping (index state, outbox, audit) in `tx`, in one statement. With
+   * `last` (nothing follows in the transaction) a plain new memory's statement carries the commit
+   * too; `null` then says that statement wrote nothing and could not tell why (a duplicate
+   * committed while it waited, or a quota) and the transaction is over: store again without `last`.
+   */
   async store(
     principal: Principal,
     tx: Tx,
     prepared: PreparedMemory,
-  ): Promise<StoredMemory & { created: boolean }> {
-    const stored = await this.write(principal, tx, prepared, false);
-    if (stored === null) throw new Error('a store that does not carry the commit always decides');
-    return stored;
-  }
-
-  /**
-   * As `store`, when the caller writes nothing after this in the transaction: a plain new memory's
-   * statement then carries the commit too (one round trip). `null`: that statement wrote nothing
-   * and could not tell why (a duplicate committed while it waited, or a quota) and the transaction
-   * is over: store again with `store`.
-   */
-  async storeLast(
-    principal: Principal,
-    tx: Tx,
-    prepared: PreparedMemory,
-  ): Promise<(StoredMemory & { created: boolean }) | null> {
-    return this.write(principal, tx, prepared, true);
-  }
-
-  private async write(
-    principal: Principal,
-    tx: Tx,
-    prepared: PreparedMemory,
-    last: boolean,
+    last = false,
   ): Promise<(StoredMemory & { created: boolean }) | null> {
     const { screened, staged } = prepared;
     // Resolved here rather than at screening: an idempotent replay a day later hashes the same body.
@@ -97,9 +70,8 @@ export class MemoryWriter {
       expandedKeywords: withResolvedDates(screened.value.expandedKeywords, screened.value.content, said),
     };
     const quota = memoryQuotaOf(principal);
-    // The row's bookkeeping (index state, outbox, audit) goes in the row's own statement.
     const followers = [
-      ...this.indexingStatements(principal, tx, NEW_ROW, memory),
+      ...this.indexing.statements(principal, tx, NEW_ROW, memory),
       this.audit.statement(principal, {
         action: 'memory.create',
         targetType: 'memory',
@@ -108,7 +80,7 @@ export class MemoryWriter {
           screened.kinds.length > 0 ? { redacted: screened.kinds, sensitive: staged !== null } : undefined,
       }),
     ];
-    const stored = await this.memories.insertOrGetDuplicate(
+    const stored = await this.rows.insertOrGetDuplicate(
       principal,
       tx,
       {
@@ -136,6 +108,11 @@ export class MemoryWriter {
     return stored;
   }
 
+  /** Remakes a link between two rows of one import (a link that already exists is kept). */
+  async linkImported(principal: Principal, tx: Tx, link: NewMemoryLink): Promise<void> {
+    await this.links.link(principal, tx, link, { ifExists: 'keep', target: 'write' });
+  }
+
   /** Which quota refused a row of `content` (the statement only said that one did), with the current use. */
   private async quotaRefusal(
     principal: Principal,
@@ -143,7 +120,7 @@ export class MemoryWriter {
     quota: MemoryQuota | undefined,
     content: string,
   ): Promise<QuotaError> {
-    const usage = await this.memories.usage(principal, tx);
+    const usage = await this.reads.usage(principal, tx);
     const adding = Buffer.byteLength(content, 'utf8');
     const overCount = quota !== undefined && quota.maxMemories > 0 && usage.memories >= quota.maxMemories;
     if (!overCount && quota !== undefined && quota.maxMemoryBytes > 0) {
@@ -152,55 +129,10 @@ export class MemoryWriter {
     return QuotaError.memories(usage.memories, quota?.maxMemories ?? 0);
   }
 
-  /** Remakes a link between two rows of one import (a link that already exists is kept). */
-  async linkImported(principal: Principal, tx: Tx, link: NewMemoryLink): Promise<void> {
-    await this.links.link(principal, tx, link, { ifExists: 'keep', target: 'write' });
-  }
-
   /** The category's configured lifetime from now, or undefined (kept until deleted). */
   private defaultExpiry(category: string): Date | undefined {
     const ttl = this.defaults.ttlByCategory?.[category];
     return ttl === undefined ? undefined : new Date(Date.now() + ttl);
-  }
-
-  async scheduleIndexing(
-    principal: TenantScope & { readonly requestId?: string },
-    tx: Tx,
-    memoryId: number,
-    input: { content: string; expandedKeywords: string; tags: readonly string[] },
-  ): Promise<void> {
-    await runTogether(tx, this.indexingStatements(principal, tx, memoryId, input));
-  }
-
-  /**
-   * The memory's index state marked pending and its `memory.index` job, to run in `tx`; for
-   * `NEW_ROW`, to follow the memory's INSERT in its statement.
-   */
-  indexingStatements(
-    principal: TenantScope & { readonly requestId?: string },
-    tx: Tx,
-    memoryId: RowId,
-    input: { content: string; expandedKeywords: string; tags: readonly string[] },
-  ): SqlStatement[] {
-    const hash = indexInputHash(input);
-    const job = {
-      name: 'memory.index',
-      payload: {
-        tenantId: principal.tenantId,
-        userId: principal.userId,
-        // For a new row, a placeholder the statement replaces with the row's id.
-        memoryId: memoryId === NEW_ROW ? '0' : String(memoryId),
-        contentHash: hash,
-        requestId: principal.requestId,
-      },
-      requestId: principal.requestId,
-    } as const;
-    return [
-      this.indexRequests.markIndexPendingStatement(principal, memoryId, hash),
-      memoryId === NEW_ROW
-        ? this.outbox.enqueueStatement(principal, tx, job, 'memoryId')
-        : this.outbox.enqueueStatement(principal, tx, job),
-    ];
   }
 }
 

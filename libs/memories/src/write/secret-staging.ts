@@ -10,8 +10,9 @@ import {
   type SecretStore,
 } from '@app/secrets';
 import { type Principal } from '@app/tenancy';
-import { MemoryRepository, type RowSecret } from '../../adapters/memory.repository';
-import { SecretCleanupRepository } from '../adapters/secret-cleanup.repository';
+import { MemoryWriteRepository } from './memory-write.repository';
+import { type RowSecret } from '../read-model/memory-read.repository';
+import { SecretCleanupRepository } from './secret-cleanup.repository';
 
 /**
  * How long an intent waits before the cleanup job may act on it: far longer than any write
@@ -45,7 +46,7 @@ export class SecretStaging {
   constructor(
     @Inject(SECRET_STORE) private readonly store: ConfiguredSecretStore,
     private readonly tx: TransactionRunner,
-    private readonly memories: MemoryRepository,
+    private readonly memories: MemoryWriteRepository,
     private readonly cleanup: SecretCleanupRepository,
   ) {}
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HandlesJob } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
 import { SECRET_STORE, type ConfiguredSecretStore } from '@app/secrets';
-import { SecretCleanupRepository } from '../adapters/secret-cleanup.repository';
+import { SecretCleanupRepository } from './secret-cleanup.repository';
 import { refOf } from './secret-staging';
 
 const BATCH = 100;
