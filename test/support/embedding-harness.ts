@@ -14,9 +14,8 @@ import {
   RestoreMemoryUseCase,
 } from '@app/memories';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
-import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { PersistenceModule } from '@app/persistence';
-import { ALL_SCOPES, AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
+import { ALL_SCOPES, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase } from '@app/testing';
 import { createScratchDatabase } from './scratch-database';
 import { UpdateMemoryUseCase } from '@app/memories';
@@ -64,7 +63,6 @@ export async function embeddingHarness(
   if (embedders) builder = builder.overrideProvider(EMBEDDER_PROVIDER).useValue(embedders);
   const app: TestingModule = await builder.compile();
   await app.init();
-  const repo = new MemoryReadRepository();
   const writer = memoryWriterFor(db.tx, limits);
   const tenant = await createTestTenant(db, label.replace(/_/g, '-'));
   const principal = async (name: string, admin = false): Promise<Principal> => ({
@@ -92,9 +90,9 @@ export async function embeddingHarness(
     embeddingsOf,
     create: new CreateMemoryUseCase(writer),
     update: new UpdateMemoryUseCase(writer),
-    remove: new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter()),
-    purge: new PurgeMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter()),
-    restore: new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer),
+    remove: new DeleteMemoryUseCase(writer),
+    purge: new PurgeMemoryUseCase(writer),
+    restore: new RestoreMemoryUseCase(writer),
     close: async () => {
       await app.close();
       await db.close();

@@ -12,8 +12,7 @@ import {
 } from '@app/embeddings/testing';
 import { OutboxWriter, type JobPayload } from '@app/jobs';
 import { CreateMemoryUseCase, DeleteMemoryUseCase, RestoreMemoryUseCase } from '@app/memories';
-import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
-import { AuditWriter, type Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import {
   createTestTenant,
   DeterministicEmbedderProvider,
@@ -105,11 +104,10 @@ describe('index reconciliation of deleted, expired and restored memories', () =>
     scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'index_reconcile');
     db = await openTestDatabase(scratch.url, 4);
     await new RegisterConfiguredModelUseCase(db.tx, embedders, new EmbeddingModelRepository()).execute();
-    const repo = new MemoryReadRepository();
     const writer = memoryWriterFor(db.tx, limits);
     create = new CreateMemoryUseCase(writer);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
-    restore = new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer);
+    remove = new DeleteMemoryUseCase(writer);
+    restore = new RestoreMemoryUseCase(writer);
     index = new IndexMemoriesUseCase(
       db.tx,
       states,

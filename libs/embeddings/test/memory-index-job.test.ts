@@ -26,10 +26,9 @@ import {
   MemoryEmbeddingRepository,
   MemoryIndexStateRepository,
 } from '@app/embeddings/testing';
-import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { IndexMemoriesUseCase, type IndexMemoryOptions, type MemoryIndexStep } from '@app/embeddings';
 import { PersistenceModule } from '@app/persistence';
-import { AuditWriter, type Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import {
   createTestTenant,
   openTestDatabase,
@@ -131,11 +130,10 @@ describe('memory.index job', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 10);
-    const repo = new MemoryReadRepository();
     const writer = memoryWriterFor(db.tx, limits);
     create = new CreateMemoryUseCase(writer);
     update = new UpdateMemoryUseCase(writer);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    remove = new DeleteMemoryUseCase(writer);
     // The state machine alone: a step that embeds nothing.
     indexMemory = useCaseWith(db, noEmbedding);
     const tenant = await createTestTenant(db, 'idx');

@@ -7,6 +7,7 @@ export { MemoryIndexRequestRepository } from './write/memory-index-request.repos
 export { MemoryReadRepository } from './read-model/memory-read.repository';
 export { MemoryWriteRepository } from './write/memory-write.repository';
 export { MemoryIndexing } from './write/memory-indexing';
+export { MemoryLifecycle } from './write/memory-lifecycle';
 export { MemoryUpdate } from './write/memory-update';
 export { NewMemoryRows } from './write/new-memory-rows';
 export { MemoryUsageRepository } from './adapters/memory-usage.repository';

@@ -9,8 +9,7 @@ import {
   RestoreMemoryUseCase,
   UpdateMemoryUseCase,
 } from '@app/memories';
-import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
-import { AuditWriter, type Principal } from '@app/tenancy';
+import { type Principal } from '@app/tenancy';
 import {
   createTestTenant,
   memberPrincipal,
@@ -66,12 +65,11 @@ describe('edits duplicating a memory the editor cannot see', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
-    const repo = new MemoryReadRepository();
     const writer = memoryWriterFor(db.tx, limits);
     create = new CreateMemoryUseCase(writer);
     update = new UpdateMemoryUseCase(writer);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
-    restore = new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer);
+    remove = new DeleteMemoryUseCase(writer);
+    restore = new RestoreMemoryUseCase(writer);
   });
   afterAll(async () => db.close());
 

@@ -8,13 +8,8 @@ import {
   RestoreMemoryUseCase,
   UpdateMemoryUseCase,
 } from '@app/memories';
-import {
-  MemoryReadRepository,
-  MemoryWriteRepository,
-  MemoryUsageRepository,
-  MemoryWriter,
-} from '@app/memories/testing';
-import { AuditWriter, QuotaError, type Principal, type TenantQuotas } from '@app/tenancy';
+import { MemoryReadRepository, MemoryUsageRepository, MemoryWriter } from '@app/memories/testing';
+import { QuotaError, type Principal, type TenantQuotas } from '@app/tenancy';
 import {
   createTestTenant,
   memberPrincipal,
@@ -67,9 +62,9 @@ describe('memory usage and quotas against real Postgres', () => {
     writer = memoryWriterFor(db.tx, limits);
     create = new CreateMemoryUseCase(writer);
     update = new UpdateMemoryUseCase(writer);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
-    restore = new RestoreMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter(), writer);
-    purge = new PurgeMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    remove = new DeleteMemoryUseCase(writer);
+    restore = new RestoreMemoryUseCase(writer);
+    purge = new PurgeMemoryUseCase(writer);
     fold = new FoldMemoryUsageUseCase(db.tx, new MemoryUsageRepository());
   });
   afterAll(async () => db?.close());

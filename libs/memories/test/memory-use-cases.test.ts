@@ -40,7 +40,7 @@ describe('memory use cases against real Postgres', () => {
     ({ writer, rows } = memoryWritePartsFor(db.tx, limits));
     create = new CreateMemoryUseCase(writer);
     importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    remove = new DeleteMemoryUseCase(writer);
     const tenant = await createTestTenant(db);
     const principal = (name: string) => memberPrincipal(tenant, name);
     alice = await principal('alice');

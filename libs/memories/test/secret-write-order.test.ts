@@ -8,7 +8,6 @@ import {
   PurgeMemoryUseCase,
   SweepSecretsUseCase,
 } from '@app/memories';
-import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
 import { SecretCleanupRepository } from '@app/memories/testing';
 import { type MemoryWriter, type SecretStaging } from '@app/memories/testing';
 import { VaultSecretStore } from '@app/secrets';
@@ -67,12 +66,11 @@ describe('secret write order and orphan cleanup', () => {
       prefix: 'memory-service',
       timeoutMs: 500,
     });
-    const repo = new MemoryReadRepository();
     ({ writer, staging } = memoryWritePartsFor(db.tx, limits, store));
     create = new CreateMemoryUseCase(writer);
     importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
-    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
-    purge = new PurgeMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    remove = new DeleteMemoryUseCase(writer);
+    purge = new PurgeMemoryUseCase(writer);
     sweep = new SweepSecretsUseCase(db.tx, new SecretCleanupRepository(), store);
     const tenant = await createTestTenant(db, 'secret-order');
     alice = {

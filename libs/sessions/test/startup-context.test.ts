@@ -7,7 +7,7 @@ import {
   DeleteMemoryUseCase,
   type NewMemory,
 } from '@app/memories';
-import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
+import { MemoryReadRepository } from '@app/memories/testing';
 import { deriveKeyEncryptionKey, LocalSecretStore, SecretDetector } from '@app/secrets';
 import {
   presentStartupContext,
@@ -17,7 +17,7 @@ import {
   type StartupContext,
 } from '@app/sessions';
 import { SessionRepository, SessionScreen, StartupContextRepository } from '@app/sessions/testing';
-import { ALL_SCOPES, AuditWriter, createTenancyUseCases, type Principal } from '@app/tenancy';
+import { ALL_SCOPES, createTenancyUseCases, type Principal } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { memoryWriterFor } from '../../../test/support/memory-writes';
 import { fakeGithubToken } from '../../../test/support/fake-secrets';
@@ -70,8 +70,9 @@ describe('startup context', () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
     const repo = new MemoryReadRepository();
     const secrets = new LocalSecretStore(deriveKeyEncryptionKey(randomBytes(32).toString('hex')));
-    create = new CreateMemoryUseCase(memoryWriterFor(db.tx, limits, secrets));
-    remove = new DeleteMemoryUseCase(db.tx, repo, new MemoryWriteRepository(), new AuditWriter());
+    const writer = memoryWriterFor(db.tx, limits, secrets);
+    create = new CreateMemoryUseCase(writer);
+    remove = new DeleteMemoryUseCase(writer);
     const sessions = new SessionRepository();
     startup = new StartupContextUseCase(db.tx, new StartupContextRepository(), repo, sessions, BUDGETS);
     count = new CountMemoriesUseCase(db.tx, repo);

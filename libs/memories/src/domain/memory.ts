@@ -82,3 +82,6 @@ export interface StoredMemory {
 }
 
 export const DELETE_PREVIEW_LENGTH = 50;
+
+/** The preview a delete of an already deleted memory answers with. */
+export const ALREADY_DELETED_PREVIEW = '[already deleted]';

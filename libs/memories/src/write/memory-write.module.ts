@@ -7,6 +7,7 @@ import { MemoryReadModelModule } from '../read-model/memory-read-model.module';
 import { IdempotencyRepository } from './idempotency.repository';
 import { MemoryIndexRequestRepository } from './memory-index-request.repository';
 import { MemoryIndexing } from './memory-indexing';
+import { MemoryLifecycle } from './memory-lifecycle';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS } from './memory-limits';
 import { MemoryLinkRepository } from './memory-link.repository';
 import { MemoryLinkWriter } from './memory-link-writer';
@@ -31,6 +32,7 @@ import { SweepSecretsUseCase } from './sweep-secrets.use-case';
     MemoryWriter,
     NewMemoryRows,
     MemoryUpdate,
+    MemoryLifecycle,
     MemoryIndexing,
     MemoryWriteRepository,
     MemoryIndexRequestRepository,

@@ -1,17 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import {
-  TransactionRunner,
-  type RowId,
-  type SqlStatement,
-  type TenantScope,
-  type Tx,
-} from '@app/persistence';
+import { TransactionRunner, type TenantScope, type Tx } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import type { ImportedMemory, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
+import type { ImportedMemory, MemoryFilter, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { IdempotencyRepository } from './idempotency.repository';
 import { MemoryIndexing, type IndexInput } from './memory-indexing';
+import { MemoryLifecycle } from './memory-lifecycle';
 import { MemoryUpdate } from './memory-update';
 import { NewMemoryRows, type PreparedMemory } from './new-memory-rows';
 import { SecretStaging, type StagedSecret } from './secret-staging';
@@ -44,7 +39,8 @@ const sourceLinksOf = (item: ImportedMemory) => [item.sourceId ?? null, item.sou
  * The one write path of memories. `create` stores new memories (store and import): screening,
  * secrets stored ahead of their rows and discarded when the rows do not commit, the idempotency
  * claim, the rows with their index state, outbox job and audit entry, and their links, in one
- * transaction. `update` changes one memory. Nothing outside `write/` drives the steps itself.
+ * transaction. `update` changes one memory; `delete`, `deleteMatching`, `restore` and `purge` move it
+ * through its life. Nothing outside `write/` drives the steps itself.
  */
 @Injectable()
 export class MemoryWriter {
@@ -52,6 +48,7 @@ export class MemoryWriter {
     private readonly tx: TransactionRunner,
     private readonly rows: NewMemoryRows,
     private readonly changes: MemoryUpdate,
+    private readonly lifecycle: MemoryLifecycle,
     private readonly indexing: MemoryIndexing,
     private readonly staging: SecretStaging,
     private readonly idempotency: IdempotencyRepository,
@@ -114,6 +111,26 @@ export class MemoryWriter {
     return this.changes.apply(principal, id, patch);
   }
 
+  /** Soft delete; repeating it answers a fixed preview. */
+  delete(principal: Principal, id: number): Promise<{ deleted: number; preview: string }> {
+    return this.lifecycle.delete(principal, id);
+  }
+
+  /** Soft-deletes the caller's own live memories matching `filter`; answers their ids. */
+  deleteMatching(principal: Principal, filter: MemoryFilter): Promise<number[]> {
+    return this.lifecycle.deleteMatching(principal, filter);
+  }
+
+  /** Undoes a soft delete and queues the memory's index again. */
+  restore(principal: Principal, id: number): Promise<{ restored: number }> {
+    return this.lifecycle.restore(principal, id);
+  }
+
+  /** Removes a soft-deleted memory for good. */
+  purge(principal: Principal, id: number): Promise<{ purged: number }> {
+    return this.lifecycle.purge(principal, id);
+  }
+
   /** Queues the memory's index to be built again from `input` (its text changed outside `update`). */
   reindex(
     owner: TenantScope & { readonly requestId?: string },
@@ -122,16 +139,6 @@ export class MemoryWriter {
     input: IndexInput,
   ): Promise<void> {
     return this.indexing.schedule(owner, tx, memoryId, input);
-  }
-
-  /** `reindex` as statements, to run together with the caller's own in one round trip. */
-  reindexStatements(
-    owner: TenantScope & { readonly requestId?: string },
-    tx: Tx,
-    memoryId: RowId,
-    input: IndexInput,
-  ): SqlStatement[] {
-    return this.indexing.statements(owner, tx, memoryId, input);
   }
 
   private async writeRows(
