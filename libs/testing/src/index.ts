@@ -4,3 +4,4 @@ export * from './fixtures';
 export * from './deterministic-embedder';
 export * from './chaos';
 export * from './query-spy';
+export * from './use-case-testing';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { runTogether, TransactionRunner } from '@app/persistence';
+import { runTogether, TransactionRunner, type Tx } from '@app/persistence';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import { ALREADY_DELETED_PREVIEW, DELETE_PREVIEW_LENGTH, type MemoryFilter } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
@@ -30,9 +30,7 @@ export class MemoryLifecycle {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const owner = await ownerScopeFor(this.reads, principal, tx, id, 'manage');
-        const current = await this.rows.lockOwned(owner, tx, id);
-        if (!current) throw MemoryError.notFound(id);
+        const { owner, current } = await this.lockForChange(principal, tx, id);
         if (current.deleted) return { deleted: id, preview: ALREADY_DELETED_PREVIEW };
         await this.rows.softDelete(owner, tx, id);
         await this.audit.record(principal, tx, {
@@ -73,9 +71,7 @@ export class MemoryLifecycle {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const owner = await ownerScopeFor(this.reads, principal, tx, id, 'manage');
-        const current = await this.rows.lockOwned(owner, tx, id);
-        if (!current) throw MemoryError.notFound(id);
+        const { owner, current } = await this.lockForChange(principal, tx, id);
         if (!current.deleted) return { restored: id };
         const duplicate = await this.rows.hasLiveDuplicate(owner, tx, id, current.contentHash);
         if (duplicate !== null) {
@@ -103,9 +99,7 @@ export class MemoryLifecycle {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const owner = await ownerScopeFor(this.reads, principal, tx, id, 'manage');
-        const current = await this.rows.lockOwned(owner, tx, id);
-        if (!current) throw MemoryError.notFound(id);
+        const { owner, current } = await this.lockForChange(principal, tx, id);
         if (!current.deleted) {
           throw new MemoryError(
             MemoryErrorCode.NotDeleted,
@@ -122,5 +116,13 @@ export class MemoryLifecycle {
       },
       WRITE_TRANSACTION,
     );
+  }
+
+  /** The memory's owner scope and its locked row, once the caller may manage it (404/403 otherwise). */
+  private async lockForChange(principal: Principal, tx: Tx, id: number) {
+    const owner = await ownerScopeFor(this.reads, principal, tx, id, 'manage');
+    const current = await this.rows.lockOwned(owner, tx, id);
+    if (!current) throw MemoryError.notFound(id);
+    return { owner, current };
   }
 }
