@@ -4,9 +4,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply } from 'fastify';
-import { ConfigError, loadConfig, withDatabaseUrl, type AppConfig } from '@app/config';
+import { withDatabaseUrl, type AppConfig } from '@app/config';
 import { startupFailureMessage } from '@app/kernel';
 import {
+  bootstrapProcess,
   genReqId,
   registerHttpMetrics,
   registerRequestIdHeader,
@@ -140,48 +141,24 @@ function closeConnectionsWhenDraining(handler: RequestListener, draining: () => 
   };
 }
 
-async function main(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  await checkDependencies(config);
-  const api = await startApi(config);
-  const logger = api.app.get(ServiceLogger);
-  logger.log(`memory service listening on ${api.url} (${config.mode} mode)`, 'Bootstrap');
-  const generated = api.app.get(BootstrapResultHolder).result?.generatedAdminKey;
-  if (generated) {
-    // Printed once, to the terminal only: the database keeps just its hash.
-    process.stdout.write(
-      `\nNo API key was configured, so an admin key was created. Save it now; it is not shown again:\n\n  ${generated}\n\n` +
-        `Try: curl -H "Authorization: Bearer ${generated}" ${api.url}/api/memories\n\n`,
-    );
-  }
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.log(`${signal} received; draining`, 'Bootstrap');
-      const budgetMs = config.http.shutdownDelayMs + config.worker.shutdownGraceMs;
-      const timer = setTimeout(() => process.exit(1), budgetMs).unref();
-      void api.stop().then(
-        () => {
-          clearTimeout(timer);
-          process.exit(0);
-        },
-        () => process.exit(1),
-      );
-    });
-  }
-}
-
 if (require.main === module) {
-  void main().catch((error: unknown) => {
-    process.stderr.write(`${startupFailureMessage(error)}\n`);
-    process.exit(1);
+  bootstrapProcess({
+    preflight: checkDependencies,
+    start: async (config) => {
+      const api = await startApi(config);
+      return { ...api, logger: api.app.get(ServiceLogger) };
+    },
+    started: (api, config) => {
+      api.logger.log(`memory service listening on ${api.url} (${config.mode} mode)`, 'Bootstrap');
+      const generated = api.app.get(BootstrapResultHolder).result?.generatedAdminKey;
+      if (!generated) return;
+      // Printed once, to the terminal only: the database keeps just its hash.
+      process.stdout.write(
+        `\nNo API key was configured, so an admin key was created. Save it now; it is not shown again:\n\n  ${generated}\n\n` +
+          `Try: curl -H "Authorization: Bearer ${generated}" ${api.url}/api/memories\n\n`,
+      );
+    },
+    stopBudgetMs: (config) => config.http.shutdownDelayMs + config.worker.shutdownGraceMs,
+    failureMessage: (error) => startupFailureMessage(error),
   });
 }

@@ -1,4 +1,4 @@
-import type { INestApplicationContext, Type } from '@nestjs/common';
+import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { type AppConfig } from '@app/config';
@@ -53,6 +53,7 @@ export class CliContext {
   private cachedConfig: AppConfig | undefined;
   private app: Promise<INestApplicationContext> | undefined;
   private cases: TenancyUseCases | undefined;
+  private readonly features: Array<Type<unknown> | DynamicModule> = [];
 
   constructor(
     readonly io: CliIo,
@@ -62,6 +63,16 @@ export class CliContext {
   get config(): AppConfig {
     this.cachedConfig ??= this.loadConfig();
     return this.cachedConfig;
+  }
+
+  /**
+   * Adds a feature module a command needs beyond CliModule's (the reindex producer, the transcript
+   * import), before the first use of the container: each command builds only what it runs.
+   */
+  include(module: Type<unknown> | DynamicModule): this {
+    if (this.app) throw new Error('CliContext.include must come before the first use of the container');
+    this.features.push(module);
+    return this;
   }
 
   /** The database connection pool (the servers' PersistenceModule), opened on first use. */
@@ -115,7 +126,7 @@ export class CliContext {
           'and keys through the admin REST API with the printed admin key instead.',
       );
     }
-    this.app ??= NestFactory.createApplicationContext(CliModule.forRoot(this.config), {
+    this.app ??= NestFactory.createApplicationContext(CliModule.forRoot(this.config, this.features), {
       logger: false,
       abortOnError: false,
     });

@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { type AppConfig, ConfigModule } from '@app/config';
 import { PersistenceModule } from '@app/persistence';
 import { MemoriesModule } from '@app/memories';
@@ -13,7 +13,11 @@ import { TenancyModule } from '@app/tenancy';
  */
 @Module({})
 export class CliModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /** `features`: what the running command needs besides (CliContext.include). */
+  static forRoot(
+    config: AppConfig,
+    features: ReadonlyArray<Type<unknown> | DynamicModule> = [],
+  ): DynamicModule {
     return {
       module: CliModule,
       imports: [
@@ -21,6 +25,7 @@ export class CliModule {
         PersistenceModule.forRoot({ applicationName: 'memory-cli', migrate: false }),
         TenancyModule,
         MemoriesModule,
+        ...features,
       ],
     };
   }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Queue, Worker } from 'bullmq';
 import { loadConfig } from '@app/config';
-import { createTenancyUseCases, TenancyErrorCode, type TenancyUseCases } from '@app/tenancy';
+import { TenancyErrorCode, type TenancyUseCases } from '@app/tenancy';
+import { createTenancyUseCases } from '@app/tenancy/testing';
 import { openTestDatabase, type TestDatabase } from '@app/testing';
 import { runCli } from '../src/cli';
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@app/config';
-import { createTenancyUseCases, type TenancyUseCases } from '@app/tenancy';
+import { type TenancyUseCases } from '@app/tenancy';
+import { createTenancyUseCases } from '@app/tenancy/testing';
 import { FaultProxy, openTestDatabase, type TestDatabase } from '@app/testing';
 import { runCli } from '../src/cli';
 import { CliContext } from '../src/cli-context';

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import { ConfigError, loadConfig, type AppConfig } from '@app/config';
+import { type AppConfig } from '@app/config';
 import { startupFailureMessage } from '@app/kernel';
-import { ServiceLogger } from '@app/observability';
+import { bootstrapProcess, ServiceLogger } from '@app/observability';
 import { WorkerHealthServer } from './health/worker-health.server';
 import { drainJobs } from '@app/jobs';
 import { WorkerModule } from './worker.module';
@@ -50,51 +50,25 @@ export async function startWorker(config: AppConfig): Promise<StartedWorker> {
   return { app, healthUrl: `http://${host}:${health.port()}`, stop };
 }
 
-async function main(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-  const missing = missingWorkerSettings(config);
-  if (missing.length > 0) {
-    process.stderr.write(
-      `The worker needs ${missing.join(' and ')}: it processes jobs from Redis against PostgreSQL.\n` +
-        `For a single process with no external services, run \`npm start\` (embedded mode runs jobs in the API).\n`,
-    );
-    process.exit(1);
-  }
-  await checkWorkerDependencies(config);
-  const worker = await startWorker(config);
-  const logger = worker.app.get(ServiceLogger);
-  logger.log(`worker started; health and metrics on ${worker.healthUrl}`, 'Bootstrap');
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      logger.log(`${signal} received; draining`, 'Bootstrap');
-      // Backstop if closing hangs after the drain (e.g. a stuck database call): exit rather than linger.
-      const backstop = setTimeout(() => process.exit(1), config.worker.shutdownGraceMs + 10_000).unref();
-      void worker.stop().then(
-        () => {
-          clearTimeout(backstop);
-          process.exit(0);
-        },
-        (error: unknown) => {
-          logger.error(`shutdown failed: ${String(error)}`, 'Bootstrap');
-          process.exit(1);
-        },
-      );
-    });
-  }
-}
-
 if (require.main === module) {
-  void main().catch((error: unknown) => {
-    process.stderr.write(`${startupFailureMessage(error, 'worker failed to start')}\n`);
-    process.exit(1);
+  bootstrapProcess({
+    refuse: (config) => {
+      const missing = missingWorkerSettings(config);
+      if (missing.length === 0) return null;
+      return (
+        `The worker needs ${missing.join(' and ')}: it processes jobs from Redis against PostgreSQL.\n` +
+        'For a single process with no external services, run `npm start` (embedded mode runs jobs in the API).'
+      );
+    },
+    preflight: checkWorkerDependencies,
+    start: async (config) => {
+      const worker = await startWorker(config);
+      return { ...worker, logger: worker.app.get(ServiceLogger) };
+    },
+    started: (worker) =>
+      worker.logger.log(`worker started; health and metrics on ${worker.healthUrl}`, 'Bootstrap'),
+    // The drain has SHUTDOWN_GRACE_MS; closing the connections after it gets 10 s more.
+    stopBudgetMs: (config) => config.worker.shutdownGraceMs + 10_000,
+    failureMessage: (error) => startupFailureMessage(error, 'worker failed to start'),
   });
 }

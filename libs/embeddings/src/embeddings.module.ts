@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, Module, type OnModuleInit } from '@nestjs/c
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { JobsModule } from '@app/jobs';
 import { TenancyModule } from '@app/tenancy';
-import { EmbeddingModelRepository } from './adapters/embedding-model.repository';
 import { MemoryEmbeddingRepository } from './adapters/memory-embedding.repository';
 import { IndexBacklogMetrics } from './adapters/index-backlog.metrics';
 import { MemoryIndexStateRepository } from './adapters/memory-index-state.repository';
@@ -14,8 +13,7 @@ import { MaintainTenantIndexesUseCase } from './application/maintain-tenant-inde
 import { TenantVectorIndexRepository } from './adapters/tenant-vector-index.repository';
 import { RegisterConfiguredModelUseCase } from './application/register-configured-model.use-case';
 import { REINDEX_OPTIONS, RunReindexUseCase } from './application/run-reindex.use-case';
-import { StartReindexUseCase } from './application/start-reindex.use-case';
-import { EmbedderModule } from './embedder.module';
+import { EmbeddingModelsModule } from './embedding-models.module';
 
 /**
  * Registers EMBEDDING_MODEL while the app initialises, before any job consumer starts (Nest runs
@@ -48,7 +46,6 @@ const USE_CASES = [
   IndexMemoriesUseCase,
   ReconcileIndexUseCase,
   MaintainTenantIndexesUseCase,
-  StartReindexUseCase,
   RunReindexUseCase,
   RegisterConfiguredModelUseCase,
   QueryEmbedder,
@@ -61,7 +58,7 @@ const USE_CASES = [
  * Needs the global PersistenceModule and ConfigModule.
  */
 @Module({
-  imports: [EmbedderModule, JobsModule, TenancyModule],
+  imports: [EmbeddingModelsModule, JobsModule, TenancyModule],
   providers: [
     {
       provide: REINDEX_OPTIONS,
@@ -70,7 +67,6 @@ const USE_CASES = [
       // them into EMBEDDING_BATCH_SIZE calls.
       useFactory: (config: AppConfig) => ({ batchSize: Math.min(config.embeddings.batchSize * 4, 1000) }),
     },
-    EmbeddingModelRepository,
     MemoryEmbeddingRepository,
     MemoryIndexStateRepository,
     TenantVectorIndexRepository,
@@ -79,6 +75,6 @@ const USE_CASES = [
     IndexBacklogMetrics,
     ...USE_CASES,
   ],
-  exports: [EmbedderModule, ...USE_CASES],
+  exports: [EmbeddingModelsModule, ...USE_CASES],
 })
 export class EmbeddingsModule {}

@@ -11,4 +11,4 @@ export * from './application/register-configured-model.use-case';
 export * from './application/start-reindex.use-case';
 export * from './application/run-reindex.use-case';
 export * from './embeddings.module';
-export * from './embeddings.factory';
+export * from './embedding-models.module';

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
-  BullMqJobConsumer,
-  BullMqJobQueue,
   JobExecutor,
   JobHandlerRegistry,
   JOB_DEFINITIONS,
@@ -13,6 +11,7 @@ import {
   type JobPayload,
   type JobRunEvent,
 } from '@app/jobs';
+import { BullMqJobConsumer, BullMqJobQueue } from '@app/jobs/testing';
 import { IndexMemoriesUseCase, type MemoryIndexStep } from '@app/embeddings';
 import {
   EmbeddingModelRepository,

@@ -9,8 +9,6 @@ import { Queue } from 'bullmq';
 import { DataSource } from 'typeorm';
 import { ConfigModule, loadConfig } from '@app/config';
 import {
-  BullMqJobConsumer,
-  BullMqJobQueue,
   JobExecutor,
   JobHandlerRegistry,
   JobsRuntimeModule,
@@ -20,6 +18,7 @@ import {
   type JobPayload,
   type JobRunEvent,
 } from '@app/jobs';
+import { BullMqJobConsumer, BullMqJobQueue } from '@app/jobs/testing';
 import { CreateMemoryUseCase, DeleteMemoryUseCase, UpdateMemoryUseCase, type NewMemory } from '@app/memories';
 import {
   EmbeddingModelRepository,

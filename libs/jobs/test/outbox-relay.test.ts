@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Queue } from 'bullmq';
 import {
-  BullMqJobQueue,
   INDEX_BATCHES_WAITING_BEFORE_HOLD,
   OutboxRelay,
   OutboxRepository,
@@ -13,6 +12,7 @@ import {
   type JobQueue,
   type QueuedJob,
 } from '@app/jobs';
+import { BullMqJobQueue } from '@app/jobs/testing';
 import { type TenantScope } from '@app/persistence';
 import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';

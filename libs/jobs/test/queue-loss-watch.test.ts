@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BullMqJobQueue } from '@app/jobs';
+import { BullMqJobQueue } from '@app/jobs/testing';
 import { PrivateRedis } from '../../../test/support/private-redis';
 import { waitFor } from '../../../test/support/wait-for';
 
@@ -79,7 +79,11 @@ describe('BullMqJobQueue.watchForLoss', () => {
 
     await waitFor('the loss to be handled after two failures', () => (handled > 0 ? true : undefined));
     await settle(500);
-    expect({ failures, handled, otherInstallation }).toEqual({ failures: 0, handled: 1, otherInstallation: 1 });
+    expect({ failures, handled, otherInstallation }).toEqual({
+      failures: 0,
+      handled: 1,
+      otherInstallation: 1,
+    });
   });
 
   it('stops checking when the watch is stopped', async () => {

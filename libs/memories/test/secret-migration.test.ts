@@ -7,11 +7,11 @@ import { SecretScreen } from '@app/memories/testing';
 import {
   SecretDetector,
   SecretStoreError,
-  VaultSecretStore,
   type PutSecretOptions,
   type SecretRef,
   type SecretStore,
 } from '@app/secrets';
+import { VaultSecretStore } from '@app/secrets/testing';
 import { AuditWriter, type Principal, type SystemActor } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { FakeVault } from '@app/testing';

@@ -10,7 +10,7 @@ import {
 } from '@app/memories';
 import { SecretCleanupRepository } from '@app/memories/testing';
 import { type MemoryWriter, type SecretStaging } from '@app/memories/testing';
-import { VaultSecretStore } from '@app/secrets';
+import { VaultSecretStore } from '@app/secrets/testing';
 import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
 import { FakeVault } from '@app/testing';

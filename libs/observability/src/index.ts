@@ -9,3 +9,4 @@ export * from './build-info';
 export * from './metrics-access';
 export * from './internal-http-server';
 export * from './latency-summary';
+export * from './bootstrap-process';

@@ -26,3 +26,6 @@ export class NoSecretStore implements Omit<SecretStore, 'kind'> {
   /** Nothing can have been stored, so there is nothing to delete. */
   async delete(_ref: SecretRef): Promise<void> {}
 }
+
+/** The installation's secret store: Vault, local encryption, or none (writes of secrets refused). */
+export type ConfiguredSecretStore = SecretStore | NoSecretStore;

@@ -1,13 +1,12 @@
 import { type AppConfig } from '@app/config';
 import { deriveKeyEncryptionKey, DEFAULT_KDF_SALT } from './local/encryption-key';
 import { LocalSecretStore } from './local/local-secret-store.adapter';
-import { NoSecretStore } from './no-secret-store';
-import type { SecretStore } from './secret-store.port';
+import { NoSecretStore, type ConfiguredSecretStore } from './no-secret-store';
 import type { VaultAuthMethod } from './vault/vault-auth';
 import { VaultSecretStore } from './vault/vault-secret-store.adapter';
 
 /** What the write path receives: a real store, or one that refuses sensitive writes with 503. */
-export type ConfiguredSecretStore = SecretStore | NoSecretStore;
+export type { ConfiguredSecretStore };
 
 export interface SecretStoreFactoryOptions {
   /** Per-install salt for passphrase keys (e.g. kept next to the data); defaults to a fixed one. */

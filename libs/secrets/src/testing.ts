@@ -1,5 +1,9 @@
 /**
- * The test door: the raw node-vault client, for the Vault contract suite that runs against the
- * fake and a real `vault server -dev`. Production code imports only the index (lint enforces both).
+ * The test door: the Vault adapter, its login and the raw node-vault client, for the suites that run
+ * against the fake Vault and a real `vault server -dev`; the secret store factory SecretsModule uses.
+ * Production code imports only the index (lint enforces both).
  */
 export * from './vault/node-vault-client';
+export * from './vault/vault-auth';
+export * from './vault/vault-secret-store.adapter';
+export * from './secret-store.factory';

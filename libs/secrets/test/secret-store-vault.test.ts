@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeVault } from '@app/testing';
-import { SecretStoreErrorCode, VaultSecretStore, type VaultAuthMethod } from '@app/secrets';
+import { SecretStoreErrorCode } from '@app/secrets';
+import { VaultSecretStore, type VaultAuthMethod } from '@app/secrets/testing';
 
 const ref = (memoryId: number) => ({ tenantId: 'tenant-a', userId: 'user-1', memoryId });
 

@@ -20,7 +20,7 @@ export * from './ports/session-extractor.port';
 export * from './application/import-claude-code-transcript.use-case';
 export * from './application/process-imported-session.use-case';
 export * from './contracts/session-import.schemas';
-export * from './session-import.factory';
+export * from './session-import.module';
 export * from './domain/startup-context';
 export * from './contracts/startup-context.schemas';
 export * from './contracts/startup-context.mapping';

@@ -7,35 +7,27 @@ import { SecretsModule } from '@app/secrets';
 import { LlmSessionExtractor } from './adapters/llm-session-extractor';
 import { RuleSessionExtractor } from './adapters/rule-session-extractor';
 import { SessionEventRepository } from './adapters/session-event.repository';
-import { SessionImportRepository } from './adapters/session-import.repository';
-import { SessionRepository } from './adapters/session.repository';
 import { StartupContextRepository } from './adapters/startup-context.repository';
 import { ExtractSessionMemoriesUseCase } from './application/extract-session-memories.use-case';
 import { GetSessionTimelineUseCase } from './application/get-session-timeline.use-case';
 import { GetSessionUseCase } from './application/get-session.use-case';
-import { ImportClaudeCodeTranscriptUseCase } from './application/import-claude-code-transcript.use-case';
 import { ListSessionsUseCase } from './application/list-sessions.use-case';
 import { ProcessImportedSessionUseCase } from './application/process-imported-session.use-case';
 import { ProcessSessionEventsUseCase } from './application/process-session-events.use-case';
 import { RecordSessionEventsUseCase } from './application/record-session-events.use-case';
-import { SessionScreen } from './application/session-screen';
-import { StartSessionUseCase } from './application/start-session.use-case';
 import { STARTUP_CONTEXT_LIMITS, StartupContextUseCase } from './application/startup-context.use-case';
-import { UpdateSessionUseCase } from './application/update-session.use-case';
+import { SessionImportModule } from './session-import.module';
 import { SESSION_EXTRACTOR, type SessionExtractor } from './ports/session-extractor.port';
 
 const USE_CASES = [StartupContextUseCase];
 
 const SESSION_USE_CASES = [
-  StartSessionUseCase,
-  UpdateSessionUseCase,
   ListSessionsUseCase,
   GetSessionUseCase,
   RecordSessionEventsUseCase,
   GetSessionTimelineUseCase,
   ProcessSessionEventsUseCase,
   ExtractSessionMemoriesUseCase,
-  ImportClaudeCodeTranscriptUseCase,
   ProcessImportedSessionUseCase,
 ];
 
@@ -58,7 +50,7 @@ function sessionExtractor(config: AppConfig): SessionExtractor {
  * begins with.
  */
 @Module({
-  imports: [MemoriesModule, RecallModule, JobsModule, SecretsModule],
+  imports: [SessionImportModule, MemoriesModule, RecallModule, JobsModule, SecretsModule],
   providers: [
     { provide: SESSION_EXTRACTOR, inject: [APP_CONFIG], useFactory: sessionExtractor },
     {
@@ -68,12 +60,9 @@ function sessionExtractor(config: AppConfig): SessionExtractor {
     },
     StartupContextRepository,
     ...USE_CASES,
-    SessionRepository,
     SessionEventRepository,
-    SessionImportRepository,
-    SessionScreen,
     ...SESSION_USE_CASES,
   ],
-  exports: [...USE_CASES, ...SESSION_USE_CASES],
+  exports: [SessionImportModule, ...USE_CASES, ...SESSION_USE_CASES],
 })
 export class SessionsModule {}

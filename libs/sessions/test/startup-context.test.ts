@@ -17,7 +17,8 @@ import {
   type StartupContext,
 } from '@app/sessions';
 import { SessionRepository, SessionScreen, StartupContextRepository } from '@app/sessions/testing';
-import { ALL_SCOPES, createTenancyUseCases, type Principal } from '@app/tenancy';
+import { ALL_SCOPES, type Principal } from '@app/tenancy';
+import { createTenancyUseCases } from '@app/tenancy/testing';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { memoryWriterFor } from '../../../test/support/memory-writes';
 import { fakeGithubToken } from '../../../test/support/fake-secrets';

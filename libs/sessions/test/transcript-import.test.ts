@@ -2,16 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AdminJobRepository, GetJobUseCase, type JobPayload } from '@app/jobs';
+import { AdminJobRepository, GetJobUseCase, OutboxWriter, type JobPayload } from '@app/jobs';
 import {
-  createTranscriptImportUseCase,
   GetSessionTimelineUseCase,
   GetSessionUseCase,
+  ImportClaudeCodeTranscriptUseCase,
   ProcessImportedSessionUseCase,
-  type ImportClaudeCodeTranscriptUseCase,
+  StartSessionUseCase,
+  UpdateSessionUseCase,
   type TranscriptImport,
 } from '@app/sessions';
-import { SessionEventRepository, SessionImportRepository, SessionRepository } from '@app/sessions/testing';
+import {
+  SessionEventRepository,
+  SessionImportRepository,
+  SessionRepository,
+  SessionScreen,
+} from '@app/sessions/testing';
+import { SecretDetector } from '@app/secrets';
 import { MemoryReadRepository } from '@app/memories/testing';
 import { type Principal } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
@@ -88,7 +95,17 @@ describe('Claude Code transcript import', () => {
     const sessions = new SessionRepository();
     const events = new SessionEventRepository();
     const jobs = new AdminJobRepository();
-    importer = createTranscriptImportUseCase(db.tx);
+    const screen = new SessionScreen(new SecretDetector());
+    const outbox = new OutboxWriter();
+    importer = new ImportClaudeCodeTranscriptUseCase(
+      db.tx,
+      new StartSessionUseCase(db.tx, sessions, screen),
+      new UpdateSessionUseCase(db.tx, sessions, screen, outbox),
+      new SessionImportRepository(),
+      screen,
+      jobs,
+      outbox,
+    );
     processImport = new ProcessImportedSessionUseCase(db.tx, jobs, new SessionImportRepository());
     getSession = new GetSessionUseCase(db.tx, sessions, events);
     timeline = new GetSessionTimelineUseCase(db.tx, sessions, events, new MemoryReadRepository());

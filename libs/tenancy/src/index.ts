@@ -34,4 +34,4 @@ export * from './contracts/admin.responses';
 export * from './contracts/usage.responses';
 export * from './contracts/parse-input';
 export * from './tenancy.module';
-export * from './tenancy.factory';
+export * from './tenancy-use-cases';

@@ -21,29 +21,10 @@ import { ChangeUserStatusUseCase } from './application/change-user-status.use-ca
 import { ListAuditLogUseCase } from './application/list-audit-log.use-case';
 import { PurgeAuditLogUseCase } from './application/purge-audit-log.use-case';
 import { RotateApiKeyUseCase } from './application/rotate-api-key.use-case';
-
-export interface TenancyUseCases {
-  readonly authenticateApiKey: AuthenticateApiKeyUseCase;
-  readonly bootstrapFromEnv: BootstrapFromEnvUseCase;
-  readonly createUser: CreateUserUseCase;
-  readonly listUsers: ListUsersUseCase;
-  readonly findUser: FindUserUseCase;
-  readonly createApiKey: CreateApiKeyUseCase;
-  readonly listApiKeys: ListApiKeysUseCase;
-  readonly revokeApiKey: RevokeApiKeyUseCase;
-  readonly resolveSystemActor: ResolveSystemActorUseCase;
-  readonly getTenantSettings: GetTenantSettingsUseCase;
-  readonly updateTenantSettings: UpdateTenantSettingsUseCase;
-  readonly rotateApiKey: RotateApiKeyUseCase;
-  readonly changeUserStatus: ChangeUserStatusUseCase;
-  readonly listAuditLog: ListAuditLogUseCase;
-  readonly purgeAuditLog: PurgeAuditLogUseCase;
-  readonly cache: ApiKeyCache;
-}
+import type { TenancyUseCases } from './tenancy-use-cases';
 
 /**
- * The same wiring as TenancyModule without a Nest container, for the CLI (which should start fast
- * and without the HTTP stack) and for integration tests.
+ * The same wiring as TenancyModule without a Nest container, for integration tests (the test door).
  */
 export interface TenancyFactoryOptions extends ApiKeyCacheOptions {
   /** KEY_ROTATION_GRACE_SECONDS (default one day). */

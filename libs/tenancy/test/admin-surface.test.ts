@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import {
-  createTenancyUseCases,
-  MEMBER_SCOPES,
-  TenancyErrorCode,
-  type SystemActor,
-  type TenancyUseCases,
-} from '@app/tenancy';
+import { MEMBER_SCOPES, TenancyErrorCode, type SystemActor, type TenancyUseCases } from '@app/tenancy';
+import { createTenancyUseCases } from '@app/tenancy/testing';
 import { createTestTenant, openTestDatabase, type TestDatabase, type TestTenant } from '@app/testing';
 
 const noExpiry = { name: 'laptop', expiresAt: null, scopes: undefined } as const;

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { type TransactionRunner } from '@app/persistence';
 import {
   ALL_SCOPES,
-  createTenancyUseCases,
   generateApiKey,
   hashApiKey,
   MEMBER_SCOPES,
@@ -12,6 +11,7 @@ import {
   type SystemActor,
   type TenancyUseCases,
 } from '@app/tenancy';
+import { createTenancyUseCases } from '@app/tenancy/testing';
 import { createTestTenant, openTestDatabase, type TestDatabase, type TestTenant } from '@app/testing';
 
 const noExpiry = { name: '', expiresAt: null } as const;

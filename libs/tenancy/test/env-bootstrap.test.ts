@@ -4,13 +4,13 @@ import { Client } from 'pg';
 import { runMigrations } from '@app/persistence';
 import {
   ALL_SCOPES,
-  createTenancyUseCases,
   MEMBER_SCOPES,
   TenancyErrorCode,
   type EnvAuthSettings,
   type SystemActor,
   type TenancyUseCases,
 } from '@app/tenancy';
+import { createTenancyUseCases } from '@app/tenancy/testing';
 import { openTestDatabase, type TestDatabase } from '@app/testing';
 
 /**

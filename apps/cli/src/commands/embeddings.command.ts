@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { toAdminJobResponse } from '@app/jobs';
-import { createEmbedderProvider } from '@app/embeddings';
-import { reindexBodySchema } from '@app/embeddings';
-import { createReindexUseCases } from '@app/embeddings';
+import { EmbeddingModelsModule, reindexBodySchema, StartReindexUseCase } from '@app/embeddings';
+import { GetAdminJobUseCase, toAdminJobResponse } from '@app/jobs';
 import { parseInput } from '@app/tenancy';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
@@ -30,40 +28,36 @@ export function registerEmbeddingsCommands(program: Command, context: CliContext
     .action(async (options: { model: string; wait: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<Globals>();
       const input = parseInput(reindexBodySchema, { model: options.model });
+      // The embedder (to check the model loads) and the model registry; closed with the context.
+      context.include(EmbeddingModelsModule);
       const actor = await context.actor(globals.tenant);
-      const embedders = createEmbedderProvider(context.config);
-      try {
-        const cases = createReindexUseCases(await context.tx(), embedders);
-        const job = await cases.startReindex.execute(actor, input);
-        if (!options.wait) {
-          context.io.out(
-            globals.json
-              ? json({ job_id: job.id })
-              : `Started reindex job ${job.id} to "${input.model}". Follow it with GET /api/admin/jobs/${job.id}.\n`,
-          );
-          return;
-        }
-        if (!globals.json) {
-          context.io.out(
-            `Reindex job ${job.id} to "${input.model}" queued; a worker runs it (Ctrl-C stops watching, not the job).\n`,
-          );
-        }
-        const done = await followJob(context, cases.getJob, actor, job, {
-          label: 'reindex',
-          unit: 'memories',
-          showBar: !globals.json,
-        });
-        if (globals.json) context.io.out(json(toAdminJobResponse(done)));
-        if (done.status === 'failed')
-          throw new Error(`reindex job ${done.id} failed: ${done.error ?? 'unknown error'}`);
-        if (!globals.json) {
-          context.io.out(
-            `Reindex finished: ${done.progress.done} of ${done.progress.total ?? done.progress.done} memories; ` +
-              `"${input.model}" is the read model.\n`,
-          );
-        }
-      } finally {
-        await embedders.onModuleDestroy();
+      const job = await (await context.get(StartReindexUseCase)).execute(actor, input);
+      if (!options.wait) {
+        context.io.out(
+          globals.json
+            ? json({ job_id: job.id })
+            : `Started reindex job ${job.id} to "${input.model}". Follow it with GET /api/admin/jobs/${job.id}.\n`,
+        );
+        return;
+      }
+      if (!globals.json) {
+        context.io.out(
+          `Reindex job ${job.id} to "${input.model}" queued; a worker runs it (Ctrl-C stops watching, not the job).\n`,
+        );
+      }
+      const done = await followJob(context, await context.get(GetAdminJobUseCase), actor, job, {
+        label: 'reindex',
+        unit: 'memories',
+        showBar: !globals.json,
+      });
+      if (globals.json) context.io.out(json(toAdminJobResponse(done)));
+      if (done.status === 'failed')
+        throw new Error(`reindex job ${done.id} failed: ${done.error ?? 'unknown error'}`);
+      if (!globals.json) {
+        context.io.out(
+          `Reindex finished: ${done.progress.done} of ${done.progress.total ?? done.progress.done} memories; ` +
+            `"${input.model}" is the read model.\n`,
+        );
       }
     });
 }

@@ -1,17 +1,14 @@
 import type { Command } from 'commander';
 import {
-  BullMqJobInspector,
-  BullMqJobQueue,
   CancelAdminJobUseCase,
   GetAdminJobUseCase,
-  JOB_INSPECTOR,
+  JobQueueInspectionModule,
   ListAdminJobsUseCase,
   listAdminJobsQuerySchema,
   RetryAdminJobUseCase,
   ShowAdminJobUseCase,
   toAdminJobResponse,
   type AdminJobResponse,
-  type AttachedJobInspector,
 } from '@app/jobs';
 import { parseInput, type SystemActor } from '@app/tenancy';
 import { CliUsageError, type CliContext } from '../cli-context';
@@ -111,24 +108,19 @@ async function withJobs(
   tenant: string | undefined,
   run: (cases: AdminJobUseCases, actor: SystemActor) => Promise<void>,
 ): Promise<void> {
-  const { url, queuePrefix } = context.config.redis;
-  if (!url) throw new CliUsageError('REDIS_URL is not set: the jobs commands read the job queue in Redis.');
-  const queue = new BullMqJobQueue({ url, prefix: queuePrefix, connectionName: `${queuePrefix}-cli` });
-  try {
-    // The CLI has no job runtime: the use cases read this queue, as a server's read its own.
-    const inspector = await context.get<AttachedJobInspector>(JOB_INSPECTOR);
-    inspector.attach(new BullMqJobInspector((name) => queue.queueFor(name)));
-    const cases: AdminJobUseCases = {
-      list: await context.get(ListAdminJobsUseCase),
-      show: await context.get(ShowAdminJobUseCase),
-      retry: await context.get(RetryAdminJobUseCase),
-      cancel: await context.get(CancelAdminJobUseCase),
-      tracked: await context.get(GetAdminJobUseCase),
-    };
-    await run(cases, await context.actor(tenant));
-  } finally {
-    await queue.close();
+  if (!context.config.redis.url) {
+    throw new CliUsageError('REDIS_URL is not set: the jobs commands read the job queue in Redis.');
   }
+  // The CLI has no job runtime: the use cases read the queue as a server's read its own.
+  context.include(JobQueueInspectionModule.forRoot({ client: 'cli' }));
+  const cases: AdminJobUseCases = {
+    list: await context.get(ListAdminJobsUseCase),
+    show: await context.get(ShowAdminJobUseCase),
+    retry: await context.get(RetryAdminJobUseCase),
+    cancel: await context.get(CancelAdminJobUseCase),
+    tracked: await context.get(GetAdminJobUseCase),
+  };
+  await run(cases, await context.actor(tenant));
 }
 
 async function watch(

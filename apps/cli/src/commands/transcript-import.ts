@@ -1,5 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { createTranscriptImportUseCase, presentTranscriptImport } from '@app/sessions';
+import {
+  ImportClaudeCodeTranscriptUseCase,
+  presentTranscriptImport,
+  SessionImportModule,
+} from '@app/sessions';
 import type { CliContext } from '../cli-context';
 import { json } from '../cli-output';
 import { startProgress } from '../progress';
@@ -19,9 +23,10 @@ export interface TranscriptImportOptions {
  * the real total). The follow-up job is queued through the outbox; a worker runs it.
  */
 export async function importTranscript(context: CliContext, options: TranscriptImportOptions): Promise<void> {
+  context.include(SessionImportModule);
   const principal = await context.userPrincipal(options.tenant, options.user);
   const total = await countLines(options.file);
-  const importer = createTranscriptImportUseCase(await context.tx());
+  const importer = await context.get(ImportClaudeCodeTranscriptUseCase);
   const progress = startProgress(context.io, { label: 'imported', total, unit: 'lines', json: options.json });
   let result;
   try {
