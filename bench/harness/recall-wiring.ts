@@ -43,7 +43,10 @@ export interface RecallWiring {
 
 const NO_VECTOR_LEG: VectorRecall = {
   prepare: async () => null,
+  activeModel: async () => null,
   search: async () => [],
+  nearestOwn: async () => [],
+  nearDuplicatePairs: async () => [],
 };
 
 /**

@@ -20,7 +20,10 @@ const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 /** A vector leg that must not run: recall over the text leg alone. */
 export const NO_VECTORS: VectorRecall = {
   prepare: () => Promise.reject(new Error('the text leg alone runs here')),
+  activeModel: () => Promise.reject(new Error('the text leg alone runs here')),
   search: () => Promise.resolve([]),
+  nearestOwn: () => Promise.reject(new Error('the text leg alone runs here')),
+  nearDuplicatePairs: () => Promise.reject(new Error('the text leg alone runs here')),
 };
 
 /** Recall wired by hand as Nest wires it, without a vector leg (text leg: Postgres's unless given). */

@@ -197,6 +197,10 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
       prepare: async () => ({ modelId: MODEL, dimensions: D, vector: Float32Array.from(Q) }),
       search: (scope, tx, query, input) =>
         exact.search(scope, tx, { ...query, k: input.k, filters: input.filter }),
+      // Only recall runs here.
+      activeModel: () => Promise.reject(new Error('recall alone runs here')),
+      nearestOwn: () => Promise.reject(new Error('recall alone runs here')),
+      nearDuplicatePairs: () => Promise.reject(new Error('recall alone runs here')),
     };
     const candidates = new RecallCandidateRepository();
     const links = new RecallLinks(new MemoryReadRepository());

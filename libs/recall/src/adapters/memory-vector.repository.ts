@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { dominantTenantComment, hnswIndexName, tenantHnswIndexName } from '@app/embeddings';
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
-import type { VectorHit } from '../ports/vector-recall.port';
+import type { NearDuplicatePair, VectorHit } from '../ports/vector-recall.port';
 import {
   buildCandidateCountQuery,
   buildNearDuplicatesQuery,
@@ -39,12 +39,7 @@ export interface NearestInput {
 
 export type NearDuplicatesInput = NearDuplicateSpec;
 
-export interface NearDuplicatePair {
-  /** The smaller memory id of the pair. */
-  readonly firstId: number;
-  readonly secondId: number;
-  readonly similarity: number;
-}
+export type { NearDuplicatePair };
 
 export interface VectorSearchResult {
   readonly plan: VectorPlan;

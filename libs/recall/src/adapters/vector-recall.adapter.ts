@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { QueryEmbedder } from '@app/embeddings';
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
-import type { PreparedQuery, VectorHit, VectorRecall } from '../ports/vector-recall.port';
+import type { NearDuplicatePair, PreparedQuery, VectorHit, VectorRecall } from '../ports/vector-recall.port';
 import { MemoryVectorRepository } from './memory-vector.repository';
 
 /**
- * The vector leg of recall: the query is embedded by the embeddings lib (active read model,
- * cached) and searched by MemoryVectorRepository inside the caller's transaction.
+ * Recall's vectors: queries are embedded by the embeddings lib (active read model, cached) and
+ * searched by MemoryVectorRepository inside the caller's transaction.
  */
 @Injectable()
 export class VectorRecallAdapter implements VectorRecall {
@@ -18,6 +18,35 @@ export class VectorRecallAdapter implements VectorRecall {
 
   prepare(text: string): Promise<PreparedQuery | null> {
     return this.queries.embed(text);
+  }
+
+  async activeModel(): Promise<{ id: string; dimensions: number } | null> {
+    const model = await this.queries.activeModel();
+    return model ? { id: model.id, dimensions: model.dimensions } : null;
+  }
+
+  async nearestOwn(scope: TenantScope, tx: Tx, query: PreparedQuery, k: number): Promise<VectorHit[]> {
+    const hits = await this.vectors.nearest(scope, tx, {
+      modelId: query.modelId,
+      dimensions: query.dimensions,
+      vector: query.vector,
+      k,
+    });
+    return hits.filter((h) => Number.isFinite(h.distance));
+  }
+
+  nearDuplicatePairs(
+    scope: TenantScope,
+    tx: Tx,
+    input: { model: { id: string; dimensions: number }; threshold: number; limit: number; scanCap: number },
+  ): Promise<NearDuplicatePair[]> {
+    return this.vectors.nearDuplicatePairs(scope, tx, {
+      modelId: input.model.id,
+      dimensions: input.model.dimensions,
+      threshold: input.threshold,
+      limit: input.limit,
+      scanCap: input.scanCap,
+    });
   }
 
   async search(

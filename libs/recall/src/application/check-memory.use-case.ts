@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { MemoryVectorRepository } from '../adapters/memory-vector.repository';
 import { contentHash, MemoryLookup } from '@app/memories';
 import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
 
@@ -25,25 +24,18 @@ export class CheckMemoryUseCase {
   constructor(
     private readonly tx: TransactionRunner,
     private readonly memories: MemoryLookup,
-    @Inject(VECTOR_RECALL) private readonly queries: VectorRecall,
-    private readonly vectors: MemoryVectorRepository,
+    @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async execute(principal: Principal, content: string): Promise<CheckResult> {
-    const query = await this.queries.prepare(content);
+    const query = await this.vectors.prepare(content);
     return this.tx.inTenant(principal, async (tx) => {
       const exact = await this.memories.findLiveByHash(principal, tx, contentHash(content));
       if (exact) return { action: 'NOOP', match: { id: exact.id, similarity: 1, content: exact.content } };
       if (!query) return { action: 'ADD' };
       // Only the caller's own memories: a teammate's team memory is theirs to update.
-      const hits = await this.vectors.nearest(principal, tx, {
-        modelId: query.modelId,
-        dimensions: query.dimensions,
-        vector: query.vector,
-        k: CANDIDATES,
-      });
-      const best = hits.find((h) => Number.isFinite(h.distance));
+      const [best] = await this.vectors.nearestOwn(principal, tx, query, CANDIDATES);
       if (!best) return { action: 'ADD' };
       const [memory] = await this.memories.findVisible(principal, tx, [best.memoryId]);
       if (!memory) return { action: 'ADD' };

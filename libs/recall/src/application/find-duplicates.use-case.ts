@@ -2,9 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { QueryEmbedder } from '@app/embeddings';
 import { MemoryLookup } from '@app/memories';
-import { MemoryVectorRepository } from '../adapters/memory-vector.repository';
+import { VECTOR_RECALL, type VectorRecall } from '../ports/vector-recall.port';
 
 /** How many of the caller's most recent memories are probed for a near neighbour. */
 export const DUPLICATE_SCAN_CAP = 2000;
@@ -27,8 +26,7 @@ export interface DuplicatesResult {
 export class FindDuplicatesUseCase {
   constructor(
     private readonly tx: TransactionRunner,
-    private readonly queries: QueryEmbedder,
-    private readonly vectors: MemoryVectorRepository,
+    @Inject(VECTOR_RECALL) private readonly vectors: VectorRecall,
     private readonly memories: MemoryLookup,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -39,13 +37,12 @@ export class FindDuplicatesUseCase {
   ): Promise<DuplicatesResult> {
     const threshold = input.threshold ?? this.config.dedup.noopThreshold;
     const limit = Math.min(Math.max(input.limit ?? 50, 1), MAX_DUPLICATE_PAIRS);
-    const model = await this.queries.activeModel();
+    const model = await this.vectors.activeModel();
     const result = { threshold, scan_limit: DUPLICATE_SCAN_CAP };
     if (!model) return { pairs: [], ...result };
     return this.tx.inTenant(principal, async (tx) => {
       const pairs = await this.vectors.nearDuplicatePairs(principal, tx, {
-        modelId: model.id,
-        dimensions: model.dimensions,
+        model,
         threshold,
         limit,
         scanCap: DUPLICATE_SCAN_CAP,
