@@ -5,11 +5,9 @@ import { type AppConfig } from '@app/config';
 import { TransactionRunner } from '@app/persistence';
 import { EMBEDDER_PROVIDER, type EmbedderProvider } from '@app/embeddings';
 import { RecallMemoriesUseCase, VECTOR_RECALL, type FusionSettings, type VectorRecall } from '@app/recall';
-import { MemoryReadRepository } from '@app/memories/testing';
-import { RecallCandidateRepository, buildTextLeg, RecallLinks, TextIndexRegistry } from '@app/recall/testing';
+import { TextIndexRegistry } from '@app/recall/testing';
 import { MemoryVectorRepository } from '@app/recall/testing';
 import { EmbeddingModelRepository } from '@app/embeddings/testing';
-import { embedderProviderFactory } from '@app/embeddings/testing';
 import { METRICS_REGISTRY } from '@app/observability';
 import type { Registry } from 'prom-client';
 import { rawTx } from '../recall/raw-tx';
@@ -41,14 +39,6 @@ export interface RecallWiring {
   textLegCounts(): Promise<TextLegCounts | null>;
 }
 
-const NO_VECTOR_LEG: VectorRecall = {
-  prepare: async () => null,
-  activeModel: async () => null,
-  search: async () => [],
-  nearestOwn: async () => [],
-  nearDuplicatePairs: async () => [],
-};
-
 /**
  * A provider if the app has it. Asked through ModuleRef: the application object's own `get` runs
  * inside Nest's exceptions zone, which exits the process on an unknown token instead of throwing.
@@ -64,29 +54,12 @@ function optional<T>(app: INestApplicationContext, token: Parameters<ModuleRef['
 export function resolveRecallWiring(app: INestApplicationContext, config: AppConfig): RecallWiring {
   const notes: string[] = [];
   const tx = app.get(TransactionRunner, { strict: false });
-  let recall = optional<RecallMemoriesUseCase>(app, RecallMemoriesUseCase);
-  const vectorRecall = recall ? optional<VectorRecall>(app, VECTOR_RECALL) : null;
-  const vectorLegWired = vectorRecall !== null;
-  if (!recall) {
-    notes.push('RecallMemoriesUseCase is not provided by the app yet: built here with the text leg only.');
-    const memories = new MemoryReadRepository();
-    recall = new RecallMemoriesUseCase(
-      tx,
-      buildTextLeg(tx),
-      NO_VECTOR_LEG,
-      new RecallCandidateRepository(),
-      new RecallLinks(memories),
-    );
-  }
-  let vectors = optional<MemoryVectorRepository>(app, MemoryVectorRepository);
-  if (!vectors) {
-    vectors = new MemoryVectorRepository({ exactScanMaxRows: config.embeddings.exactScanMaxRows });
-  }
-  let embedders = optional<EmbedderProvider>(app, EMBEDDER_PROVIDER);
-  if (!embedders) {
-    notes.push('EMBEDDER_PROVIDER is not provided by the app yet: the benchmark loads the model itself.');
-    embedders = embedderProviderFactory(config);
-  }
+  // The app's own objects: the benchmark measures the composition the servers run.
+  const recall = app.get(RecallMemoriesUseCase, { strict: false });
+  const vectorRecall = app.get<VectorRecall>(VECTOR_RECALL, { strict: false });
+  const vectorLegWired = true;
+  const vectors = app.get(MemoryVectorRepository, { strict: false });
+  const embedders = app.get<EmbedderProvider>(EMBEDDER_PROVIDER, { strict: false });
   const metrics = optional<Registry>(app, METRICS_REGISTRY);
   return {
     fusion: config.recall.fusion,

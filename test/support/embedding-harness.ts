@@ -63,7 +63,7 @@ export async function embeddingHarness(
   if (embedders) builder = builder.overrideProvider(EMBEDDER_PROVIDER).useValue(embedders);
   const app: TestingModule = await builder.compile();
   await app.init();
-  const writer = memoryWriterFor(db.tx, limits);
+  const writer = await memoryWriterFor(db.tx, limits);
   const tenant = await createTestTenant(db, label.replace(/_/g, '-'));
   const principal = async (name: string, admin = false): Promise<Principal> => ({
     ...(await tenant.addUser(name)),

@@ -1,59 +1,62 @@
-import { OutboxWriter } from '@app/jobs';
-import { type MemoryDefaults, type MemoryLimits } from '@app/memories';
-import {
-  IdempotencyRepository,
-  MemoryIndexing,
-  MemoryIndexRequestRepository,
-  MemoryLifecycle,
-  MemoryLinkRepository,
-  MemoryLinkWriter,
-  MemoryReadRepository,
-  MemoryUpdate,
-  MemoryWriteRepository,
-  MemoryWriter,
-  NewMemoryRows,
-  SecretCleanupRepository,
-  SecretScreen,
-  SecretStaging,
-} from '@app/memories/testing';
-import { type TransactionRunner } from '@app/persistence';
-import { NoSecretStore, SecretDetector, type ConfiguredSecretStore } from '@app/secrets';
-import { AuditWriter } from '@app/tenancy';
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { APP_CONFIG, loadConfig } from '@app/config';
+import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from '@app/memories';
+import { MemoryWriteModule, MemoryWriter, NewMemoryRows, SecretStaging } from '@app/memories/testing';
+import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
+import { NoSecretStore, SECRET_STORE, type ConfiguredSecretStore } from '@app/secrets';
 
-/** The write path as Nest wires it (MemoryWriteModule), for tests that build use cases by hand. */
-export function memoryWriterFor(
+/** What the global PersistenceModule and ConfigModule give a composition, over a test's own runner. */
+@Global()
+@Module({})
+class TestFoundationModule {
+  static over(tx: TransactionRunner): DynamicModule {
+    return {
+      module: TestFoundationModule,
+      providers: [
+        { provide: TransactionRunner, useValue: tx },
+        { provide: ServerSecretRepository, useValue: new ServerSecretRepository() },
+        { provide: APP_CONFIG, useValue: loadConfig({ LOG_LEVEL: 'warn' }) },
+      ],
+      exports: [TransactionRunner, ServerSecretRepository, APP_CONFIG],
+    };
+  }
+}
+
+/**
+ * The write path as Nest builds it (MemoryWriteModule) over the test's transaction runner, with
+ * the ports a suite chooses: the secret store, the limits and the defaults.
+ */
+export async function memoryWritePartsFor(
   tx: TransactionRunner,
   limits: MemoryLimits,
   store: ConfiguredSecretStore = new NoSecretStore(),
   // The suites written before team visibility keep per-user memories unless they ask.
   defaults: MemoryDefaults = { defaultVisibility: 'private' },
-): MemoryWriter {
-  return memoryWritePartsFor(tx, limits, store, defaults).writer;
+): Promise<{ writer: MemoryWriter; rows: NewMemoryRows; staging: SecretStaging }> {
+  const module = await Test.createTestingModule({
+    imports: [TestFoundationModule.over(tx), MemoryWriteModule],
+  })
+    .overrideProvider(SECRET_STORE)
+    .useValue(store)
+    .overrideProvider(MEMORY_LIMITS)
+    .useValue(limits)
+    .overrideProvider(MEMORY_DEFAULTS)
+    .useValue(defaults)
+    .compile();
+  return {
+    writer: module.get(MemoryWriter),
+    rows: module.get(NewMemoryRows),
+    staging: module.get(SecretStaging),
+  };
 }
 
-/** `memoryWriterFor` with the writer's inner steps, for tests that drive one step on its own. */
-export function memoryWritePartsFor(
+/** `memoryWritePartsFor`'s writer. */
+export async function memoryWriterFor(
   tx: TransactionRunner,
   limits: MemoryLimits,
-  store: ConfiguredSecretStore = new NoSecretStore(),
-  defaults: MemoryDefaults = { defaultVisibility: 'private' },
-): { writer: MemoryWriter; rows: NewMemoryRows; staging: SecretStaging } {
-  const reads = new MemoryReadRepository();
-  const rows = new MemoryWriteRepository();
-  const audit = new AuditWriter();
-  const indexing = new MemoryIndexing(new MemoryIndexRequestRepository(), new OutboxWriter());
-  const screen = new SecretScreen(new SecretDetector());
-  const staging = new SecretStaging(store, tx, rows, new SecretCleanupRepository());
-  const links = new MemoryLinkWriter(new MemoryLinkRepository(), audit);
-  const newRows = new NewMemoryRows(rows, reads, indexing, audit, screen, staging, links, limits, defaults);
-  const writer = new MemoryWriter(
-    tx,
-    newRows,
-    new MemoryUpdate(tx, reads, rows, indexing, audit, screen, staging, limits),
-    new MemoryLifecycle(tx, reads, rows, indexing, audit),
-    indexing,
-    staging,
-    new IdempotencyRepository(),
-  );
-  return { writer, rows: newRows, staging };
+  store?: ConfiguredSecretStore,
+  defaults?: MemoryDefaults,
+): Promise<MemoryWriter> {
+  return (await memoryWritePartsFor(tx, limits, store, defaults)).writer;
 }

@@ -49,12 +49,14 @@ export const installedLexicon = () => new LexiconSource(process.env.MODELS_DIR ?
 
 /** Stores memories through the create use case, team-visible unless the fields say otherwise. */
 export function teamMemoryStore(tx: TransactionRunner) {
-  const writer = memoryWriterFor(tx, limits, undefined, {
-    defaultVisibility: 'team',
-  });
-  const create = new CreateMemoryUseCase(writer);
-  return async (who: Principal, content: string, fields: Partial<NewMemory> = {}) =>
-    (await create.execute(who, newMemory(content, fields))).id;
+  // Built on the first store (the caller's setup may be synchronous).
+  let create: Promise<CreateMemoryUseCase> | undefined;
+  return async (who: Principal, content: string, fields: Partial<NewMemory> = {}) => {
+    create ??= memoryWriterFor(tx, limits, undefined, { defaultVisibility: 'team' }).then(
+      (writer) => new CreateMemoryUseCase(writer),
+    );
+    return (await (await create).execute(who, newMemory(content, fields))).id;
+  };
 }
 
 /** Where a test's text leg runs: Postgres alone, or each tenant's in-memory index (the API's default). */

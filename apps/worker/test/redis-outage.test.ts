@@ -54,7 +54,7 @@ describe('Redis outage', () => {
   beforeAll(async () => {
     scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'redis_outage');
     db = await openTestDatabase(scratch.url, 6);
-    const writer = memoryWriterFor(db.tx, {
+    const writer = await memoryWriterFor(db.tx, {
       maxContentBytes: 4096,
       maxImportBatch: 10,
       maxListLimit: 100,

@@ -104,7 +104,7 @@ describe('index reconciliation of deleted, expired and restored memories', () =>
     scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'index_reconcile');
     db = await openTestDatabase(scratch.url, 4);
     await new RegisterConfiguredModelUseCase(db.tx, embedders, new EmbeddingModelRepository()).execute();
-    const writer = memoryWriterFor(db.tx, limits);
+    const writer = await memoryWriterFor(db.tx, limits);
     create = new CreateMemoryUseCase(writer);
     remove = new DeleteMemoryUseCase(writer);
     restore = new RestoreMemoryUseCase(writer);

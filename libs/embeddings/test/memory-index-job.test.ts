@@ -129,7 +129,7 @@ describe('memory.index job', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 10);
-    const writer = memoryWriterFor(db.tx, limits);
+    const writer = await memoryWriterFor(db.tx, limits);
     create = new CreateMemoryUseCase(writer);
     update = new UpdateMemoryUseCase(writer);
     remove = new DeleteMemoryUseCase(writer);

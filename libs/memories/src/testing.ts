@@ -20,3 +20,4 @@ export { UserDataRepository } from './adapters/user-data.repository';
 export { MemoryLinkRepository } from './write/memory-link.repository';
 export { MemoryLinkWriter } from './write/memory-link-writer';
 export { MemoryExportRepository } from './export/adapters/memory-export.repository';
+export { MemoryWriteModule } from './write/memory-write.module';

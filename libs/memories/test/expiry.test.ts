@@ -31,7 +31,7 @@ describe('memory expiry', () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
     alice = await memberPrincipal(await createTestTenant(db, 'expiry'), 'alice');
     const repo = new MemoryReadRepository();
-    const writer = memoryWriterFor(db.tx, limits, undefined, {
+    const writer = await memoryWriterFor(db.tx, limits, undefined, {
       defaultVisibility: 'private',
       ttlByCategory: { scratch: 1_200 },
     });

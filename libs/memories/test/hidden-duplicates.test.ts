@@ -65,7 +65,7 @@ describe('edits duplicating a memory the editor cannot see', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
-    const writer = memoryWriterFor(db.tx, limits);
+    const writer = await memoryWriterFor(db.tx, limits);
     create = new CreateMemoryUseCase(writer);
     update = new UpdateMemoryUseCase(writer);
     remove = new DeleteMemoryUseCase(writer);

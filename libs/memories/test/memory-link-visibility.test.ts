@@ -59,7 +59,7 @@ describe('memory links: what each reader sees (row-level security and the supers
     alice = await memberPrincipal(tenant, 'alice');
     bob = await memberPrincipal(tenant, 'bob');
     dave = await memberPrincipal(await createTestTenant(db, 'link-rls-other'), 'dave');
-    const writer = memoryWriterFor(db.tx, limits, undefined, { defaultVisibility: 'team' });
+    const writer = await memoryWriterFor(db.tx, limits, undefined, { defaultVisibility: 'team' });
     create = new CreateMemoryUseCase(writer);
     link = new CreateMemoryLinkUseCase(db.tx, new MemoryLinkWriter(links, new AuditWriter()));
   });

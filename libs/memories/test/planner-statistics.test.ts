@@ -39,7 +39,7 @@ describe('planner statistics after bulk writes', () => {
     }
     alice = await memberPrincipal(await createTestTenant(db, 'stats'), 'alice');
     importer = new ImportMemoriesUseCase(
-      memoryWriterFor(db.tx, limits),
+      await memoryWriterFor(db.tx, limits),
       new AuditWriter(),
       new OutboxWriter(),
       limits,

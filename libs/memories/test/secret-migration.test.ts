@@ -60,12 +60,12 @@ describe('secret migration job', () => {
   let bob: Principal;
   let actor: SystemActor;
 
-  const runnerWith = (secretStore: SecretStore, batchSize: number) => {
+  const runnerWith = async (secretStore: SecretStore, batchSize: number) => {
     const migrator = new SecretMigrator(
       secretStore,
       new SecretBatchRepository(),
       new SecretScreen(new SecretDetector()),
-      memoryWriterFor(db.tx, limits, secretStore),
+      await memoryWriterFor(db.tx, limits, secretStore),
       new AuditWriter(),
     );
     return new RunSecretMigrationUseCase(
@@ -143,7 +143,7 @@ describe('secret migration job', () => {
     const { start, getJob } = createSecretMigrationUseCases(db.tx);
     const job = await start.execute(actor, { dryRun: false });
 
-    const failing = runnerWith(new FailingOnNthPut(store, 8), 5);
+    const failing = await runnerWith(new FailingOnNthPut(store, 8), 5);
     await expect(
       failing.execute({ tenantId: tenant.tenantId, jobId: job.id, dryRun: false }),
     ).rejects.toThrow(/Vault went away/);
@@ -153,7 +153,7 @@ describe('secret migration job', () => {
     expect(interrupted.progress.counters?.migrated).toBeLessThan(planted.size);
 
     expect(
-      await runnerWith(store, 5).execute({ tenantId: tenant.tenantId, jobId: job.id, dryRun: false }),
+      await (await runnerWith(store, 5)).execute({ tenantId: tenant.tenantId, jobId: job.id, dryRun: false }),
     ).toBe('succeeded');
     const done = await getJob.execute(actor, job.id);
     expect(done.progress.counters).toMatchObject({ found: planted.size, migrated: planted.size });
@@ -188,8 +188,8 @@ describe('secret migration job', () => {
         })
       ).id,
     ]);
-    const run = (jobId: string) =>
-      runnerWith(store, 4).execute({ tenantId: tenant.tenantId, jobId, dryRun: false });
+    const runner = await runnerWith(store, 4);
+    const run = (jobId: string) => runner.execute({ tenantId: tenant.tenantId, jobId, dryRun: false });
     const outcomes = await Promise.all([run(ids[0]), run(ids[1]), run(ids[0])]);
     expect(outcomes.filter((o) => o === 'succeeded').length).toBeGreaterThanOrEqual(2);
 
@@ -215,7 +215,7 @@ describe('secret migration job', () => {
     const planted = await plant(6);
     const { start, getJob } = createSecretMigrationUseCases(db.tx);
     const job = await start.execute(actor, { dryRun: true });
-    await runnerWith(store, 50).execute({ tenantId: tenant.tenantId, jobId: job.id, dryRun: true });
+    await (await runnerWith(store, 50)).execute({ tenantId: tenant.tenantId, jobId: job.id, dryRun: true });
     expect((await getJob.execute(actor, job.id)).progress.counters).toMatchObject({
       found: planted.size,
       migrated: 0,

@@ -66,7 +66,7 @@ describe('secret write order and orphan cleanup', () => {
       prefix: 'memory-service',
       timeoutMs: 500,
     });
-    ({ writer, staging } = memoryWritePartsFor(db.tx, limits, store));
+    ({ writer, staging } = await memoryWritePartsFor(db.tx, limits, store));
     create = new CreateMemoryUseCase(writer);
     importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
     remove = new DeleteMemoryUseCase(writer);

@@ -68,7 +68,7 @@ describe('sessions', () => {
     timeline = new GetSessionTimelineUseCase(db.tx, sessions, events, memories);
     processEvents = new ProcessSessionEventsUseCase(db.tx, events);
     createMemory = new CreateMemoryUseCase(
-      memoryWriterFor(db.tx, { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 }),
+      await memoryWriterFor(db.tx, { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 }),
     );
     const tenant = await createTestTenant(db);
     alice = await memberPrincipal(tenant, 'alice');
