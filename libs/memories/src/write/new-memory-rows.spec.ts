@@ -1,0 +1,164 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Tx } from '@app/persistence';
+import { QuotaErrorCode } from '@app/tenancy';
+import { AuditWriter } from '@app/tenancy';
+import { specPrincipal, useCaseWithFakes } from '@app/testing';
+import { contentHash, sensitiveContentHash } from '../domain/content-rules';
+import type { NewMemory } from '../domain/memory';
+import { MemoryReadRepository } from '../read-model/memory-read.repository';
+import { MemoryIndexing } from './memory-indexing';
+import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults } from './memory-limits';
+import { MemoryLinkWriter } from './memory-link-writer';
+import { MemoryWriteRepository } from './memory-write.repository';
+import { NewMemoryRows } from './new-memory-rows';
+import { SecretScreen } from './secret-screen';
+import { SecretStaging, type StagedSecret } from './secret-staging';
+
+const tx = { fake: 'tx' } as unknown as Tx;
+const memory = (content: string, extra: Partial<NewMemory> = {}): NewMemory => ({
+  content,
+  category: 'fact',
+  tags: [],
+  expandedKeywords: '',
+  importance: 0.5,
+  project: null,
+  ...extra,
+});
+const STAGED: StagedSecret = {
+  memoryId: 77,
+  secret: { ref: 'secret/data/t1/alice/77', version: 1 },
+  newMemory: true,
+  intentId: 'intent-77',
+};
+
+/** NewMemoryRows with its ports faked; `insert` answers what the row statement would. */
+async function rowsWith(
+  options: {
+    insert?: () => Promise<unknown>;
+    usage?: { memories: number; bytes: number };
+    defaults?: MemoryDefaults;
+  } = {},
+) {
+  const writes = {
+    insertOrGetDuplicate: vi.fn(
+      options.insert ?? (async () => ({ id: 10, category: 'fact', importance: 0.5, created: true })),
+    ),
+  };
+  const links = { link: vi.fn(async () => undefined) };
+  const staging = { stage: vi.fn(async () => STAGED), confirm: vi.fn(async () => undefined) };
+  const rows = await useCaseWithFakes(NewMemoryRows, [
+    [MemoryWriteRepository, writes],
+    [MemoryReadRepository, { usage: async () => options.usage ?? { memories: 0, bytes: 0 } }],
+    [MemoryIndexing, { statements: () => [{ sql: 'index', params: [] }] }],
+    [AuditWriter, { statement: () => ({ sql: 'audit', params: [] }) }],
+    [
+      SecretScreen,
+      {
+        screenNew: (m: NewMemory) =>
+          m.content.includes('hunter2')
+            ? {
+                value: { ...m, content: m.content.replace('hunter2', '[REDACTED:password]') },
+                kinds: ['password'],
+                secret: m.content,
+              }
+            : { value: m, kinds: [], secret: null },
+      },
+    ],
+    [SecretStaging, staging],
+    [MemoryLinkWriter, links],
+    [MEMORY_LIMITS, { maxContentBytes: 64, maxImportBatch: 10, maxListLimit: 100 }],
+    [MEMORY_DEFAULTS, options.defaults ?? { defaultVisibility: 'team', ttlByCategory: { scratch: 60_000 } }],
+  ]);
+  const store = async (m: NewMemory, last = false, principal = specPrincipal('alice')) =>
+    rows.store(principal, tx, await rows.prepare(principal, rows.screenNew(m)), last);
+  const inserted = () =>
+    writes.insertOrGetDuplicate.mock.calls.at(-1) as unknown as [
+      unknown,
+      Tx,
+      Record<string, unknown>,
+      unknown,
+      unknown[],
+      { last: boolean },
+    ];
+  return { rows, store, inserted, links, staging };
+}
+
+describe('NewMemoryRows (ports faked)', () => {
+  it('refuses content over the size limit before anything is screened or written', async () => {
+    const { rows } = await rowsWith();
+    expect(() => rows.screenNew(memory('x'.repeat(65)))).toThrow(/64/);
+  });
+
+  it('writes a correction as a new row linked to the memory it supersedes, with write access asked for', async () => {
+    const { store, inserted, links } = await rowsWith();
+    await store(memory('we deploy on Thursdays now', { supersedes: 4 }), true);
+    // Something follows the row (the link): its statement must not carry the commit.
+    expect(inserted()[5]).toEqual({ last: false });
+    expect(links.link).toHaveBeenCalledWith(
+      expect.objectContaining({ userId: 'alice' }),
+      tx,
+      { srcId: 10, dstId: 4, linkType: 'supersedes' },
+      { ifExists: 'keep', target: 'write' },
+    );
+  });
+
+  it('lets a plain row carry the commit when asked, with its index job and audit entry in the statement', async () => {
+    const { store, inserted, links } = await rowsWith();
+    await store(memory('plain'), true);
+    const [, , row, , followers, options] = inserted();
+    expect(options).toEqual({ last: true });
+    expect(followers.map((f) => (f as { sql: string }).sql)).toEqual(['index', 'audit']);
+    expect(row.contentHash).toEqual(contentHash('plain'));
+    expect(links.link).not.toHaveBeenCalled();
+  });
+
+  it('stores a secret first and keeps only the redacted text, under the reserved id, never as a duplicate', async () => {
+    const { store, inserted, staging } = await rowsWith();
+    await store(memory('db password hunter2'), true);
+    const [, , row, , , options] = inserted();
+    expect(staging.stage).toHaveBeenCalledWith(expect.anything(), 'db password hunter2');
+    expect(row).toMatchObject({ content: 'db password [REDACTED:password]', id: 77, secret: STAGED.secret });
+    expect(row.contentHash).toEqual(sensitiveContentHash(77));
+    expect(options).toEqual({ last: false });
+    expect(staging.confirm).toHaveBeenCalledWith(expect.anything(), tx, [STAGED]);
+  });
+
+  it("takes the key's visibility over the configured default, and the category's lifetime", async () => {
+    const { store, inserted } = await rowsWith();
+    await store(memory('a'), false, { ...specPrincipal('alice'), defaultVisibility: 'private' });
+    expect(inserted()[2].visibility).toBe('private');
+    const before = Date.now();
+    await store(memory('b', { category: 'scratch' }));
+    expect(inserted()[2].visibility).toBe('team');
+    const expiresAt = (inserted()[2].expiresAt as Date).getTime();
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 60_000);
+    expect(expiresAt).toBeLessThanOrEqual(Date.now() + 60_000);
+  });
+
+  it('says which quota refused the row, with the current use', async () => {
+    const alice = {
+      ...specPrincipal('alice'),
+      quotas: { maxMemories: 5, maxMemoryBytes: 1000, maxSessionsPerDay: 0 },
+    };
+    const refusedBy = async (usage: { memories: number; bytes: number }) => {
+      const { store } = await rowsWith({ insert: async () => ({ created: false, id: null }), usage });
+      return store(memory('twelve bytes'), false, alice as never).catch((error: unknown) => error);
+    };
+    expect(await refusedBy({ memories: 5, bytes: 10 })).toMatchObject({ code: QuotaErrorCode.QuotaExceeded });
+    expect(await refusedBy({ memories: 2, bytes: 995 })).toMatchObject({
+      code: QuotaErrorCode.StorageQuotaExceeded,
+    });
+  });
+
+  it('passes the quota to the row statement only when one applies', async () => {
+    const { store, inserted } = await rowsWith();
+    await store(memory('unlimited'));
+    expect(inserted()[3]).toBeUndefined();
+    const limited = {
+      ...specPrincipal('alice'),
+      quotas: { maxMemories: 5, maxMemoryBytes: 0, maxSessionsPerDay: 3 },
+    };
+    await store(memory('limited'), false, limited);
+    expect(inserted()[3]).toEqual({ maxMemories: 5, maxMemoryBytes: 0 });
+  });
+});
