@@ -9,7 +9,7 @@ export * from './outbox-writer';
 export * from './outbox/outbox.repository';
 export * from './outbox/outbox-signal';
 export * from './outbox/outbox-relay';
-export * from './drivers/redis-connection';
+export { withTimeout } from './drivers/redis-connection';
 export * from './drivers/probe-redis';
 export * from './jobs.module';
 export * from './contracts/index-input';

@@ -13,7 +13,7 @@ import {
 } from '@app/memories';
 import { MemoryExportRepository } from '@app/memories/testing';
 import { OutboxWriter } from '@app/jobs';
-import { deriveKeyEncryptionKey, LocalSecretStore } from '@app/secrets';
+import { deriveKeyEncryptionKey, LocalSecretStore } from '@app/secrets/testing';
 import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,

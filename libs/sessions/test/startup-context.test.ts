@@ -8,7 +8,8 @@ import {
   type NewMemory,
 } from '@app/memories';
 import { MemoryReadRepository } from '@app/memories/testing';
-import { deriveKeyEncryptionKey, LocalSecretStore, SecretDetector } from '@app/secrets';
+import { SecretDetector } from '@app/secrets';
+import { deriveKeyEncryptionKey, LocalSecretStore } from '@app/secrets/testing';
 import {
   presentStartupContext,
   StartSessionUseCase,
