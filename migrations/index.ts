@@ -31,6 +31,7 @@ import { RecallVectorIndexFeed1763700000038 } from './1763700000038-recall-vecto
 import { RecallIndexImportance1763700000039 } from './1763700000039-recall-index-importance';
 import { RecallIndexRefresh1763700000040 } from './1763700000040-recall-index-refresh';
 import { RecallQueryWords1763700000041 } from './1763700000041-recall-query-words';
+import { ProjectIdentity1763700000042 } from './1763700000042-project-identity';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -67,4 +68,8 @@ export const MIGRATIONS = [
   RecallIndexImportance1763700000039,
   RecallIndexRefresh1763700000040,
   RecallQueryWords1763700000041,
+  ProjectIdentity1763700000042,
 ];
+
+/** A data migration its test runs again on rows it writes the old way. */
+export { ProjectIdentity1763700000042 };

@@ -222,6 +222,35 @@ describe('memory links and supersession (built API, REST and MCP)', () => {
       expect(denied.text).toContain('[forbidden]');
     });
 
+    it('memory_correct takes the old id as `id` too, and refuses a call that names none or two', async () => {
+      const oldId = await store(alice(), { content: `Runner ${m} uses node 18` });
+      const corrected = await callTool(mcp, 'memory_correct', {
+        id: oldId,
+        content: `Runner ${m} uses node 20`,
+      });
+      expect(corrected.isError, corrected.text).toBeFalsy();
+      expect(corrected.structuredContent).toMatchObject({ supersedes: oldId });
+      const got = await callTool(mcp, 'memory_get', {
+        id: (corrected.structuredContent as { id: number }).id,
+      });
+      expect(got.structuredContent).toMatchObject({ links_out: [{ id: oldId, type: 'supersedes' }] });
+
+      // A refused call is an invalid-params error (a protocol error or an error result, by SDK version).
+      const refused = (args: Record<string, unknown>) =>
+        callTool(mcp, 'memory_correct', args).catch((error: { message: string }) => ({
+          isError: true,
+          text: error.message,
+        }));
+      const none = await refused({ content: `Runner ${m} uses node 22` });
+      expect(none.isError).toBe(true);
+      expect(none.text).toContain('`supersedes` (or its alias `id`)');
+      const two = await refused({ id: oldId, supersedes: oldId + 1, content: `Runner ${m} uses node 22` });
+      expect(two.isError).toBe(true);
+      expect(two.text).toContain('give one, or the same id in both');
+      const listed = await callTool(mcp, 'memory_recall', { context: `Runner ${m} node 22` });
+      expect(JSON.stringify(listed.structuredContent)).not.toContain('node 22');
+    });
+
     it('memory_link and memory_unlink', async () => {
       const a = await store(alice(), { content: `Hub ${m}: the release checklist` });
       const b = await store(alice(), { content: `Detail ${m}: tag the release` });

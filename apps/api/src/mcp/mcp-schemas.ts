@@ -49,7 +49,7 @@ export const storeFields = {
   ),
 };
 
-/** The memory a new one replaces (memory_store's optional, memory_correct's required argument). */
+/** The memory a new one replaces (memory_store's optional argument; memory_correct's, or its alias `id`). */
 export const supersedesArg = memoryIdArg.describe(
   'Id of the memory this one replaces (it must be yours, or shared with you for writing): recall then answers with the new memory instead, and the old one stays as history',
 );

@@ -16,7 +16,7 @@ const INSTRUCTIONS = [
   'At the start of a session call startup_context (with the project you work in: its name or git remote URL).',
   'Before answering questions about the codebase, its decisions or conventions, call memory_recall (with project_boost set to that project).',
   'When you learn something worth keeping, call memory_check, then memory_store (ADD) or memory_update (UPDATE); skip NOOP.',
-  'When the user says a stored memory is no longer true, call memory_correct with its id and the new fact.',
+  'When the user says a stored memory is no longer true, call memory_correct with its id (as supersedes) and the new fact.',
   'Never put credentials in memory text on purpose; if one is needed later, secret_get reveals stored secrets.',
 ].join(' ');
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
   CreateMemoryLinkUseCase,
@@ -42,16 +43,30 @@ export class MemoryLinkTools {
       name: 'memory_correct',
       title: 'Correct a memory',
       description:
-        'Use when a stored memory is outdated or wrong and the truth is now different ("no, we do X now", "that changed last week", a decision reversed): stores the corrected memory and marks it as superseding the old one, so memory_recall answers with the correction (the old one stays as history, visible with include_superseded). Pass the old memory’s id as `supersedes` and the corrected knowledge as `content` (self-contained, not a diff). The old memory must be yours or shared with you for writing; to fix a typo in your own memory use memory_update instead. Returns {id, category, importance, supersedes}.',
+        'Use when a stored memory is outdated or wrong and the truth is now different ("no, we do X now", "that changed last week", a decision reversed): stores the corrected memory and marks it as superseding the old one, so memory_recall answers with the correction (the old one stays as history, visible with include_superseded). Pass the old memory’s id as `supersedes` (or as `id`, an alias) and the corrected knowledge as `content` (self-contained, not a diff). The old memory must be yours or shared with you for writing; to fix a typo in your own memory use memory_update instead. Returns {id, category, importance, supersedes}.',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-      input: z.strictObject({ supersedes: supersedesArg, ...storeFields }),
+      input: z.strictObject({
+        supersedes: supersedesArg.optional(),
+        id: memoryIdArg.optional().describe('Alias of `supersedes`: the id of the memory to correct'),
+        ...storeFields,
+      }),
       output: storedMemoryResponse.extend({ supersedes: z.number().int() }),
       run: async (principal, args) => {
-        const stored = await this.createMemory.execute(principal, toNewMemory(args));
+        const { id, ...fields } = args;
+        const supersedes = fields.supersedes ?? id;
+        if (supersedes === undefined || (id !== undefined && id !== supersedes)) {
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            supersedes === undefined
+              ? 'memory_correct needs the id of the memory to correct, as `supersedes` (or its alias `id`)'
+              : '`id` and `supersedes` name the memory to correct: give one, or the same id in both',
+          );
+        }
+        const stored = await this.createMemory.execute(principal, toNewMemory({ ...fields, supersedes }));
         return {
-          text: `Stored the correction as memory #${stored.id}; it supersedes #${args.supersedes}, so recall now answers with #${stored.id}.`,
-          data: { ...stored, supersedes: args.supersedes },
+          text: `Stored the correction as memory #${stored.id}; it supersedes #${supersedes}, so recall now answers with #${stored.id}.`,
+          data: { ...stored, supersedes },
         };
       },
     });
