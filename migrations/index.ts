@@ -32,6 +32,7 @@ import { RecallIndexImportance1763700000039 } from './1763700000039-recall-index
 import { RecallIndexRefresh1763700000040 } from './1763700000040-recall-index-refresh';
 import { RecallQueryWords1763700000041 } from './1763700000041-recall-query-words';
 import { ProjectIdentity1763700000042 } from './1763700000042-project-identity';
+import { CanonicalCategories1763700000043 } from './1763700000043-canonical-categories';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -69,7 +70,8 @@ export const MIGRATIONS = [
   RecallIndexRefresh1763700000040,
   RecallQueryWords1763700000041,
   ProjectIdentity1763700000042,
+  CanonicalCategories1763700000043,
 ];
 
-/** A data migration its test runs again on rows it writes the old way. */
-export { ProjectIdentity1763700000042 };
+/** The data migrations, which their tests run again on rows they write the old way. */
+export { ProjectIdentity1763700000042, CanonicalCategories1763700000043 };

@@ -67,7 +67,7 @@ describe('a Claude Code session’s decision reaches the next session’s startu
     });
     expect(captured).toEqual([
       expect.objectContaining({
-        category: 'decision',
+        category: 'decisions',
         project: `github.com/acme/${world.repo}`,
         content: expect.stringContaining('pnpm workspaces instead of npm'),
       }),

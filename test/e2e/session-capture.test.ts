@@ -73,8 +73,8 @@ describe('session capture: an ended session’s notes, corrections and decisions
         "Let's go with Fastify for the capture service.",
       ].sort(),
     );
-    expect(byContent.get('Use vitest instead of jest.')?.category).toBe('correction');
-    expect(byContent.get("Let's go with Fastify for the capture service.")?.category).toBe('decision');
+    expect(byContent.get('Use vitest instead of jest.')?.category).toBe('corrections');
+    expect(byContent.get("Let's go with Fastify for the capture service.")?.category).toBe('decisions');
     for (const memory of listed) {
       expect(memory.project).toBe('capture-e2e');
       expect(memory.tags.split(',')).toEqual(expect.arrayContaining(['session-capture', `session:${id}`]));

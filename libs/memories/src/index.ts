@@ -54,3 +54,4 @@ export * from './links/application/get-memory-links.use-case';
 export * from './export/domain/memory-export';
 export * from './export/contracts/memory-export.schemas';
 export * from './export/application/export-memories.use-case';
+export * from './domain/categories';

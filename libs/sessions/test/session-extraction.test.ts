@@ -103,10 +103,10 @@ describe('session extraction (sessions.extract)', () => {
     });
     const rows = await captured(id);
     expect(rows.map((r) => [r.content, r.category, r.importance])).toEqual([
-      ['The billing service times out after 30 seconds.', 'note', 0.6],
-      ['Release tags are cut from main', 'note', 0.6],
-      ['Use date-fns, not moment.js.', 'correction', 0.7],
-      ['We decided to keep one Postgres per region.', 'decision', 0.7],
+      ['The billing service times out after 30 seconds.', 'notes', 0.6],
+      ['Release tags are cut from main', 'notes', 0.6],
+      ['Use date-fns, not moment.js.', 'corrections', 0.7],
+      ['We decided to keep one Postgres per region.', 'decisions', 0.7],
     ]);
     for (const row of rows) {
       expect(row).toMatchObject({
@@ -167,7 +167,7 @@ describe('session extraction (sessions.extract)', () => {
     expect(await extract.execute(alice, id)).toMatchObject({ outcomes: { superseded: 1, stored: 0 } });
 
     const [corrected] = await captured(id);
-    expect(corrected).toMatchObject({ content: correction, category: 'correction' });
+    expect(corrected).toMatchObject({ content: correction, category: 'corrections' });
     expect(
       await sql(`SELECT src_id, dst_id, link_type FROM memory_links WHERE dst_id = $1`, [oldId]),
     ).toEqual([{ src_id: corrected.id, dst_id: String(oldId), link_type: 'supersedes' }]);

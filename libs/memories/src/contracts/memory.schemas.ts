@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalCategory } from '../domain/categories';
 import { LINK_TYPES } from '../domain/memory-link';
 import { projectSchema } from './project.schemas';
 
@@ -12,6 +13,7 @@ export const MAX_TAG_LENGTH = 64;
 
 const categoryPattern = /^[a-z0-9][a-z0-9_.-]{0,63}$/;
 
+/** A category slug, a canonical category's singular folded into its plural (`decision` → `decisions`). */
 export const categorySchema = z
   .string()
   .trim()
@@ -19,7 +21,11 @@ export const categorySchema = z
   .regex(
     categoryPattern,
     'category must be a short slug: 1-64 of a-z, 0-9, "_", "-", "." starting with a letter or digit',
-  );
+  )
+  .transform(canonicalCategory);
+
+/** A category a filter compares with, folded as writes fold it. */
+const categoryFilterSchema = z.string().trim().min(1).max(64).transform(canonicalCategory);
 
 /** Tags arrive as "a, b" (seed clients) or ["a","b"]; stored as a de-duplicated list. */
 export const tagsSchema = z
@@ -105,7 +111,7 @@ const nonNegativeIntString = (name: string) =>
     .transform(Number);
 
 export const listMemoriesQuerySchema = z.object({
-  category: z.string().trim().min(1).max(64).optional(),
+  category: categoryFilterSchema.optional(),
   tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
   project: projectSchema.optional(),
   visibility: visibilitySchema.optional().describe('Only team or only private memories'),
@@ -119,7 +125,7 @@ export type ListMemoriesQuery = z.output<typeof listMemoriesQuerySchema>;
 
 export const bulkDeleteSchema = z
   .object({
-    category: z.string().trim().min(1).max(64).optional(),
+    category: categoryFilterSchema.optional(),
     tag: z.string().trim().min(1).max(MAX_TAG_LENGTH).optional(),
     project: projectSchema.optional(),
     dry_run: z.boolean().default(true),

@@ -1,4 +1,5 @@
 import type { TenantScope } from '@app/persistence';
+import { canonicalCategory } from '../domain/categories';
 import type { MemoryFilter } from '../domain/memory';
 import { liveMemorySql } from './memory-row';
 import { visibleMemorySql } from './memory-visibility.sql';
@@ -24,7 +25,7 @@ export function memoryFilterSql(
   const owner = reach === 'own' ? 'm.owner_id = $2' : visibleMemorySql('m', '$2');
   const clauses = [liveMemorySql('m')];
   if (filter.category !== undefined) {
-    params.push(filter.category.toLowerCase());
+    params.push(canonicalCategory(filter.category));
     clauses.push(`m.category = $${params.length}`);
   }
   if (filter.tag !== undefined) {

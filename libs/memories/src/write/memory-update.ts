@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isRowSecurityRefusal, runTogether, TransactionRunner } from '@app/persistence';
 import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
+import { canonicalCategory } from '../domain/categories';
 import { contentHash, assertContentSize, sensitiveContentHash } from '../domain/content-rules';
 import type { MemoryPatch } from '../domain/memory';
 import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
@@ -38,7 +39,10 @@ export class MemoryUpdate {
     if (fields.length === 0) throw new MemoryError(MemoryErrorCode.NoFieldsToUpdate, 'No fields to update');
     if (patch.content !== undefined) assertContentSize(patch.content, this.limits.maxContentBytes);
     const screened = this.screen.screenPatch(patch);
-    const changes = screened.value;
+    const changes =
+      screened.value.category === undefined
+        ? screened.value
+        : { ...screened.value, category: canonicalCategory(screened.value.category) };
     let staged: StagedSecret | null = null;
     if (screened.secret !== null) {
       // A secret is written under its owner's path: only the owner or an admin puts one into a

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NEW_ROW, type Tx } from '@app/persistence';
 import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
+import { canonicalCategory } from '../domain/categories';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { NewMemory, StoredMemory } from '../domain/memory';
 import type { NewMemoryLink } from '../domain/memory-link';
@@ -67,6 +68,7 @@ export class NewMemoryRows {
     const said = screened.value.createdAt === undefined ? new Date() : new Date(screened.value.createdAt);
     const memory = {
       ...screened.value,
+      category: canonicalCategory(screened.value.category),
       expandedKeywords: withResolvedDates(screened.value.expandedKeywords, screened.value.content, said),
     };
     const quota = memoryQuotaOf(principal);

@@ -15,18 +15,26 @@ export class Lexicon {
 
   /** `words` most frequent first (their rank is their position); only lower-case letter words are kept. */
   constructor(words: readonly string[]) {
-    const kept = words
-      .map((word, rank) => ({ bytes: Buffer.from(word, 'utf8'), rank }))
-      .filter(({ bytes, rank }) => rank >= 0 && isLetterWord(bytes.toString('utf8')))
-      .sort((a, b) => Buffer.compare(a.bytes, b.bytes));
-    this.text = Buffer.concat(kept.map((k) => k.bytes));
+    const kept: Array<{ word: string; rank: number }> = [];
+    words.forEach((word, rank) => {
+      if (isLetterWord(word)) kept.push({ word, rank });
+    });
+    // `rank` searches in UTF-8 byte order. Strings compare by UTF-16 code unit, which is the same
+    // order unless a word holds a character past U+FFFF: only then compare bytes (10× slower).
+    const astral = kept.some(({ word }) => /[\uD800-\uDFFF]/.test(word));
+    kept.sort(
+      astral
+        ? (a, b) => Buffer.compare(Buffer.from(a.word, 'utf8'), Buffer.from(b.word, 'utf8'))
+        : (a, b) => (a.word < b.word ? -1 : a.word > b.word ? 1 : 0),
+    );
+    this.text = Buffer.from(kept.map((k) => k.word).join(''), 'utf8');
     this.starts = new Uint32Array(kept.length + 1);
     this.ranks = new Uint32Array(kept.length);
     let at = 0;
     kept.forEach((k, i) => {
       this.starts[i] = at;
       this.ranks[i] = k.rank;
-      at += k.bytes.length;
+      at += Buffer.byteLength(k.word, 'utf8');
     });
     this.starts[kept.length] = at;
   }

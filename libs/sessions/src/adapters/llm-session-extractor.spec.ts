@@ -174,7 +174,7 @@ describe('LlmSessionExtractor (against a local fake endpoint)', () => {
       {
         kind: 'remember',
         content: 'Staging resets on Mondays.',
-        category: 'note',
+        category: 'notes',
         importance: 0.6,
         tags: [],
         visibility: 'private',

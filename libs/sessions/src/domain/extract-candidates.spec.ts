@@ -37,7 +37,7 @@ describe('extractCandidates', () => {
       {
         kind: 'remember',
         content: 'Staging resets every Monday.',
-        category: 'note',
+        category: 'notes',
         importance: 0.6,
         tags: ['a', 'b'],
         sourceEventIds: [note.id],
@@ -59,7 +59,7 @@ describe('extractCandidates', () => {
     expect(extractCandidates([event('note', { text: 'We decided to drop Node 18 support' })])).toMatchObject([
       {
         kind: 'decision',
-        category: 'decision',
+        category: 'decisions',
         importance: 0.7,
         content: 'We decided to drop Node 18 support.',
       },
@@ -82,7 +82,7 @@ describe('extractCandidates', () => {
       event('correction', { correction: 'Actually, the API listens on 8080' }),
     ]);
     expect(found).toMatchObject([
-      { kind: 'correction', category: 'correction', importance: 0.7, content: 'Use pnpm instead of npm.' },
+      { kind: 'correction', category: 'corrections', importance: 0.7, content: 'Use pnpm instead of npm.' },
       { kind: 'correction', content: 'The API listens on 8080.' },
     ]);
   });
@@ -101,7 +101,7 @@ describe('extractCandidates', () => {
       {
         kind: 'remember',
         content: 'The payments service is owned by team Orca.',
-        category: 'note',
+        category: 'notes',
         importance: 0.6,
         tags: [],
         sourceEventIds: [prompt.id],

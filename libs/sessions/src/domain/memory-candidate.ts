@@ -31,9 +31,9 @@ export const CANDIDATE_LIMITS = {
 } as const;
 
 export const DEFAULT_CATEGORY: Readonly<Record<CandidateKind, string>> = {
-  remember: 'note',
-  correction: 'correction',
-  decision: 'decision',
+  remember: 'notes',
+  correction: 'corrections',
+  decision: 'decisions',
 };
 
 export const DEFAULT_IMPORTANCE: Readonly<Record<CandidateKind, number>> = {

@@ -51,13 +51,8 @@ export interface StartupContext {
 
 /** "0.8 and above for what every session should know" (the importance advice given to agents). */
 export const STARTUP_IMPORTANT_MIN = 0.8;
-/** Categories that hold decisions and corrections (singular and plural are both in use). */
-export const STARTUP_DECISION_CATEGORIES: readonly string[] = [
-  'decision',
-  'decisions',
-  'correction',
-  'corrections',
-];
+/** Categories that hold decisions and corrections (every write folds a singular into these). */
+export const STARTUP_DECISION_CATEGORIES: readonly string[] = ['decisions', 'corrections'];
 /** Smallest budget a request may ask for: room for the header, one item and the truncation note. */
 export const MIN_STARTUP_BUDGET = 500;
 /** Longest text of one item, so that one long memory cannot crowd out the rest. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { byCanonicalOrder } from '../../domain/categories';
 import {
   MAX_ACTIVITY_DAYS,
   type MemoryActivity,
@@ -20,7 +21,9 @@ export const memoryStatsResponse = z.object({
 });
 
 export const categoriesResponse = z.object({
-  categories: z.array(z.string()).describe('Category names, sorted (as claude-memory-mcp answers)'),
+  categories: z
+    .array(z.string())
+    .describe('Category names: the canonical ones first (facts, decisions, …), then the others sorted'),
   counts: z.record(z.string(), z.number().int()).describe('Memories per category'),
 });
 
@@ -40,7 +43,7 @@ export function presentMemoryStats(stats: MemoryStats): z.infer<typeof memorySta
 
 export function presentCategories(counts: readonly NamedCount[]): z.infer<typeof categoriesResponse> {
   return {
-    categories: counts.map((c) => c.name),
+    categories: counts.map((c) => c.name).sort(byCanonicalOrder),
     counts: Object.fromEntries(counts.map((c) => [c.name, c.count])),
   };
 }

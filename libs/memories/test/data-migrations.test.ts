@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ProjectIdentity1763700000042 } from '@app/migrations';
+import { CanonicalCategories1763700000043, ProjectIdentity1763700000042 } from '@app/migrations';
+import type { MigrationInterface } from 'typeorm';
 import { CreateMemoryUseCase, ListMemoriesUseCase } from '@app/memories';
 import { MemoryReadRepository } from '@app/memories/testing';
 import { StartSessionUseCase } from '@app/sessions';
@@ -18,7 +19,7 @@ import { memoryWriterFor } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 
-describe('migration 1763700000042: one project identity for rows written before it', () => {
+describe('data migrations: rows written before a rule get what the rule gives new ones', () => {
   let db: TestDatabase;
   let alice: Principal;
   let create: CreateMemoryUseCase;
@@ -40,18 +41,18 @@ describe('migration 1763700000042: one project identity for rows written before 
   const setRaw = (table: 'memories' | 'sessions', id: number | string, project: string) =>
     db.tx.asSystem((tx) => tx.query(`UPDATE ${table} SET project = $1 WHERE id = $2`, [project, id]));
 
-  const runMigration = async () => {
+  const runMigration = async (migration: MigrationInterface = new ProjectIdentity1763700000042()) => {
     const runner = db.dataSource.createQueryRunner();
     await runner.startTransaction();
     try {
-      await new ProjectIdentity1763700000042().up(runner);
+      await migration.up(runner);
       await runner.commitTransaction();
     } finally {
       await runner.release();
     }
   };
 
-  it('turns every form of a git remote into its identity, in memories and sessions, and keeps other names', async () => {
+  it('042 turns every form of a git remote into its identity, in memories and sessions, and keeps other names', async () => {
     const forms = [
       `git@github.com:${repo}.git`,
       `https://github.com/${repo}`,
@@ -108,5 +109,40 @@ describe('migration 1763700000042: one project identity for rows written before 
     // Running it again changes nothing.
     await runMigration();
     expect((await list.execute(alice, { project: identity, limit: 10, offset: 0 })).total).toBe(3);
+  });
+
+  it('043 folds the canonical categories’ singulars and any case into one name, and keeps custom ones', async () => {
+    const stored: Array<[number, string]> = [];
+    const raw = ['fact', 'Decision', 'DECISIONS', 'decisions', 'note', 'Architecture', 'runbook-old'];
+    for (const [i, category] of raw.entries()) {
+      const { id } = await create.execute(alice, newMemory(`category case ${i} ${repo}`));
+      await db.tx.asSystem((tx) =>
+        tx.query(`UPDATE memories SET category = $1 WHERE id = $2`, [category, id]),
+      );
+      stored.push([id, category]);
+    }
+    await runMigration(new CanonicalCategories1763700000043());
+    const { rows } = await db.tx.asSystem((tx) =>
+      tx.query<{ id: string; category: string }>(
+        `SELECT id, category FROM memories WHERE id = ANY($1) ORDER BY id`,
+        [stored.map(([id]) => id)],
+      ),
+    );
+    expect(rows.map((r) => r.category)).toEqual([
+      'facts',
+      'decisions',
+      'decisions',
+      'decisions',
+      'notes',
+      'architecture',
+      'runbook-old',
+    ]);
+    // A filter by any spelling finds them under the one name.
+    const decisions = await list.execute(alice, { category: 'Decision', limit: 10, offset: 0 });
+    expect(decisions.memories.filter((m) => m.content.endsWith(repo)).map((m) => m.category)).toEqual([
+      'decisions',
+      'decisions',
+      'decisions',
+    ]);
   });
 });
