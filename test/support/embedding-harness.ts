@@ -19,9 +19,6 @@ import { ALL_SCOPES, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase } from '@app/testing';
 import { createScratchDatabase } from './scratch-database';
 import { UpdateMemoryUseCase } from '@app/memories';
-import { memoryWriterFor } from './memory-writes';
-
-const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 
 export interface EmbeddingRow {
   model_id: string;
@@ -46,6 +43,10 @@ export async function embeddingHarness(
     OUTBOX_POLL_INTERVAL_MS: '50',
     RUN_MIGRATIONS: 'false',
     LOG_LEVEL: 'warn',
+    // The limits these suites were written for.
+    MAX_CONTENT_BYTES: '4096',
+    MAX_IMPORT_BATCH: '10',
+    MAX_LIST_LIMIT: '100',
     ...env,
   });
   let builder = Test.createTestingModule({
@@ -63,7 +64,6 @@ export async function embeddingHarness(
   if (embedders) builder = builder.overrideProvider(EMBEDDER_PROVIDER).useValue(embedders);
   const app: TestingModule = await builder.compile();
   await app.init();
-  const writer = await memoryWriterFor(db.tx, limits);
   const tenant = await createTestTenant(db, label.replace(/_/g, '-'));
   const principal = async (name: string, admin = false): Promise<Principal> => ({
     ...(await tenant.addUser(name)),
@@ -88,11 +88,12 @@ export async function embeddingHarness(
     tenant,
     principal,
     embeddingsOf,
-    create: new CreateMemoryUseCase(writer),
-    update: new UpdateMemoryUseCase(writer),
-    remove: new DeleteMemoryUseCase(writer),
-    purge: new PurgeMemoryUseCase(writer),
-    restore: new RestoreMemoryUseCase(writer),
+    // The app's own use cases: the composition the servers run.
+    create: app.get(CreateMemoryUseCase),
+    update: app.get(UpdateMemoryUseCase),
+    remove: app.get(DeleteMemoryUseCase),
+    purge: app.get(PurgeMemoryUseCase),
+    restore: app.get(RestoreMemoryUseCase),
     close: async () => {
       await app.close();
       await db.close();
