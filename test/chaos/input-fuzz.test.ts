@@ -92,7 +92,10 @@ describe('input fuzz from the OpenAPI document', () => {
   let bobsRowsBefore: DatabaseSnapshot;
   let seq = 0;
   const random = () =>
-    fc.sample(fc.double({ min: 0, max: 1, maxExcluded: true }), { numRuns: 1, seed: SEED + seq++ })[0];
+    fc.sample(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), {
+      numRuns: 1,
+      seed: SEED + seq++,
+    })[0];
 
   beforeAll(async () => {
     scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'input_fuzz');
