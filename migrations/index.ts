@@ -33,6 +33,11 @@ import { RecallIndexRefresh1763700000040 } from './1763700000040-recall-index-re
 import { RecallQueryWords1763700000041 } from './1763700000041-recall-query-words';
 import { ProjectIdentity1763700000042 } from './1763700000042-project-identity';
 import { CanonicalCategories1763700000043 } from './1763700000043-canonical-categories';
+import { MemoryEndorsements1763700000044 } from './1763700000044-memory-endorsements';
+import { MemoryVersions1763700000045 } from './1763700000045-memory-versions';
+import { AdminPrivateAccess1763700000046 } from './1763700000046-admin-private-access';
+import { MemoryPins1763700000047 } from './1763700000047-memory-pins';
+import { MemoryReview1763700000048 } from './1763700000048-memory-review';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -71,6 +76,11 @@ export const MIGRATIONS = [
   RecallQueryWords1763700000041,
   ProjectIdentity1763700000042,
   CanonicalCategories1763700000043,
+  MemoryEndorsements1763700000044,
+  MemoryVersions1763700000045,
+  AdminPrivateAccess1763700000046,
+  MemoryPins1763700000047,
+  MemoryReview1763700000048,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

@@ -173,7 +173,9 @@ describe('admin jobs and stats (built API producing into BullMQ, no worker)', ()
     expect((await alice.get('/api/tags')).body).toMatchObject({
       tags: [{ tag: 'db', count: 2 }, expect.anything(), expect.anything()],
     });
-    expect((await admin.get<{ total_memories: number }>('/api/stats')).body.total_memories).toBe(4);
+    // An admin key counts what it may read (the team note): members' private memories stay theirs,
+    // while the tenant's admin stats below count every row.
+    expect((await admin.get<{ total_memories: number }>('/api/stats')).body.total_memories).toBe(1);
 
     const tenant = await admin.get<Record<string, unknown>>('/api/admin/stats');
     expect(tenant.body).toMatchObject({

@@ -90,6 +90,30 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
       .concat(['memory_embeddings_input_hash_check', 'memory_text_lengths_memory_id_fkey'])
       .concat(['api_keys_replaced_by_fkey', 'embedding_models_one_active']),
   ],
+  [
+    'pins (migration 1763700000047): an identity key; written with ON CONFLICT on the team and the personal key; scope from the contract’s enum, user set by the code with it; the caller’s own tenant and user; the memory read under the caller’s visibility first in the same transaction (a purge committing in between answers 409 write_conflict, as every foreign key)',
+    ['memory_pins_pkey', 'memory_pins_team', 'memory_pins_user', 'memory_pins_scope_check']
+      .concat(['memory_pins_check', 'memory_pins_tenant_id_fkey', 'memory_pins_user_id_fkey'])
+      .concat(['memory_pins_memory_id_fkey']),
+  ],
+  [
+    'endorsements (migration 1763700000044): written with ON CONFLICT on their key, by the caller for a team memory the same transaction just read under a per-tenant-and-text lock; the caller’s own tenant and user (users are never deleted)',
+    [
+      'memory_endorsements_pkey',
+      'memory_endorsements_memory_id_fkey',
+      'memory_endorsements_tenant_id_fkey',
+    ].concat(['memory_endorsements_user_id_fkey']),
+  ],
+  [
+    'versions (migration 1763700000045): copied from the memory row the update has locked (its number follows the row’s, its visibility is the row’s), by the caller of the caller’s tenant',
+    ['memory_versions_pkey', 'memory_versions_memory_id_fkey', 'memory_versions_tenant_id_fkey']
+      .concat(['memory_versions_author_id_fkey', 'memory_versions_replaced_by_fkey'])
+      .concat(['memory_versions_version_check', 'memory_versions_visibility_check']),
+  ],
+  [
+    'review (migration 1763700000048): the state is set by code to one of its three values; the auto-accept period is checked by the settings contract (1…8760 or null) before the UPDATE',
+    ['memories_review_state_check', 'tenants_proposal_auto_accept_hours_check'],
+  ],
 ];
 
 type Http = ReturnType<typeof client>;

@@ -235,6 +235,12 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
       run: async () => bob().get(`/api/memories/${await store(alice(), unique('private to alice'))}`),
     },
     {
+      row: /a version the memory does not have/,
+      code: 'memory_version_not_found',
+      run: async () =>
+        alice().get(`/api/memories/${await store(alice(), unique('never edited'))}/versions/1`),
+    },
+    {
       row: /teammate's session/,
       code: 'session_not_writable',
       run: async () => {
@@ -250,6 +256,11 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
       row: /startup context `budget`/,
       code: 'startup_budget_out_of_range',
       run: () => alice().get('/api/context/startup?budget=10'),
+    },
+    {
+      row: /accept or reject of a memory that is not a proposal/,
+      code: 'not_a_proposal',
+      run: async () => alice().post(`/api/memories/${await store(alice(), unique('in force'))}/accept`, {}),
     },
     {
       row: /purge before delete/,

@@ -45,12 +45,18 @@ describe('export and exact re-import (built API process)', () => {
       expanded_keywords: 'pipeline continuous integration',
       importance: 0.9,
       project: 'platform',
-      visibility: 'team',
+      visibility: 'private',
       expires_at: expires,
       supersedes: old,
     });
     await store({ content: `the staging token is ${SECRET}`, category: 'runbooks', project: 'platform' });
     await store({ content: 'Prefer small pull requests', category: 'preferences', visibility: 'private' });
+    // A team fact: bob sees it already, so his import answers it instead of making a second team row.
+    const teamFact = await store({
+      content: 'Deploys go out on Tuesdays',
+      category: 'facts',
+      visibility: 'team',
+    });
 
     const exported = await alice.get<string>('/api/memories/export?format=jsonl');
     expect(exported.status).toBe(200);
@@ -58,7 +64,7 @@ describe('export and exact re-import (built API process)', () => {
     const text = typeof exported.body === 'string' ? exported.body : JSON.stringify(exported.body);
     expect(text).not.toContain(SECRET);
     const original = lines(text);
-    expect(original).toHaveLength(4);
+    expect(original).toHaveLength(5);
     expect(original[1]).toMatchObject({
       links: [{ id: old, link_type: 'supersedes' }],
       tags: ['ci', 'buildkite'],
@@ -67,12 +73,25 @@ describe('export and exact re-import (built API process)', () => {
 
     // Bob is a fresh user: nothing of alice's (team memories included) is in his export.
     expect(lines((await bob.get<string>('/api/memories/export?format=jsonl')).body ?? '')).toEqual([]);
-    const imported = await bob.post('/api/memories/import', text, { 'content-type': 'application/x-ndjson' });
+    const imported = await bob.post<Array<{ id: number; duplicate_of?: number }>>(
+      '/api/memories/import',
+      text,
+      {
+        'content-type': 'application/x-ndjson',
+      },
+    );
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body.map((r) => r.duplicate_of)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      teamFact,
+    ]);
 
     const copy = await bob.get<Exported[]>('/api/memories/export?format=json');
     expect(copy.status).toBe(200);
-    expect(copy.body.map(restorable)).toEqual(original.map(restorable));
+    expect(copy.body.map(restorable)).toEqual(original.slice(0, 4).map(restorable));
     expect(copy.body.map((m) => m.id)).not.toEqual(original.map((m) => m.id));
     // The supersedes link between two imported memories is made again between the new rows.
     expect(copy.body[1].links).toEqual([{ id: copy.body[0].id, link_type: 'supersedes' }]);

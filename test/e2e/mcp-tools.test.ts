@@ -32,6 +32,10 @@ const TOOLS = [
   'memory_correct',
   'memory_link',
   'memory_unlink',
+  'memory_proposals',
+  'memory_review',
+  'memory_pin',
+  'memory_unpin',
   'session_start',
   'session_note',
   'session_end',
@@ -211,7 +215,7 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     expect(data.sections.decisions.map((m) => m.id)).toEqual([pnpm]);
     expect(result.text).toBe(data.text);
     expect(result.text).toContain('## Important');
-    expect(result.text).toContain(`#${pnpm} [decisions`);
+    expect(result.text).toContain(`#${pnpm} · decisions · by alice`);
     expect(result.text).not.toContain('Zephyr uses yarn');
 
     const small = await callTool(alice, 'startup_context', { budget: 500 });
@@ -361,6 +365,30 @@ describe('MCP at POST /mcp (in-process API over real HTTP, SDK client)', () => {
     const res = await fetch(mcpUrl, { method: 'POST', headers: { origin: 'http://localhost:6274' } });
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ code: 'origin_not_allowed' });
+  });
+
+  it('pins a memory for the caller’s startup context; a team pin needs an admin key', async () => {
+    const id = await store(bob, {
+      content: 'The payments service is deployed with helm 3',
+      project: 'github.com/acme/pins',
+      visibility: 'team',
+    });
+    const pinned = await callTool(alice, 'memory_pin', { id });
+    expect(pinned.isError, pinned.text).toBeFalsy();
+    expect(pinned.structuredContent).toEqual({ id, scope: 'user', pinned: true, changed: true });
+    expect(pinned.text).toBe(`Pinned memory #${id} first in your startup context.`);
+    const team = await callTool(alice, 'memory_pin', { id, scope: 'team' });
+    expect(team.isError).toBe(true);
+    expect(team.text).toContain('admin');
+
+    const context = await callTool(alice, 'startup_context', { project: 'github.com/acme/pins' });
+    expect(context.structuredContent).toMatchObject({ sections: { pinned: [{ id, pin: 'user' }] } });
+    // The pin is alice's own: bob's startup context lists his memory, but not as pinned.
+    const bobs = await callTool(bob, 'startup_context', { project: 'github.com/acme/pins' });
+    expect(bobs.structuredContent).toMatchObject({ sections: { pinned: [] } });
+
+    const unpinned = await callTool(alice, 'memory_unpin', { id });
+    expect(unpinned.structuredContent).toEqual({ id, scope: 'user', pinned: false, changed: true });
   });
 
   it('answers CORS for an allowed browser origin only', async () => {

@@ -56,7 +56,7 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
   it('returns the existing id for exact duplicate content instead of a second row', async () => {
     const first = await store({ content: 'Prefer pnpm over npm', category: 'preferences', importance: 0.8 });
     const again = await store({ content: '  Prefer pnpm   over npm ', category: 'facts' });
-    expect(again).toEqual(first);
+    expect(again).toEqual({ ...first, duplicate_of: first.id, match: 'exact', similarity: 1 });
     const list = await alice.get<Listed>('/api/memories?category=preferences');
     expect(list.body.memories.filter((m) => m.id === first.id)).toHaveLength(1);
   });
@@ -100,6 +100,7 @@ describe('memory REST contract (built API process, real Postgres + Redis)', () =
       shared_by: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00$/),
       updated_at: expect.any(String),
+      pinned: [],
     });
     const byProject = await alice.get<Listed>('/api/memories?project=atlas');
     expect(byProject.body.memories.map((m) => m.id)).toEqual([mine.id]);

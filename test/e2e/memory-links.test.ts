@@ -167,11 +167,17 @@ describe('memory links and supersession (built API, REST and MCP)', () => {
     expect((await link(bob(), ofBob, { target_id: secret, link_type: 'see-also' })).status).toBe(404);
     const hidden = await bob().post('/api/memories', { content: `Redis ${m} v7`, supersedes: secret });
     expect(hidden).toMatchObject({ status: 404, body: { code: 'memory_not_found' } });
-    const forbidden = await bob().post('/api/memories', { content: `Redis ${m} v7`, supersedes: shared });
+    // A memory shared with bob to read, not the team's: his correction is refused, not proposed.
+    const lent = await store(alice(), { content: `Lent ${m}: the cache is Redis 6`, visibility: 'private' });
+    expect((await alice().post(`/api/memories/${lent}/share`, { shared_with: 'bob' })).status).toBe(200);
+    const forbidden = await bob().post('/api/memories', { content: `Redis ${m} v7`, supersedes: lent });
     expect(forbidden).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     // Neither refused store left a memory behind.
     const listed = await bob().get<{ memories: { content: string }[] }>('/api/memories?limit=500');
     expect(listed.body.memories.filter((x) => x.content === `Redis ${m} v7`)).toEqual([]);
+    // A team memory's correction by a teammate is a proposal for alice (memory-review.test.ts).
+    const proposed = await bob().post('/api/memories', { content: `Redis ${m} v8`, supersedes: shared });
+    expect(proposed).toMatchObject({ status: 200, body: { review_state: 'proposed' } });
   });
 
   describe('over MCP', () => {
@@ -214,12 +220,17 @@ describe('memory links and supersession (built API, REST and MCP)', () => {
       expect(got.structuredContent).toMatchObject({ links_out: [{ id: oldId, type: 'supersedes' }] });
       expect(got.text).toContain(`supersedes #${oldId}`);
 
-      const denied = await callTool(bobMcp, 'memory_correct', {
+      // Bob may not change alice's memory: his correction waits for her review.
+      const proposed = await callTool(bobMcp, 'memory_correct', {
         supersedes: oldId,
         content: `Bob ${m} says 15`,
       });
-      expect(denied.isError).toBe(true);
-      expect(denied.text).toContain('[forbidden]');
+      expect(proposed.isError, proposed.text).toBeFalsy();
+      expect(proposed.structuredContent).toMatchObject({ review_state: 'proposed', supersedes: oldId });
+      const still = await callTool(mcp, 'memory_recall', args);
+      expect((still.structuredContent as { memories: Recalled[] }).memories).toEqual([
+        expect.objectContaining({ id, redirected_from: oldId }),
+      ]);
     });
 
     it('memory_correct takes the old id as `id` too, and refuses a call that names none or two', async () => {

@@ -418,10 +418,16 @@ describe('secret memories with local encryption, and with no secret store (built
         source: 'encrypted',
       });
 
-      // An admin replacing the secret writes it under alice's path, where her reveal reads it.
+      // An admin replacing the secret (private access on, with a reason) writes it under alice's
+      // path, where her reveal reads it.
       const replaced = `the prod db is postgres://admin:${PASSWORD}-2@db:5432/app`;
       const admin = client(api.url, team.keys.admin);
-      expect((await admin.put(`/api/memories/${stored.body.id}`, { content: replaced })).status).toBe(200);
+      const allowed = await admin.request('PATCH', '/api/admin/settings', { admin_private_access: true });
+      expect(allowed.status).toBe(200);
+      const reason = { 'x-private-access-reason': 'rotating the leaked prod database password' };
+      expect((await admin.put(`/api/memories/${stored.body.id}`, { content: replaced }, reason)).status).toBe(
+        200,
+      );
       expect((await alice.post(`/api/memories/${stored.body.id}/secret`)).body).toMatchObject({
         content: replaced,
         source: 'encrypted',

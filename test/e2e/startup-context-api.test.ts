@@ -111,7 +111,7 @@ describe('startup context and team session visibility (built API)', () => {
         expect.objectContaining({ id: sessionId, owner: 'alice', summary: 'Moved the build to pnpm' }),
       ]);
       expect(body.text.length).toBeLessThanOrEqual(3000);
-      expect(body.text).toContain(`#${ids.pnpm} [facts`);
+      expect(body.text).toContain(`#${ids.pnpm} · facts · by alice`);
       expect(body.text).toContain(`replaces #${ids.npm}`);
       // The same data gives the same bytes.
       const again = await startup(alice(), `?project=${encodeURIComponent(remote)}`);
@@ -121,7 +121,13 @@ describe('startup context and team session visibility (built API)', () => {
       expect(bobs.sections.important.map((m) => m.id)).toEqual([ids.rule]);
       expect(bobs.sections.sessions).toEqual([]);
       const strangers = (await startup(stranger, `?project=${project}`)).body;
-      expect(strangers.sections).toEqual({ important: [], decisions: [], sessions: [] });
+      expect(strangers.sections).toEqual({
+        pinned: [],
+        requested: [],
+        important: [],
+        decisions: [],
+        sessions: [],
+      });
     });
 
     it('cuts to a small budget and says how many were left out', async () => {
@@ -180,7 +186,12 @@ describe('startup context and team session visibility (built API)', () => {
     });
 
     it('is off by default: a teammate gets 404 for another user’s session', async () => {
-      expect((await admin().get('/api/admin/settings')).body).toEqual({ team_session_visibility: false });
+      expect((await admin().get('/api/admin/settings')).body).toEqual({
+        team_session_visibility: false,
+        admin_private_access: false,
+        review_team_memories: false,
+        proposal_auto_accept_hours: null,
+      });
       expect(await bobReads()).toEqual({ session: 404, timeline: 404, listed: [] });
     });
 
@@ -198,7 +209,12 @@ describe('startup context and team session visibility (built API)', () => {
       expect(wrongType.status).toBe(422);
       const on = await admin().request('PATCH', '/api/admin/settings', { team_session_visibility: true });
       expect(on).toMatchObject({ status: 200, body: { team_session_visibility: true } });
-      expect((await admin().get('/api/admin/settings')).body).toEqual({ team_session_visibility: true });
+      expect((await admin().get('/api/admin/settings')).body).toEqual({
+        team_session_visibility: true,
+        admin_private_access: false,
+        review_team_memories: false,
+        proposal_auto_accept_hours: null,
+      });
     });
 
     it('once on, lets teammates read sessions and events but never change them (403)', async () => {

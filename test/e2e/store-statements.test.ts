@@ -102,18 +102,20 @@ describe('round trips per write through the REST API', () => {
       expect(response.status).toBe(200);
     });
     expect(user).toHaveLength(1);
-    // The caller's access, the row locked, the row as it was, the duplicate check, the update.
+    // The caller's access, the row locked, the row as it was, the duplicate check, the row as it was
+    // kept as a version, the update.
     expect(verbs(user[0])).toEqual([
       'BEGIN',
       'SELECT',
       'SELECT',
       'SELECT',
       'SELECT',
+      'INSERT',
       'UPDATE',
       'WITH',
       'COMMIT',
     ]);
     // BEGIN goes with the first check; COMMIT waits for the bookkeeping (nothing marks it last).
-    expect(user[0].roundTrips).toBe(7);
+    expect(user[0].roundTrips).toBe(8);
   });
 });

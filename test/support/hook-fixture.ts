@@ -27,10 +27,10 @@ export interface Timeline {
 /**
  * A started API (in process) with a fresh team, a scratch directory and a git work tree whose
  * origin is github.com/acme/<repo> on branch feature-x, for tests that run the hook scripts.
- * Registers its own beforeAll/afterAll; call it inside a describe.
+ * Registers its own beforeAll/afterAll; call it inside a describe. `overrides` go to the team's env.
  */
-export function hookFixture() {
-  const team = teamFixture();
+export function hookFixture(overrides: Record<string, string> = {}) {
+  const team = teamFixture(overrides);
   const repo = `r${randomUUID().slice(0, 8)}`;
   const scratch = mkdtempSync(join(tmpdir(), 'memory-hooks-'));
   const workdir = join(scratch, 'repo');

@@ -2,9 +2,17 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { APP_CONFIG, loadConfig } from '@app/config';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from '@app/memories';
-import { MemoryWriteModule, MemoryWriter, NewMemoryRows, SecretStaging } from '@app/memories/testing';
+import {
+  MemoryUpdate,
+  MemoryVersionWriteRepository,
+  MemoryWriteModule,
+  MemoryWriter,
+  NewMemoryRows,
+  SecretScreen,
+  SecretStaging,
+} from '@app/memories/testing';
 import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
-import { NoSecretStore, SECRET_STORE, type ConfiguredSecretStore } from '@app/secrets';
+import { NoSecretStore, SECRET_STORE, SecretDetector, type ConfiguredSecretStore } from '@app/secrets';
 
 /** What the global PersistenceModule and ConfigModule give a composition, over a test's own runner. */
 @Global()
@@ -33,7 +41,7 @@ export async function memoryWritePartsFor(
   store: ConfiguredSecretStore = new NoSecretStore(),
   // The suites written before team visibility keep per-user memories unless they ask.
   defaults: MemoryDefaults = { defaultVisibility: 'private' },
-): Promise<{ writer: MemoryWriter; rows: NewMemoryRows; staging: SecretStaging }> {
+): Promise<{ writer: MemoryWriter; rows: NewMemoryRows; staging: SecretStaging; update: MemoryUpdate }> {
   const module = await Test.createTestingModule({
     imports: [TestFoundationModule.over(tx), MemoryWriteModule],
   })
@@ -48,6 +56,7 @@ export async function memoryWritePartsFor(
     writer: module.get(MemoryWriter),
     rows: module.get(NewMemoryRows),
     staging: module.get(SecretStaging),
+    update: module.get(MemoryUpdate),
   };
 }
 
@@ -60,3 +69,9 @@ export async function memoryWriterFor(
 ): Promise<MemoryWriter> {
   return (await memoryWritePartsFor(tx, limits, store, defaults)).writer;
 }
+
+/** What `ImportMemoriesUseCase` needs besides the writer, audit, outbox and limits: the screen and version rows. */
+export const importParts = (): [SecretScreen, MemoryVersionWriteRepository] => [
+  new SecretScreen(new SecretDetector()),
+  new MemoryVersionWriteRepository(),
+];

@@ -33,16 +33,23 @@ describe('CLI tenants settings', () => {
 
     expect(await cli(['tenants', 'settings', '--tenant', tenant])).toMatchObject({
       code: 0,
-      out: `Tenant "${tenant}": team session visibility off\n`,
+      out: `Tenant "${tenant}": team session visibility off, admin private access off\n`,
     });
     const on = await cli(['--json', 'tenants', 'settings', '--team-sessions', 'on', '--tenant', tenant]);
     expect(on.code).toBe(0);
-    expect(JSON.parse(on.out)).toEqual({ team_session_visibility: true });
+    expect(JSON.parse(on.out)).toEqual({
+      team_session_visibility: true,
+      admin_private_access: false,
+      review_team_memories: false,
+      proposal_auto_accept_hours: null,
+    });
     expect(await stored(tenant)).toEqual([{ on: true }]);
     expect((await cli(['tenants', 'settings', '--team-sessions', 'off', '--tenant', tenant])).out).toContain(
       'team session visibility off',
     );
     expect(await stored(tenant)).toEqual([{ on: false }]);
+    const admins = await cli(['tenants', 'settings', '--admin-private-access', 'on', '--tenant', tenant]);
+    expect(admins.out).toBe(`Tenant "${tenant}": team session visibility off, admin private access on\n`);
 
     const audit = (await db.dataSource.query(
       `SELECT a.action, a.actor_id, a.details FROM audit_log a JOIN tenants t ON t.id = a.tenant_id
@@ -52,6 +59,7 @@ describe('CLI tenants settings', () => {
     expect(audit.map((row) => row.details)).toEqual([
       { team_session_visibility: true, via: 'cli' },
       { team_session_visibility: false, via: 'cli' },
+      { admin_private_access: true, via: 'cli' },
     ]);
     expect(audit.every((row) => row.actor_id === null)).toBe(true);
   });

@@ -67,11 +67,22 @@ describe('CLI export and import', () => {
     );
     expect(alice.find((m) => m.category === 'runbooks')?.created_at).toBe('2024-05-01T10:00:00.123456+00:00');
 
-    expect((await cli(['import', '--user', 'bob', '--file', out, '--tenant', tenant])).code).toBe(0);
-    const bob = jsonl((await cli(['export', '--user', 'bob', '--format', 'jsonl', '--tenant', tenant])).out);
+    // Into another tenant: a teammate of alice's would be answered her team memories instead (one fact
+    // once per team), and hold only the rest.
+    const elsewhere = `${tenant}-b`;
+    expect((await cli(['users', 'create', 'bob', '--tenant', elsewhere])).code).toBe(0);
+    expect((await cli(['import', '--user', 'bob', '--file', out, '--tenant', elsewhere])).code).toBe(0);
+    const bob = jsonl(
+      (await cli(['export', '--user', 'bob', '--format', 'jsonl', '--tenant', elsewhere])).out,
+    );
     const same = ({ id: _i, is_sensitive: _s, links: _l, shares: _sh, ...rest }: Record<string, unknown>) =>
       rest;
     expect(bob.map(same)).toEqual(alice.map(same));
+    expect((await cli(['import', '--user', 'bob', '--file', out, '--tenant', tenant])).code).toBe(0);
+    const teammate = jsonl(
+      (await cli(['export', '--user', 'bob', '--format', 'jsonl', '--tenant', tenant])).out,
+    );
+    expect(teammate.map((m) => m.content)).toEqual(['ssh deploy key is [REDACTED:github]']);
   });
 
   it('stores nothing when one item is invalid, naming it', async () => {

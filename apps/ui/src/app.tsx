@@ -10,6 +10,7 @@ const MEMBER_NAV = [
   { to: '/', label: 'Overview' },
   { to: '/memories', label: 'Memories' },
   { to: '/search', label: 'Search' },
+  { to: '/review', label: 'Review' },
   { to: '/sessions', label: 'Sessions' },
 ];
 const ADMIN_NAV = [

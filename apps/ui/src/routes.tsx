@@ -7,6 +7,7 @@ import { MemoryDetailView } from './views/memory-detail';
 import { MemoryFormView } from './views/memory-form';
 import { MemoryListView } from './views/memory-list';
 import { OverviewView } from './views/overview';
+import { ReviewView } from './views/review';
 import { SearchView } from './views/search';
 import { SessionDetailView, SessionListView } from './views/sessions';
 import { UsersView } from './views/users';
@@ -19,6 +20,7 @@ const ROUTES: Route[] = [
   ['/memories/new', () => <MemoryFormView />],
   ['/memories/:id', (p, me) => <MemoryDetailView key={p.id} id={Number(p.id)} me={me} />],
   ['/memories/:id/edit', (p) => <MemoryFormView key={p.id} id={Number(p.id)} />],
+  ['/review', () => <ReviewView />],
   ['/search', () => <SearchView />],
   ['/sessions', () => <SessionListView />],
   ['/sessions/:id', (p) => <SessionDetailView key={p.id} id={p.id} />],

@@ -167,3 +167,40 @@ export interface Me {
   userId: string;
   isAdmin: boolean;
 }
+
+export type VersionedField = 'content' | 'tags' | 'category' | 'importance' | 'project' | 'visibility';
+
+export interface MemoryVersion {
+  memory_id: number;
+  version: number;
+  content: string;
+  category: string;
+  tags: string[];
+  importance: number;
+  project: string | null;
+  visibility: 'team' | 'private';
+  is_sensitive: boolean;
+  author_id: string | null;
+  author: string | null;
+  created_at: string;
+  replaced_at: string;
+  replaced_by_id: string | null;
+  replaced_by: string | null;
+  changed_fields: VersionedField[];
+}
+
+export interface MemoryVersions {
+  memory_id: number;
+  versions: MemoryVersion[];
+  next_before: number | null;
+}
+
+export interface VersionDiff {
+  memory_id: number;
+  from: number | 'current';
+  to: number | 'current';
+  changed_fields: VersionedField[];
+  content_diff: { op: 'equal' | 'insert' | 'delete'; text: string }[];
+  unified: string;
+  fields: { field: VersionedField; from: unknown; to: unknown }[];
+}

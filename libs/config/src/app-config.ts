@@ -97,7 +97,13 @@ export interface AppConfig {
   };
   readonly sessions: {
     /** The session startup block: default budget over REST, and the largest any request may ask for. */
-    readonly startupContext: { readonly defaultChars: number; readonly maxChars: number };
+    readonly startupContext: {
+      readonly defaultChars: number;
+      readonly maxChars: number;
+      /** Estimated tokens (`estimateTokens`): the default budget and the largest a request may ask for. */
+      readonly defaultTokens: number;
+      readonly maxTokens: number;
+    };
     /** Session capture: how an ended session's events become candidate memories. */
     readonly extractor: Env['SESSION_EXTRACTOR'];
     /** The `llm` extractor's OpenAI-compatible endpoint (set when extractor is `llm`). */
@@ -313,6 +319,8 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       startupContext: {
         defaultChars: Math.min(env.STARTUP_CONTEXT_CHARS, env.STARTUP_CONTEXT_MAX_CHARS),
         maxChars: env.STARTUP_CONTEXT_MAX_CHARS,
+        defaultTokens: Math.min(env.STARTUP_CONTEXT_TOKENS, env.STARTUP_CONTEXT_MAX_TOKENS),
+        maxTokens: env.STARTUP_CONTEXT_MAX_TOKENS,
       },
       extractor: env.SESSION_EXTRACTOR,
       llm: {

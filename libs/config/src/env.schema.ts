@@ -268,6 +268,14 @@ export const envSchema = z.object({
   STARTUP_CONTEXT_CHARS: int(4_000, 500, 1_000_000),
   /** Largest budget a startup context request (REST or MCP) may ask for. */
   STARTUP_CONTEXT_MAX_CHARS: int(32_000, 500, 1_000_000),
+  /**
+   * Token budget of the startup context (REST and MCP) when the request names none, as the
+   * kernel's `estimateTokens` counts them (≈ 4 ASCII characters per token, every other character
+   * a token); the character budget applies as well.
+   */
+  STARTUP_CONTEXT_TOKENS: int(2_000, 150, 250_000),
+  /** Largest token budget a startup context request may ask for. */
+  STARTUP_CONTEXT_MAX_TOKENS: int(8_000, 150, 250_000),
   /** Recall: factor on the fused score of memories of the project named in `project_boost` (1 = no boost). */
   RECALL_PROJECT_BOOST: z.coerce.number().min(1).max(10).default(1.5),
   /** Recall: how the text and vector legs are fused — scores scaled per leg (`linear`) or ranks (`rrf`). */

@@ -2,9 +2,12 @@ import { Module } from '@nestjs/common';
 import { MemoriesCoreModule } from './application/memories-core.module';
 import { MemoryExportModule } from './export/memory-export.module';
 import { MemoryLinksModule } from './links/memory-links.module';
+import { MemoryPinsModule } from './pins/memory-pins.module';
+import { MemoryReviewModule } from './review/memory-review.module';
 import { SecretMemoriesModule } from './secret-memories/secret-memories.module';
 import { MemorySharingModule } from './sharing/memory-sharing.module';
 import { MemoryStatsModule } from './stats/memory-stats.module';
+import { MemoryVersionsModule } from './versions/memory-versions.module';
 
 const PARTS = [
   MemoriesCoreModule,
@@ -13,12 +16,15 @@ const PARTS = [
   SecretMemoriesModule,
   MemoryExportModule,
   MemoryStatsModule,
+  MemoryVersionsModule,
+  MemoryPinsModule,
+  MemoryReviewModule,
 ];
 
 /**
  * The memory aggregate as one import: the core (domain, read model, the one write path and the
- * CRUD use cases) and its wings (sharing, links, secret memories, export, stats), each its own
- * module that imports only the core. Exports every part's use cases, `MemoryLookup` (how other
+ * CRUD use cases) and its wings (sharing, links, secret memories, export, stats, versions, pins, review), each
+ * its own module that imports only the core. Exports every part's use cases, `MemoryLookup` (how other
  * contexts read memories with their links) and `MEMORY_LIMITS`.
  * Needs the global PersistenceModule and ConfigModule.
  */

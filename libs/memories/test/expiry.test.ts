@@ -7,7 +7,7 @@ import {
   storeMemorySchema,
 } from '@app/memories';
 import { MemoryReadRepository, MemoryWriteRepository } from '@app/memories/testing';
-import { type Principal } from '@app/tenancy';
+import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
   memberPrincipal,
@@ -70,7 +70,7 @@ describe('memory expiry', () => {
     await expect(get.execute(alice, explicit.id)).rejects.toMatchObject({ code: 'memory_not_found' });
 
     expect(
-      await new ExpireMemoriesUseCase(db.tx, new MemoryWriteRepository()).execute(),
+      await new ExpireMemoriesUseCase(db.tx, new MemoryWriteRepository(), new AuditWriter()).execute(),
     ).toBeGreaterThanOrEqual(2);
     const { rows } = await db.tx.asSystem((tx) =>
       tx.query<{ id: string; deleted: boolean }>(

@@ -22,7 +22,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor, importParts } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 1000, maxListLimit: 100 };
 const SECRET = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
@@ -66,7 +66,13 @@ describe('memory export', () => {
     const secrets = new LocalSecretStore(deriveKeyEncryptionKey(randomBytes(32).toString('hex')));
     const writer = await memoryWriterFor(db.tx, limits, secrets, { defaultVisibility: 'team' });
     create = new CreateMemoryUseCase(writer);
-    importMemories = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
+    importMemories = new ImportMemoriesUseCase(
+      writer,
+      new AuditWriter(),
+      new OutboxWriter(),
+      limits,
+      ...importParts(),
+    );
     exporter = new ExportMemoriesUseCase(db.tx, new MemoryExportRepository(), new AuditWriter());
   });
   afterAll(async () => db?.close());
@@ -129,6 +135,7 @@ describe('memory export', () => {
       expires_at: expect.any(String),
       links: [{ id: older, link_type: 'supersedes' }],
       shares: [{ username: expect.stringContaining('bob'), permission: 'write' }],
+      versions: [],
     });
     expect(Date.parse(exported[1].expires_at as string)).toBe(Date.parse(expires));
     expect(exported[2]).toMatchObject({ is_sensitive: true, content: expect.stringContaining('[REDACTED:') });

@@ -55,7 +55,9 @@ describe('memory links: who may link what', () => {
     const tenant = await createTestTenant(db, 'links');
     alice = await memberPrincipal(tenant, 'alice');
     bob = await memberPrincipal(tenant, 'bob');
-    admin = { ...(await memberPrincipal(tenant, 'boss')), scopes: ALL_SCOPES };
+    // An admin granted private access, in a tenant that allows it: it may change every memory.
+    admin = { ...(await memberPrincipal(tenant, 'boss')), scopes: ALL_SCOPES, privateAccess: true };
+    await tenant.allowAdminPrivateAccess();
     dave = await memberPrincipal(await createTestTenant(db, 'links-other'), 'dave');
     const writer = await memoryWriterFor(db.tx, limits, undefined, { defaultVisibility: 'team' });
     create = new CreateMemoryUseCase(writer);
@@ -230,7 +232,9 @@ describe('memory links: who may link what', () => {
 
     it('stores nothing when the superseded memory is invisible (404), not changeable (403) or a cycle', async () => {
       const privateOfAlice = await store(alice, { visibility: 'private' });
-      const teamOfAlice = await store(alice);
+      // Shared to read, not the team's: a correction is refused (a team memory's is a proposal).
+      const lentByAlice = await store(alice, { visibility: 'private' });
+      await share(alice, lentByAlice, bob, 'read');
       const count = () =>
         db.tx
           .inTenant(bob, (tx) =>
@@ -243,7 +247,7 @@ describe('memory links: who may link what', () => {
       await expect(create.execute(bob, note({ supersedes: privateOfAlice }))).rejects.toMatchObject({
         code: 'memory_not_found',
       });
-      await expect(create.execute(bob, note({ supersedes: teamOfAlice }))).rejects.toMatchObject({
+      await expect(create.execute(bob, note({ supersedes: lentByAlice }))).rejects.toMatchObject({
         code: 'forbidden',
       });
       const oldContent = `the old way ${Date.now()}`;

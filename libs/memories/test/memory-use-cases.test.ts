@@ -18,7 +18,7 @@ import {
   newMemory,
   memberPrincipal,
 } from '@app/testing';
-import { memoryWritePartsFor } from '../../../test/support/memory-writes';
+import { memoryWritePartsFor, importParts } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 1024, maxImportBatch: 10, maxListLimit: 100 };
 const memory = (content: string): NewMemory => newMemory(content, { tags: ['t'] });
@@ -39,7 +39,13 @@ describe('memory use cases against real Postgres', () => {
     repo = new MemoryReadRepository();
     ({ writer, rows } = await memoryWritePartsFor(db.tx, limits));
     create = new CreateMemoryUseCase(writer);
-    importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
+    importer = new ImportMemoriesUseCase(
+      writer,
+      new AuditWriter(),
+      new OutboxWriter(),
+      limits,
+      ...importParts(),
+    );
     remove = new DeleteMemoryUseCase(writer);
     const tenant = await createTestTenant(db);
     const principal = (name: string) => memberPrincipal(tenant, name);

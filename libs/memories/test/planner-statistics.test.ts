@@ -10,7 +10,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor, importParts } from '../../../test/support/memory-writes';
 import { createScratchDatabase, type ScratchDatabase } from '../../../test/support/scratch-database';
 import { waitFor } from '../../../test/support/wait-for';
 
@@ -43,6 +43,7 @@ describe('planner statistics after bulk writes', () => {
       new AuditWriter(),
       new OutboxWriter(),
       limits,
+      ...importParts(),
     );
   });
 

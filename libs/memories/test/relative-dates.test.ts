@@ -12,7 +12,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
+import { memoryWriterFor, importParts } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 1024, maxImportBatch: 10, maxListLimit: 100 };
 // Said on Friday 19 January 2024: "yesterday" is Thursday 18 January.
@@ -32,7 +32,13 @@ describe('relative dates in stored memories (real Postgres)', () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
     repo = new MemoryReadRepository();
     writer = await memoryWriterFor(db.tx, limits);
-    importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
+    importer = new ImportMemoriesUseCase(
+      writer,
+      new AuditWriter(),
+      new OutboxWriter(),
+      limits,
+      ...importParts(),
+    );
     create = new CreateMemoryUseCase(writer);
     update = new UpdateMemoryUseCase(writer);
     alice = await memberPrincipal(await createTestTenant(db), 'alice');

@@ -14,7 +14,7 @@ import { VaultSecretStore } from '@app/secrets/testing';
 import { AuditWriter, MEMBER_SCOPES, type Principal } from '@app/tenancy';
 import { createTestTenant, openTestDatabase, type TestDatabase, newMemory } from '@app/testing';
 import { FakeVault } from '@app/testing';
-import { memoryWritePartsFor } from '../../../test/support/memory-writes';
+import { memoryWritePartsFor, importParts } from '../../../test/support/memory-writes';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
 const memory = newMemory;
@@ -68,7 +68,13 @@ describe('secret write order and orphan cleanup', () => {
     });
     ({ writer, staging } = await memoryWritePartsFor(db.tx, limits, store));
     create = new CreateMemoryUseCase(writer);
-    importer = new ImportMemoriesUseCase(writer, new AuditWriter(), new OutboxWriter(), limits);
+    importer = new ImportMemoriesUseCase(
+      writer,
+      new AuditWriter(),
+      new OutboxWriter(),
+      limits,
+      ...importParts(),
+    );
     remove = new DeleteMemoryUseCase(writer);
     purge = new PurgeMemoryUseCase(writer);
     sweep = new SweepSecretsUseCase(db.tx, new SecretCleanupRepository(), store);

@@ -120,7 +120,21 @@ describe('TransactionRunner prepared statements', () => {
     expect(sent).toHaveLength(2);
     expect(sent[0]).toMatch(/^BEGIN; SELECT set_config\('role', 'memory_app', true\)/);
     expect(sent[0]).toContain(`set_config('app.user_id', '${scope.userId}', true)`);
-    expect(sent[0]).toContain(`set_config('app.admin', 'on', true)`);
+    // An admin key is a tenant admin; the members' private memories need private access too.
+    expect(sent[0]).toContain(
+      `set_config('app.tenant_admin', 'on', true), set_config('app.admin', 'off', true)`,
+    );
+    await runner.inTenant({ ...scope, scopes: ['admin'], privateAccess: true }, async () => undefined);
+    expect(sent[2]).toContain(
+      `set_config('app.tenant_admin', 'on', true), set_config('app.admin', 'on', true)`,
+    );
+    await runner.inTenant(
+      { ...scope, scopes: ['memories:read'], privateAccess: true },
+      async () => undefined,
+    );
+    expect(sent[4]).toContain(
+      `set_config('app.tenant_admin', 'off', true), set_config('app.admin', 'off', true)`,
+    );
     expect(() => new TransactionRunner(fakeDataSource([]), "memory_app'; --")).toThrow(/identifier/);
   });
 

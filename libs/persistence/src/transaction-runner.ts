@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { DatabaseUnavailableError } from './database-unavailable.error';
-import type { QueryOptions, QueryResult, TenantScope, Tx } from './tx';
+import { readsEveryMemory, type QueryOptions, type QueryResult, type TenantScope, type Tx } from './tx';
 import { mayWrite, TENANT_WRITES } from './tenant-writes';
 
 const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -80,7 +80,8 @@ export class InvalidTenantScopeError extends Error {
  * Opens transactions with the row-level security context applied.
  *
  * - `inTenant`: switches to the application role (neither owner nor BYPASSRLS) and sets
- *   `app.tenant_id` / `app.user_id` (and `app.admin` for an admin key) with `set_config(..., true)`, so the settings vanish at
+ *   `app.tenant_id` / `app.user_id`, `app.tenant_admin` for an admin key and `app.admin` for one granted
+ *   the members' private memories (`readsEveryMemory`), with `set_config(..., true)`, so the settings vanish at
  *   commit and a pooled connection never carries them into another request.
  * - `asSystem`: for trusted system paths (key lookup, outbox relay, bootstrap); sets
  *   `app.system` for the transaction, which only the schema owner's policy honours.
@@ -103,10 +104,11 @@ export class TransactionRunner {
     if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
     // One round trip opens the transaction and sets its context: a simple query may hold several
     // statements but no parameters, so the values are written in (UUIDs checked, the role quoted).
-    const admin = scope.scopes?.includes('admin') ? 'on' : 'off';
+    const tenantAdmin = scope.scopes?.includes('admin') ? 'on' : 'off';
+    const admin = readsEveryMemory(scope) ? 'on' : 'off';
     const opening = `BEGIN; SELECT set_config('role', ${literal(this.appRole)}, true),
       set_config('app.tenant_id', '${scope.tenantId}', true), set_config('app.user_id', '${scope.userId}', true),
-      set_config('app.admin', '${admin}', true)${
+      set_config('app.tenant_admin', '${tenantAdmin}', true), set_config('app.admin', '${admin}', true)${
         options.genericPlans && this.options.preparedStatements
           ? `, set_config('plan_cache_mode', 'force_generic_plan', true)`
           : ''

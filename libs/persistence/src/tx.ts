@@ -2,8 +2,22 @@
 export interface TenantScope {
   readonly tenantId: string;
   readonly userId: string;
-  /** The caller's key scopes; `admin` lets row-level security show every memory of the tenant. */
+  /**
+   * The caller's key scopes. `admin` makes the caller a tenant admin (its settings, sessions); it
+   * shows the members' private memories only together with `privateAccess`.
+   */
   readonly scopes?: readonly string[];
+  /**
+   * An admin key given access to the members' private memories for this request: the tenant allows
+   * it (`admin_private_access`) and the admin gave a reason, which was audited. Row-level security
+   * checks the tenant setting again (`app_is_admin()`).
+   */
+  readonly privateAccess?: boolean;
+}
+
+/** Whether `scope` reads every memory of its tenant (an admin granted private access). */
+export function readsEveryMemory(scope: TenantScope): boolean {
+  return scope.privateAccess === true && scope.scopes?.includes('admin') === true;
 }
 
 export interface QueryResult<Row> {

@@ -92,11 +92,29 @@ describe('row-level security for shares', () => {
     expect((await as(carol, `UPDATE memories SET importance = 1 WHERE id = $1`, [after])).rowCount).toBe(0);
   });
 
-  it('lets an admin read and change every memory of their own tenant only', async () => {
+  it('keeps a member’s private memory from an admin unless the tenant allows it and the admin asked', async () => {
     const tenant = await createTestTenant(db);
     const alice = await tenant.addUser('alice');
-    const admin = { ...(await tenant.addUser('root')), scopes: ['admin'] };
-    const outsider = { ...(await (await createTestTenant(db)).addUser('root2')), scopes: ['admin'] };
+    const root = await tenant.addUser('root');
+    const id = await privateMemory(alice, 'alice private note');
+    const asked = { ...root, scopes: ['admin'], privateAccess: true };
+    const plain = { ...root, scopes: ['admin'] };
+    // The tenant's default: an admin key asking for it still sees nothing of it.
+    expect((await as(asked, `SELECT id FROM memories WHERE id = $1`, [id])).rows).toHaveLength(0);
+    await tenant.allowAdminPrivateAccess();
+    expect((await as(plain, `SELECT id FROM memories WHERE id = $1`, [id])).rows).toHaveLength(0);
+    expect((await as(plain, `UPDATE memories SET importance = 0.1 WHERE id = $1`, [id])).rowCount).toBe(0);
+    expect((await as(asked, `SELECT id FROM memories WHERE id = $1`, [id])).rows).toHaveLength(1);
+  });
+
+  it('lets an admin granted private access read and change every memory of their own tenant only', async () => {
+    const tenant = await createTestTenant(db);
+    const alice = await tenant.addUser('alice');
+    await tenant.allowAdminPrivateAccess();
+    const admin = { ...(await tenant.addUser('root')), scopes: ['admin'], privateAccess: true };
+    const other = await createTestTenant(db);
+    await other.allowAdminPrivateAccess();
+    const outsider = { ...(await other.addUser('root2')), scopes: ['admin'], privateAccess: true };
     const id = await privateMemory(alice, 'alice private note');
     expect((await as(admin, `SELECT id FROM memories WHERE id = $1`, [id])).rows).toHaveLength(1);
     expect((await as(admin, `UPDATE memories SET importance = 0.1 WHERE id = $1`, [id])).rowCount).toBe(1);

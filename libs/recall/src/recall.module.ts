@@ -11,6 +11,7 @@ import { LexiconSource } from './adapters/lexicon-source';
 import { VectorRecallAdapter } from './adapters/vector-recall.adapter';
 import { CheckMemoryUseCase } from './application/check-memory.use-case';
 import { FindDuplicatesUseCase } from './application/find-duplicates.use-case';
+import { TeamDuplicateFinder } from './application/team-duplicate-finder';
 import { RecallLinks } from './application/recall-links';
 import { TextLeg } from './application/text-leg';
 import {
@@ -32,6 +33,11 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
  * Finding memories: hybrid recall (text and vector legs fused), the write guard `check` and
  * near-duplicate pairs. Reads memories through MemoriesModule's MemoryLookup and embeds queries
  * through EmbeddingsModule's QueryEmbedder.
+ *
+ * Its `TeamDuplicateFinder` fills memories' `TeamDuplicateProbeSlot` when the module starts, so the
+ * write path (which recall builds on, and cannot import) folds a teammate's fact said again in nearly
+ * the same words into the existing team memory. A process without recall (the CLI) folds same-text
+ * repeats only.
  */
 @Module({
   imports: [MemoriesModule, EmbeddingsModule],
@@ -81,6 +87,7 @@ const USE_CASES = [RecallMemoriesUseCase, CheckMemoryUseCase, FindDuplicatesUseC
     VectorRecallAdapter,
     { provide: VECTOR_RECALL, useExisting: VectorRecallAdapter },
     RecallLinks,
+    TeamDuplicateFinder,
     ...USE_CASES,
   ],
   exports: USE_CASES,

@@ -40,6 +40,8 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
   let rita: TenantScope;
   let sam: TenantScope;
   let adam: TenantScope;
+  /** Adam's admin key without private access: a member's view. */
+  let admin: TenantScope;
   let otto: TenantScope;
   const ids: Record<string, number> = {};
   const text = new MemoryTextSearchRepository();
@@ -110,8 +112,9 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     sam: ['olga-team', 'sam-private'],
     adam: ['olga-both', 'olga-private', 'olga-shared', 'olga-tagged', 'olga-team', 'rita-own', 'sam-private'],
     otto: ['otto-team'],
+    admin: ['olga-team', 'olga-team-tagged'],
   };
-  const callers = () => ({ rita, sam, adam, otto }) as const;
+  const callers = () => ({ rita, sam, adam, otto, admin }) as const;
 
   beforeAll(async () => {
     scratch = await createScratchDatabase(inject('adminDatabaseUrl'), 'recall_visibility');
@@ -120,7 +123,9 @@ describe('recall sees own, team, shared and (for admins) every memory of the ten
     olga = await team.addUser('olga');
     rita = await team.addUser('rita');
     sam = await team.addUser('sam');
-    adam = { ...(await team.addUser('adam')), scopes: ALL_SCOPES };
+    adam = { ...(await team.addUser('adam')), scopes: ALL_SCOPES, privateAccess: true };
+    admin = { ...adam, privateAccess: false };
+    await team.allowAdminPrivateAccess();
     otto = await (await createTestTenant(db, 'vis-other')).addUser('otto');
     await db.tx.asSystem(async (tx) => {
       const models = new EmbeddingModelRepository();

@@ -5,6 +5,7 @@ import type { Registry } from 'prom-client';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { METRICS_REGISTRY } from '@app/observability';
 import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
+import { RecalledTextScreen } from './detection/recalled-text-screen';
 import { SecretDetector } from './detection/secret-detector';
 import { EMBEDDED_KEY_FILE, readOrCreateEmbeddedKey } from './local/embedded-key-file';
 import { isRawKey } from './local/encryption-key';
@@ -61,7 +62,10 @@ class SecretStoreLifecycle implements OnApplicationShutdown {
   }
 }
 
-/** `SECRET_STORE` (Vault, local AES-GCM or none) and the `SecretDetector`, for API and worker. */
+/**
+ * `SECRET_STORE` (Vault, local AES-GCM or none), the `SecretDetector` and the read-time
+ * `RecalledTextScreen`, for API and worker.
+ */
 @Module({
   providers: [
     {
@@ -75,8 +79,13 @@ class SecretStoreLifecycle implements OnApplicationShutdown {
       useFactory: secretStoreFromConfig,
     },
     { provide: SecretDetector, useFactory: () => new SecretDetector() },
+    {
+      provide: RecalledTextScreen,
+      inject: [SecretDetector],
+      useFactory: (detector: SecretDetector) => new RecalledTextScreen(detector),
+    },
     SecretStoreLifecycle,
   ],
-  exports: [SECRET_STORE, SecretDetector],
+  exports: [SECRET_STORE, SecretDetector, RecalledTextScreen],
 })
 export class SecretsModule {}

@@ -117,6 +117,9 @@ describe('session extraction (sessions.extract)', () => {
       expect(row.tags).toEqual(expect.arrayContaining(['session-capture', `session:${id}`]));
     }
     expect(rows[1].tags).toContain('release');
+    // What the user asked to remember (a prompt's "remember that …", a note) is tagged for the next
+    // startup context; corrections and decisions have sections of their own.
+    expect(rows.map((r) => r.tags.includes('requested'))).toEqual([true, true, false, false]);
 
     const [state] = await sql<{ extracted: boolean; pending: number }>(
       `SELECT s.extracted_at IS NOT NULL AS extracted,
@@ -198,13 +201,14 @@ describe('session extraction (sessions.extract)', () => {
     expect(await captured(id)).toEqual([]);
   });
 
-  it('never matches, links or changes another user’s memories', async () => {
+  it('never links or changes another user’s memories; a teammate’s team fact answers a repeat of it', async () => {
     const bobsSimilar = await stored(
       bob,
       'Use yarn classic for installing packages in the orion repo',
       'team',
     );
     const bobsSame = await stored(bob, 'The orion repo uses Node 20.', 'team');
+    const bobsPrivate = await stored(bob, 'The orion repo pins pnpm 9.', 'private');
     const before = await sql<MemoryRow>(
       `SELECT id, content, updated_at::text FROM memories WHERE owner_id = $1`,
       [bob.userId],
@@ -217,15 +221,20 @@ describe('session extraction (sessions.extract)', () => {
         payload: { text: 'no, use pnpm instead of yarn classic for installing packages in the orion repo' },
       },
       { kind: 'note', payload: { text: 'remember that the orion repo uses Node 20' } },
+      { kind: 'note', payload: { text: 'remember that the orion repo pins pnpm 9', visibility: 'team' } },
     ]);
     await endQuietly(alice, id);
+    // The correction is alice's own (never a supersede of bob's); "Node 20" is bob's team fact again,
+    // which answers it; bob's private note is not hers to match.
     expect(await extract.execute(alice, id)).toMatchObject({
-      outcomes: { stored: 2, superseded: 0, duplicate: 0 },
+      outcomes: { stored: 2, superseded: 0, duplicate: 1 },
     });
 
     expect((await captured(id)).map((r) => r.owner_id)).toEqual([alice.userId, alice.userId]);
     expect(
-      await sql(`SELECT 1 FROM memory_links WHERE dst_id = ANY($1::bigint[])`, [[bobsSimilar, bobsSame]]),
+      await sql(`SELECT 1 FROM memory_links WHERE dst_id = ANY($1::bigint[])`, [
+        [bobsSimilar, bobsSame, bobsPrivate],
+      ]),
     ).toEqual([]);
     expect(
       await sql<MemoryRow>(`SELECT id, content, updated_at::text FROM memories WHERE owner_id = $1`, [

@@ -8,7 +8,7 @@ import {
   type NewMemory,
 } from '@app/memories';
 import { MemoryReadRepository } from '@app/memories/testing';
-import { SecretDetector } from '@app/secrets';
+import { RecalledTextScreen, SecretDetector } from '@app/secrets';
 import { deriveKeyEncryptionKey, LocalSecretStore } from '@app/secrets/testing';
 import {
   presentStartupContext,
@@ -25,7 +25,7 @@ import { memoryWriterFor } from '../../../test/support/memory-writes';
 import { fakeGithubToken } from '../../../test/support/fake-secrets';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
-const BUDGETS = { defaultChars: 4000, maxChars: 32_000 };
+const BUDGETS = { defaultChars: 4000, maxChars: 32_000, defaultTokens: 8000, maxTokens: 8000 };
 
 /** The session startup block (REST `GET /api/context/startup`, MCP `startup_context`) against real Postgres + RLS. */
 describe('startup context', () => {
@@ -76,7 +76,14 @@ describe('startup context', () => {
     create = new CreateMemoryUseCase(writer);
     remove = new DeleteMemoryUseCase(writer);
     const sessions = new SessionRepository();
-    startup = new StartupContextUseCase(db.tx, new StartupContextRepository(), repo, sessions, BUDGETS);
+    startup = new StartupContextUseCase(
+      db.tx,
+      new StartupContextRepository(),
+      repo,
+      sessions,
+      new RecalledTextScreen(new SecretDetector()),
+      BUDGETS,
+    );
     count = new CountMemoriesUseCase(db.tx, repo);
     const screen = new SessionScreen(new SecretDetector());
     startSession = new StartSessionUseCase(db.tx, sessions, screen);
@@ -169,7 +176,7 @@ describe('startup context', () => {
       expect([...positions].sort((a, b) => a - b)).toEqual(positions);
       expect(text).toContain(`replaces #${id.oldDecision}`);
       expect(text).toContain('## Recent sessions');
-      expect(text).toContain('- 2030-01-02 · alice · claude-code: Moved the build to pnpm\n');
+      expect(text).toContain('session · claude-code · by alice · 2030-01-02\n> Moved the build to pnpm\n');
       for (const hidden of [id.bobPrivate, id.zephyr, id.low, id.gone, id.oldDecision]) {
         expect(text).not.toContain(`#${hidden} `);
       }
@@ -201,8 +208,8 @@ describe('startup context', () => {
           expect(kept, `${section} at ${budget}`).toEqual(idsOf(full)[section].slice(0, kept.length));
         }
       }
-      // A small budget still shows something of every section.
-      const small = await startup.execute(alice, { project: atlas, budget: 600 });
+      // A small budget still shows something of every section (the data frame included).
+      const small = await startup.execute(alice, { project: atlas, budget: 800 });
       expect(small.truncated).toBe(true);
       expect(Object.values(idsOf(small)).every((ids) => ids.length > 0)).toBe(true);
     });
@@ -210,7 +217,9 @@ describe('startup context', () => {
     it('covers every project without one, and refuses a budget or project out of range', async () => {
       const everywhere = await startup.execute(alice, { budget: 32_000 });
       expect(everywhere.project).toBeNull();
-      expect(everywhere.text).toContain(`#${id.zephyr} [facts · 1 · alice`);
+      expect(everywhere.text).toMatch(
+        new RegExp(`#${id.zephyr} · facts · by alice · \\d{4}-\\d{2}-\\d{2} · importance 1`),
+      );
       expect(everywhere.text).toContain('project zephyr');
       expect(everywhere.sections.sessions.map((s) => s.id)).toContain(sessionIds.zephyr);
 

@@ -51,8 +51,9 @@ export async function principalIn(
 }
 
 /** The same user through an admin key (reads and changes the whole tenant). */
+/** The principal's admin key, granted private access (its tenant must allow it: allowAdminPrivateAccess). */
 export function asAdmin(principal: Principal): Principal {
-  return { ...principal, keyId: randomUUID(), scopes: [...MEMBER_SCOPES, 'admin'] };
+  return { ...principal, keyId: randomUUID(), scopes: [...MEMBER_SCOPES, 'admin'], privateAccess: true };
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { UserDataRepository } from '@app/memories/testing';
 import { SyncError, SyncErrorCode } from '@app/sync';
 import { type Principal } from '@app/tenancy';
-import { createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
+import { allowAdminPrivateAccess, createTestTenant, openTestDatabase, type TestDatabase } from '@app/testing';
 import {
   asAdmin,
   asUser,
@@ -138,6 +138,7 @@ describe('sync of what a user can see (real Postgres)', () => {
 
   it('gives an admin key the whole tenant, purges of private memories included; a member key may not reuse its cursor', async () => {
     const { alice, bob, follow } = await team();
+    await allowAdminPrivateAccess(db, alice.tenantId);
     const admin = asAdmin(bob);
     const admins = follow(admin);
     const secret = await insertMemory(db, alice, `alice only ${Date.now()}`);

@@ -21,6 +21,7 @@ export * from './application/revoke-api-key.use-case';
 export * from './application/resolve-system-actor.use-case';
 export * from './application/get-tenant-settings.use-case';
 export * from './application/update-tenant-settings.use-case';
+export * from './application/grant-private-access.use-case';
 export * from './application/rotate-api-key.use-case';
 export * from './application/change-user-status.use-case';
 export * from './application/list-audit-log.use-case';

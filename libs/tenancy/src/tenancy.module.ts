@@ -19,6 +19,7 @@ import { ListUsersUseCase } from './application/list-users.use-case';
 import { ResolveSystemActorUseCase } from './application/resolve-system-actor.use-case';
 import { RevokeApiKeyUseCase } from './application/revoke-api-key.use-case';
 import { UpdateTenantSettingsUseCase } from './application/update-tenant-settings.use-case';
+import { GrantPrivateAccessUseCase } from './application/grant-private-access.use-case';
 import { AuditLogRepository } from './adapters/audit-log.repository';
 import { ChangeUserStatusUseCase } from './application/change-user-status.use-case';
 import { ListAuditLogUseCase } from './application/list-audit-log.use-case';
@@ -38,6 +39,7 @@ const USE_CASES = [
   ResolveSystemActorUseCase,
   GetTenantSettingsUseCase,
   UpdateTenantSettingsUseCase,
+  GrantPrivateAccessUseCase,
   RotateApiKeyUseCase,
   ChangeUserStatusUseCase,
   ListAuditLogUseCase,

@@ -34,6 +34,15 @@ export interface TestTenant {
   readonly slug: string;
   /** Creates a user in this tenant and returns its tenant scope. */
   addUser(username?: string): Promise<{ tenantId: string; userId: string; username: string }>;
+  /** Turns on `admin_private_access`: admin scopes granted private access then read every memory. */
+  allowAdminPrivateAccess(): Promise<void>;
+}
+
+/** Turns on a tenant's `admin_private_access` setting (as an admin would with a PATCH). */
+export async function allowAdminPrivateAccess(db: TestDatabase, tenantId: string): Promise<void> {
+  await db.tx.asSystem((tx) =>
+    tx.query(`UPDATE tenants SET admin_private_access = true WHERE id = $1`, [tenantId]),
+  );
 }
 
 /** Each test makes its own tenant instead of truncating shared tables. */
@@ -59,5 +68,6 @@ export async function createTestTenant(db: TestDatabase, prefix = 't'): Promise<
       });
       return { tenantId, userId, username };
     },
+    allowAdminPrivateAccess: () => allowAdminPrivateAccess(db, tenantId),
   };
 }

@@ -34,6 +34,13 @@ export async function laneActors(apiUrl: string, lane: number): Promise<Actor[]>
     member(rootB, 'bob', MEMBER_SCOPES),
   ]);
   const aliceNoSecrets = await member(rootA, 'alice', WITHOUT_SECRETS, false);
+  // The model's admins read every memory of their tenant: both tenants allow it (see transport.ts).
+  for (const root of [rootA, rootB]) {
+    const allowed = await client(apiUrl, root).request('PATCH', '/api/admin/settings', {
+      admin_private_access: true,
+    });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+  }
   const actor = (name: string, key: string, tenant: string, user: string, admin = false, secrets = true) =>
     ({ name, key, tenant, user, admin, secrets }) satisfies Actor;
   return [

@@ -115,7 +115,8 @@ export async function checkContent(
     },
   );
   ctx.audit.expect(actor, reply, 'ok');
-  ctx.audit.scan(actor, reply, 'own');
+  // The caller's own memories, and a teammate's team memory a store would fold into (one fact once per team).
+  ctx.audit.scan(actor, reply, 'live');
 }
 
 /** Recall, list, shares, startup context, tags, export, the seed dump: no leak, and what must be there is. */

@@ -15,6 +15,14 @@ export interface Reply {
   readonly body: unknown;
 }
 
+/**
+ * The lane's tenants allow admins private access (laneActors), and each admin request gives a reason:
+ * the model's admin reads and changes every memory of its tenant. The default (an admin is a member
+ * for private memories) is test/e2e/admin-private-access.test.ts.
+ */
+const accessHeaders = (actor: Actor): Record<string, string> =>
+  actor.admin ? { 'x-private-access-reason': 'isolation fuzz: the admin acts on every memory' } : {};
+
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
 
 const REST_OUTCOMES: Record<number, Outcome> = {
@@ -57,6 +65,7 @@ export class FuzzTransport {
       path,
       headers: {
         authorization: `Bearer ${actor.key}`,
+        ...accessHeaders(actor),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -81,7 +90,12 @@ export class FuzzTransport {
     const response = await this.pool.request({
       method: 'POST',
       path: '/mcp',
-      headers: { authorization: `Bearer ${actor.key}`, 'content-type': 'application/json', ...MCP_HEADERS },
+      headers: {
+        authorization: `Bearer ${actor.key}`,
+        ...accessHeaders(actor),
+        'content-type': 'application/json',
+        ...MCP_HEADERS,
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: ++this.rpcId,

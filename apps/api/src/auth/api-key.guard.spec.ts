@@ -6,6 +6,7 @@ import { Test } from '@nestjs/testing';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import {
   AuthenticateApiKeyUseCase,
+  GrantPrivateAccessUseCase,
   MEMBER_SCOPES,
   TenancyError,
   TenancyErrorCode,
@@ -34,6 +35,16 @@ class FakeAuthenticate {
   }
 }
 
+/** Stands in for the grant: records what it was asked and grants when the reason says "ok". */
+class FakeGrant {
+  readonly asked: Array<{ reason: string; method: string; path: string }> = [];
+  async execute(principal: Principal, reason: string, request: { method: string; path: string }) {
+    this.asked.push({ reason, ...request });
+    if (!reason.startsWith('ok')) throw new TenancyError(TenancyErrorCode.Forbidden, 'not granted');
+    return { ...principal, privateAccess: true };
+  }
+}
+
 @Controller('probe')
 class ProbeController {
   @Public()
@@ -44,7 +55,11 @@ class ProbeController {
 
   @Get('who')
   who(@CurrentPrincipal() principal: Principal) {
-    return { username: principal.username, requestId: principal.requestId ?? null };
+    return {
+      username: principal.username,
+      requestId: principal.requestId ?? null,
+      privateAccess: principal.privateAccess ?? false,
+    };
   }
 
   @RequireScopes('memories:read')
@@ -73,6 +88,7 @@ class AdminOnlyController {
   controllers: [ProbeController, AdminOnlyController, AuthCheckController],
   providers: [
     { provide: AuthenticateApiKeyUseCase, useClass: FakeAuthenticate },
+    { provide: GrantPrivateAccessUseCase, useClass: FakeGrant },
     { provide: APP_GUARD, useClass: ApiKeyGuard },
     { provide: APP_FILTER, useClass: HttpExceptionFilter },
   ],
@@ -81,11 +97,11 @@ class GuardTestModule {}
 
 describe('ApiKeyGuard over HTTP', () => {
   let app: NestFastifyApplication;
-  const call = async (path: string, authorization?: string) => {
+  const call = async (path: string, authorization?: string, extra: Record<string, string> = {}) => {
     const res = await app.inject({
       method: 'GET',
       url: path,
-      headers: authorization ? { authorization } : {},
+      headers: { ...(authorization ? { authorization } : {}), ...extra },
     });
     return { status: res.statusCode, body: res.json() as Record<string, unknown>, headers: res.headers };
   };
@@ -122,7 +138,7 @@ describe('ApiKeyGuard over HTTP', () => {
 
   it('sets the principal with the Fastify request id', async () => {
     const res = await call('/api/probe/who', 'bearer alice-key');
-    expect(res.body).toEqual({ username: 'alice', requestId: expect.any(String) });
+    expect(res.body).toEqual({ username: 'alice', requestId: expect.any(String), privateAccess: false });
     expect(res.body.requestId).not.toBe('');
   });
 
@@ -135,6 +151,18 @@ describe('ApiKeyGuard over HTTP', () => {
     expect(await call('/api/admin-only', 'Bearer alice-key')).toMatchObject({ status: 403 });
     // Authentication comes first: no key is 401 even where a scope is required.
     expect((await call('/api/admin-only')).status).toBe(401);
+  });
+  it('asks for private access only when the reason header is sent, and refuses the request when denied', async () => {
+    const grant = app.get(GrantPrivateAccessUseCase) as unknown as FakeGrant;
+    const granted = await call('/api/probe/who?x=1', 'Bearer alice-key', {
+      'x-private-access-reason': 'ok: incident 42',
+    });
+    expect(granted.body).toMatchObject({ username: 'alice', privateAccess: true });
+    expect(grant.asked).toEqual([{ reason: 'ok: incident 42', method: 'GET', path: '/api/probe/who' }]);
+    const denied = await call('/api/probe/who', 'Bearer alice-key', { 'x-private-access-reason': 'no' });
+    expect(denied).toMatchObject({ status: 403, body: { code: 'forbidden' } });
+    expect((await call('/api/probe/who', 'Bearer alice-key')).body.privateAccess).toBe(false);
+    expect(grant.asked).toHaveLength(2);
   });
 });
 

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import {
   AuthenticateApiKeyUseCase,
+  GrantPrivateAccessUseCase,
   missingScopes,
   TenancyError,
   TenancyErrorCode,
@@ -10,11 +11,12 @@ import {
 } from '@app/tenancy';
 import { IS_PUBLIC_KEY, REQUIRED_SCOPES_KEY } from './auth.decorators';
 import './authenticated-request';
-import { principalFor } from './request-principal';
+import { principalWithAccess } from './request-principal';
 
 /**
  * Global guard: every route needs `Authorization: Bearer <key>` unless marked @Public().
- * Sets `request.principal` (with the request id) and enforces @RequireScopes.
+ * Sets `request.principal` (with the request id; with private access when an admin asked for it,
+ * see `principalWithAccess`) and enforces @RequireScopes.
  * Failures throw TenancyError, which the exception filter maps to 401 (+ WWW-Authenticate) / 403.
  */
 @Injectable()
@@ -22,6 +24,7 @@ export class ApiKeyGuard implements CanActivate {
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(AuthenticateApiKeyUseCase) private readonly authenticate: AuthenticateApiKeyUseCase,
+    @Inject(GrantPrivateAccessUseCase) private readonly grant: GrantPrivateAccessUseCase,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -30,7 +33,7 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const principal = await principalFor(request, this.authenticate);
+    const principal = await principalWithAccess(request, this.authenticate, this.grant);
 
     const required = this.reflector.getAllAndMerge<Scope[]>(REQUIRED_SCOPES_KEY, targets) ?? [];
     const missing = missingScopes(principal, required);

@@ -1,5 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import { TenancyError, TenancyErrorCode, type AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
+import {
+  PRIVATE_ACCESS_REASON_HEADER,
+  TenancyError,
+  TenancyErrorCode,
+  type AuthenticateApiKeyUseCase,
+  type GrantPrivateAccessUseCase,
+  type Principal,
+} from '@app/tenancy';
 import './authenticated-request';
 
 /**
@@ -18,6 +25,27 @@ export async function principalFor(
   );
   request.principal = principal;
   return principal;
+}
+
+/**
+ * The request's caller, with access to the members' private memories when an admin asked for it with
+ * `X-Private-Access-Reason` and the tenant allows it (audited once per request; 403 otherwise, 400 for
+ * a reason that says nothing). Without the header: the caller as authenticated.
+ */
+export async function principalWithAccess(
+  request: FastifyRequest,
+  authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>,
+  grant: Pick<GrantPrivateAccessUseCase, 'execute'>,
+): Promise<Principal> {
+  const principal = await principalFor(request, authenticate);
+  const reason = request.headers[PRIVATE_ACCESS_REASON_HEADER];
+  if (reason === undefined || principal.privateAccess === true) return principal;
+  const path = request.url.split('?')[0];
+  request.principal = await grant.execute(principal, [reason].flat().join(', '), {
+    method: request.method,
+    path,
+  });
+  return request.principal;
 }
 
 /**

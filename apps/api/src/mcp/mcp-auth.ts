@@ -1,18 +1,21 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { type AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
-import { principalFor } from '../auth/request-principal';
+import { type AuthenticateApiKeyUseCase, type GrantPrivateAccessUseCase, type Principal } from '@app/tenancy';
+import { principalWithAccess } from '../auth/request-principal';
 import type { RateLimitCharge } from '../rate-limit/register-rate-limit';
 import '../auth/authenticated-request';
 
 /**
- * Route-level `onRequest` hook: the same `Authorization: Bearer <key>` check as REST, before the
- * body is read. A failure throws TenancyError, which the global error handler answers with 401,
+ * Route-level `onRequest` hook: the same `Authorization: Bearer <key>` check as REST (and the same
+ * `X-Private-Access-Reason` grant for admins), before the body is read. A failure throws TenancyError, which the global error handler answers with 401,
  * `WWW-Authenticate: Bearer` and `{detail, code}`.
  */
-export function authenticationHook(authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>) {
+export function authenticationHook(
+  authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>,
+  grant: Pick<GrantPrivateAccessUseCase, 'execute'>,
+) {
   return async (request: FastifyRequest): Promise<void> => {
-    await principalFor(request, authenticate);
+    await principalWithAccess(request, authenticate, grant);
   };
 }
 

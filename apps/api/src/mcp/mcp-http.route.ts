@@ -4,7 +4,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { APP_CONFIG, type AppConfig } from '@app/config';
-import { AuthenticateApiKeyUseCase, type Principal } from '@app/tenancy';
+import { AuthenticateApiKeyUseCase, GrantPrivateAccessUseCase, type Principal } from '@app/tenancy';
 import { RequestValidationError } from '../http/request-validation.error';
 import { rateLimitCharge, type RateLimitCharge } from '../rate-limit/register-rate-limit';
 import { authenticationHook, toAuthInfo } from './mcp-auth';
@@ -29,6 +29,7 @@ export class McpHttpRoute implements OnModuleInit {
     private readonly adapterHost: HttpAdapterHost,
     private readonly servers: McpServerFactory,
     @Inject(AuthenticateApiKeyUseCase) private readonly authenticate: AuthenticateApiKeyUseCase,
+    @Inject(GrantPrivateAccessUseCase) private readonly grant: GrantPrivateAccessUseCase,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -40,7 +41,7 @@ export class McpHttpRoute implements OnModuleInit {
       url: MCP_PATH,
       // Counted per JSON-RPC message once the body is read (below and in each tool), not per request.
       config: { rateLimit: false },
-      onRequest: [checkOrigin, authenticationHook(this.authenticate)],
+      onRequest: [checkOrigin, authenticationHook(this.authenticate, this.grant)],
       handler: (request, reply) => this.handle(request, reply),
       errorHandler: parseErrorAsJsonRpc,
     });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { MemoryLinkTools } from './memory-link.tools';
+import { MemoryPinTools } from './memory-pin.tools';
 import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import type { McpToolDefinition } from './mcp-tool';
@@ -16,7 +17,8 @@ const INSTRUCTIONS = [
   'At the start of a session call startup_context (with the project you work in: its name or git remote URL).',
   'Before answering questions about the codebase, its decisions or conventions, call memory_recall (with project_boost set to that project).',
   'When you learn something worth keeping, call memory_check, then memory_store (ADD) or memory_update (UPDATE); skip NOOP.',
-  'When the user says a stored memory is no longer true, call memory_correct with its id (as supersedes) and the new fact.',
+  'When the user says a stored memory is no longer true, call memory_correct with its id (as supersedes, or id) and the new fact; a teammate’s memory gets a proposal its owner reviews (memory_proposals, memory_review).',
+  'When the user asks you to remember something, store it with the tag requested (the next startup context of the project shows it); to make a memory the first thing every session starts with, call memory_pin.',
   'Never put credentials in memory text on purpose; if one is needed later, secret_get reveals stored secrets.',
 ].join(' ');
 
@@ -34,6 +36,7 @@ export class McpServerFactory {
     secretTools: SecretTools,
     sharingTools: SharingTools,
     linkTools: MemoryLinkTools,
+    pinTools: MemoryPinTools,
     sessionTools: SessionTools,
   ) {
     this.tools = [
@@ -42,6 +45,7 @@ export class McpServerFactory {
       ...secretTools.tools,
       ...sharingTools.tools,
       ...linkTools.tools,
+      ...pinTools.tools,
       ...sessionTools.tools,
     ];
   }

@@ -1,4 +1,10 @@
-/** Readable text for tool results; the structured data uses the REST presenters' shapes. */
+import { dataFrame, neutralizeRecalledLine, quotedMemory } from '@app/kernel';
+
+/**
+ * Readable text for tool results; the structured data uses the REST presenters' shapes. Stored
+ * text is rendered in the data frame of `libs/kernel` (recalled-text.ts): quoted, with its author
+ * and date, never as instructions.
+ */
 
 interface PresentedMemory {
   readonly id: number;
@@ -9,6 +15,8 @@ interface PresentedMemory {
   readonly owner: string;
   readonly updated_at: string;
   readonly project?: string | null;
+  /** memory_get: the expanded keywords. */
+  readonly expanded_keywords?: string | null;
   /** Recall: the superseded hit this memory stands in for. */
   readonly redirected_from?: number;
   /** Recall items carry `links`; memory_get `links_out` and `links_in`. */
@@ -33,19 +41,32 @@ function linksText(memory: PresentedMemory): string {
 }
 
 /**
- * `#12 [decisions] importance 0.8 · tags deploy,ci · project atlas · alice · 2026-01-02` then the
- * content, then its links when it has any.
+ * One memory in the frame: `#12 · decisions · by alice · 2026-01-02 · importance 0.8 · tags
+ * deploy,ci · project atlas`, its content quoted line by line, then its links (and keywords).
  */
 export function memoryText(memory: PresentedMemory): string {
-  const facts = [
-    `#${memory.id} [${memory.category}] importance ${memory.importance}`,
-    memory.redirected_from !== undefined ? `newest version of #${memory.redirected_from}` : '',
-    memory.tags ? `tags ${memory.tags}` : '',
-    memory.project ? `project ${memory.project}` : '',
-    memory.owner,
-    memory.updated_at.slice(0, 10),
-  ].filter((part) => part !== '');
-  return `${facts.join(' · ')}\n${memory.content}\n${linksText(memory)}\n`;
+  const keywords = memory.expanded_keywords
+    ? `keywords: ${neutralizeRecalledLine(memory.expanded_keywords)}\n`
+    : '';
+  return quotedMemory({
+    id: memory.id,
+    category: memory.category,
+    author: memory.owner,
+    date: memory.updated_at,
+    facts: [
+      `importance ${memory.importance}`,
+      memory.redirected_from !== undefined ? `newest version of #${memory.redirected_from}` : '',
+      memory.tags ? `tags ${memory.tags}` : '',
+      memory.project ? `project ${memory.project}` : '',
+    ],
+    text: memory.content,
+    after: linksText(memory) + keywords,
+  });
+}
+
+/** Rendered memories inside the data frame; nothing when there are none. */
+export function memoriesText(texts: readonly string[]): string {
+  return dataFrame(texts.join(''));
 }
 
 /** "1 memory", "3 memories". */

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { DATA_FRAME_CHARS, neutralizeRecalledLine } from '@app/kernel';
 import {
   CheckMemoryUseCase,
   checkResponse,
@@ -19,16 +20,19 @@ import {
   startupContextArgs,
   startupContextResponse,
 } from '@app/sessions';
+import { RecalledTextScreen } from '@app/secrets';
 import { budgetFields, fitToOutputBudget, truncationNote } from './mcp-output-budget';
-import { countText, memoryText } from './mcp-text.presenter';
+import { countText, memoriesText, memoryText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
 
 const recall = recallSchema.shape;
 
+/** The match's content is stored text: screened by the caller, neutralised and kept on one line here. */
 function checkText(result: CheckResult): string {
   const match = result.match;
   if (result.action === 'ADD' || !match) return 'ADD: nothing similar is stored; store it with memory_store.';
-  const similar = `memory #${match.id} (similarity ${match.similarity.toFixed(2)}): ${match.content}`;
+  const content = neutralizeRecalledLine(match.content);
+  const similar = `memory #${match.id} (similarity ${match.similarity.toFixed(2)}): ${content}`;
   return result.action === 'NOOP'
     ? `NOOP: already known as ${similar}\nDo not store it again.`
     : `UPDATE: close to ${similar}\nPrefer memory_update with id ${match.id} over storing a near-copy.`;
@@ -43,6 +47,7 @@ export class MemorySearchTools {
     private readonly recallMemories: RecallMemoriesUseCase,
     private readonly checkMemory: CheckMemoryUseCase,
     private readonly startupContext: StartupContextUseCase,
+    private readonly screen: RecalledTextScreen,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tools = [this.recall(), this.check(), this.startup()];
@@ -84,17 +89,17 @@ export class MemorySearchTools {
       run: async (principal, args) => {
         const results = await this.recallMemories.execute(principal, toRecallInput(args));
         const fitted = fitToOutputBudget(
-          results.map((result) => presentRecalled(result, false)),
+          results.map((result) => this.screen.item(presentRecalled(result, false))),
           memoryText,
-          budget,
+          budget - DATA_FRAME_CHARS,
         );
         const header =
           fitted.items.length === 0
             ? 'No memories match.'
-            : `${countText(fitted.items.length, 'match', 'matches')}:\n\n`;
+            : `${countText(fitted.items.length, 'match', 'matches')}:\n`;
         return {
           text:
-            `${header}${fitted.texts.join('')}`.trimEnd() +
+            `${header}${memoriesText(fitted.texts)}`.trimEnd() +
             truncationNote(fitted, budget, 'narrow the context, add filters or lower limit'),
           data: { memories: fitted.items, truncated: fitted.truncated, omitted: fitted.omitted },
         };
@@ -115,7 +120,8 @@ export class MemorySearchTools {
       }),
       output: checkResponse,
       run: async (principal, args) => {
-        const result = await this.checkMemory.execute(principal, args.content);
+        const checked = await this.checkMemory.execute(principal, args.content);
+        const result = checked.match ? { ...checked, match: this.screen.item(checked.match) } : checked;
         return { text: checkText(result), data: result };
       },
     });
@@ -127,7 +133,7 @@ export class MemorySearchTools {
       name: 'startup_context',
       title: 'Startup context',
       description:
-        'Call once at the start of a session: one compact block of what you and your team know about `project` (a project name or the git remote URL) — the important memories, the newest decisions and corrections, and the summaries of the last sessions — within a character budget (`budget`, default MCP_STARTUP_CONTEXT_CHARS). Each memory is listed once with its id; use memory_get or memory_recall afterwards for specifics. Returns the block as text and {project, budget, text, sections: {important, decisions, sessions}, truncated, omitted}.',
+        'Call once at the start of a session: one compact block of what you and your team know about `project` (a project name or the git remote URL) — pinned memories first (the team’s and your own), then what users asked to remember, the important memories, the newest decisions and corrections, and the summaries of the last sessions — within a character budget (`budget`, default MCP_STARTUP_CONTEXT_CHARS) and a token budget (`tokens`, default STARTUP_CONTEXT_TOKENS, estimated). Each memory is listed once with its id; what did not fit is named at the end. Use memory_get or memory_recall afterwards for specifics. Returns the block as text and {project, budget, tokens, text, estimated_tokens, sections: {pinned, requested, important, decisions, sessions}, truncated, omitted, left_out}.',
       scope: 'memories:read',
       annotations: READ_ONLY,
       input: z.strictObject({
@@ -135,12 +141,14 @@ export class MemorySearchTools {
           'The project (repository) you are working in: its name or git remote URL',
         ),
         budget: startupContextArgs.budget,
+        tokens: startupContextArgs.tokens,
       }),
       output: startupContextResponse,
       run: async (principal, args) => {
         const context = await this.startupContext.execute(principal, {
           project: args.project,
           budget: args.budget ?? defaultBudget,
+          tokens: args.tokens,
         });
         return { text: context.text, data: presentStartupContext(context) };
       },

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { DATA_FRAME_CHARS } from '@app/kernel';
 import {
   CountMemoriesUseCase,
   CreateMemoryUseCase,
@@ -13,6 +14,7 @@ import {
   presentDetail,
   presentLinks,
   presentListItem,
+  presentStored,
   restoreResponse,
   RestoreMemoryUseCase,
   storedMemoryResponse,
@@ -21,9 +23,10 @@ import {
   updateResponse,
   UpdateMemoryUseCase,
 } from '@app/memories';
+import { RecalledTextScreen } from '@app/secrets';
 import { budgetFields, fitToOutputBudget, truncationNote } from './mcp-output-budget';
 import { filterFields, memoryIdArg, storeFields, supersedesArg, updateFields } from './mcp-schemas';
-import { countText, memoryText } from './mcp-text.presenter';
+import { countText, memoriesText, memoryText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
 
 /** Storing, reading, changing and deleting the caller's own memories. */
@@ -39,6 +42,7 @@ export class MemoryTools {
     private readonly restoreMemory: RestoreMemoryUseCase,
     private readonly listMemories: ListMemoriesUseCase,
     private readonly countMemories: CountMemoriesUseCase,
+    private readonly screen: RecalledTextScreen,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tools = [
@@ -57,14 +61,22 @@ export class MemoryTools {
       name: 'memory_store',
       title: 'Store a memory',
       description:
-        'Save something worth remembering across sessions and teammates: a fact about the codebase, a decision and its reason, a preference, a gotcha, a runbook step. Call memory_check first to avoid near-duplicates. Identical content returns the existing id instead of a copy. Memories are shared with the whole team by default; pass visibility "private" for personal preferences or anything only you should see. Credentials are detected and moved to the secret store. When it replaces an older memory, pass its id as `supersedes` (or use memory_correct). Returns {id, category, importance}.',
+        'Save something worth remembering across sessions and teammates: a fact about the codebase, a decision and its reason, a preference, a gotcha, a runbook step. Call memory_check first to avoid near-duplicates. Content that a memory you can see already holds (yours, or the same fact in a teammate’s team memory, by text or meaning) is not stored twice: the answer names it as `duplicate_of`. Memories are shared with the whole team by default; pass visibility "private" for personal preferences or anything only you should see. Credentials are detected and moved to the secret store. When it replaces an older memory, pass its id as `supersedes` (or use memory_correct). Returns {id, category, importance} (plus duplicate_of, match, similarity when nothing new was stored).',
       scope: 'memories:write',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
       input: z.strictObject({ ...storeFields, supersedes: supersedesArg.optional() }),
       output: storedMemoryResponse,
       run: async (principal, args) => {
-        const stored = await this.createMemory.execute(principal, toNewMemory(args));
+        const stored = presentStored(await this.createMemory.execute(principal, toNewMemory(args)));
         const replaces = args.supersedes === undefined ? '' : `, replacing #${args.supersedes}`;
+        if (stored.duplicate_of !== undefined) {
+          const how =
+            stored.match === 'exact' ? 'the same text' : `the same meaning (similarity ${stored.similarity})`;
+          return {
+            text: `Not stored again: memory #${stored.duplicate_of} already says this (${how}); nothing new was written.`,
+            data: stored,
+          };
+        }
         return {
           text: `Stored as memory #${stored.id} (category ${stored.category}, importance ${stored.importance}${replaces}).`,
           data: stored,
@@ -85,9 +97,9 @@ export class MemoryTools {
       output: memoryDetailWithLinksResponse,
       run: async (principal, args) => {
         const found = await this.getMemory.withLinks(principal, args.id);
-        const memory = { ...presentDetail(found.memory), ...presentLinks(args.id, found.links) };
-        const keywords = memory.expanded_keywords ? `keywords: ${memory.expanded_keywords}\n` : '';
-        return { text: `${memoryText(memory)}${keywords}`.trimEnd(), data: memory };
+        const detail = { ...presentDetail(found.memory), ...presentLinks(args.id, found.links) };
+        const memory = this.screen.item(detail, ['expanded_keywords']);
+        return { text: memoriesText([memoryText(memory)]).trimEnd(), data: memory };
       },
     });
   }
@@ -171,12 +183,13 @@ export class MemoryTools {
       output: memoryListResponse.extend(budgetFields),
       run: async (principal, args) => {
         const page = await this.listMemories.execute(principal, args);
-        const fitted = fitToOutputBudget(page.memories.map(presentListItem), memoryText, budget);
+        const items = page.memories.map((m) => this.screen.item(presentListItem(m)));
+        const fitted = fitToOutputBudget(items, memoryText, budget - DATA_FRAME_CHARS);
         const nextOffset = (args.offset ?? 0) + fitted.items.length;
-        const header = `${countText(fitted.items.length, 'memory', 'memories')} of ${page.total}:\n\n`;
+        const header = `${countText(fitted.items.length, 'memory', 'memories')} of ${page.total}:\n`;
         return {
           text:
-            `${header}${fitted.texts.join('')}`.trimEnd() +
+            `${header}${memoriesText(fitted.texts)}`.trimEnd() +
             truncationNote(fitted, budget, `continue with offset=${nextOffset}`),
           data: {
             memories: fitted.items,

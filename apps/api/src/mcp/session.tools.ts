@@ -57,7 +57,7 @@ export class SessionTools {
       name: 'session_note',
       title: 'Note something in the session',
       description:
-        'Record a note in the current session: a decision taken, something the user corrected ("no, use X instead": kind correction), or an observation worth keeping with the session’s history. It is stored at once (secrets redacted); when the session ends, notes and corrections become memories of the session’s project unless you already have them (to store a memory right away use memory_store). Returns {accepted, duplicates, session_id}.',
+        'Record a note in the current session: something the user asked you to remember ("remember that …": kind note), a decision taken, something the user corrected ("no, use X instead": kind correction), or an observation worth keeping with the session’s history. It is stored at once (secrets redacted); when the session ends, notes and corrections become memories of the session’s project unless you already have them — a note (not a decision or correction) tagged `requested`, so the next startup_context of the project lists it. To store a memory right away use memory_store (with the tag requested for what the user asked to remember). Returns {accepted, duplicates, session_id}.',
       scope: 'sessions:write',
       rateLimit: 'events',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -72,7 +72,7 @@ export class SessionTools {
           .enum(['note', 'correction', 'observation'])
           .default('note')
           .describe(
-            'correction: the user corrected you; observation: something you noticed; note: anything else',
+            'note: what the user asked to remember, or anything else worth keeping; correction: the user corrected you; observation: something you noticed (kept with the session only)',
           ),
       }),
       output: acceptedEventsResponse,

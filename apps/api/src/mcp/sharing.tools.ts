@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { DATA_FRAME_CHARS, quotedMemory } from '@app/kernel';
 import {
   ListMySharesUseCase,
   ListSharedWithMeUseCase,
@@ -22,9 +23,10 @@ import {
   updateResponse,
   UpdateMemoryUseCase,
 } from '@app/memories';
+import { RecalledTextScreen } from '@app/secrets';
 import { budgetFields, fitToOutputBudget, truncationNote } from './mcp-output-budget';
 import { memoryIdArg } from './mcp-schemas';
-import { countText } from './mcp-text.presenter';
+import { countText, memoriesText } from './mcp-text.presenter';
 import { defineTool, READ_ONLY, type McpToolDefinition } from './mcp-tool';
 
 const share = shareMemorySchema.shape;
@@ -46,6 +48,7 @@ export class SharingTools {
     private readonly sharedWithMe: ListSharedWithMeUseCase,
     private readonly myShares: ListMySharesUseCase,
     private readonly updateMemory: UpdateMemoryUseCase,
+    private readonly screen: RecalledTextScreen,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.tools = [
@@ -183,15 +186,25 @@ export class SharingTools {
       input: z.strictObject({}),
       output: z.object({ memories: z.array(sharedMemoryResponse), ...budgetFields }),
       run: async (principal) => {
-        const memories = (await this.sharedWithMe.execute(principal)).map(presentSharedMemory);
+        const memories = (await this.sharedWithMe.execute(principal)).map((m) =>
+          this.screen.item(presentSharedMemory(m)),
+        );
         const fitted = fitToOutputBudget(
           memories,
-          (m) => `#${m.id} from ${m.shared_by} (${m.permission}) [${m.category}] ${m.content}\n`,
-          budget,
+          (m) =>
+            quotedMemory({
+              id: m.id,
+              category: m.category,
+              author: m.shared_by,
+              date: m.updated_at,
+              facts: [`shared with you (${m.permission})`],
+              text: m.content,
+            }),
+          budget - DATA_FRAME_CHARS,
         );
         return {
           text:
-            `${countText(fitted.items.length, 'memory', 'memories')} shared with you:\n\n${fitted.texts.join('')}`.trimEnd() +
+            `${countText(fitted.items.length, 'memory', 'memories')} shared with you:\n${memoriesText(fitted.texts)}`.trimEnd() +
             truncationNote(fitted, budget, 'use memory_recall to narrow down'),
           data: { memories: fitted.items, truncated: fitted.truncated, omitted: fitted.omitted },
         };

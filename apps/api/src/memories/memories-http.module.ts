@@ -1,18 +1,22 @@
+import { MemoryReviewController } from './memory-review.controller';
 import { Module } from '@nestjs/common';
 import { MemoriesModule } from '@app/memories';
 import { RecallModule } from '@app/recall';
+import { SecretsModule } from '@app/secrets';
 import { SyncModule } from '@app/sync';
 import { MemoriesController } from './memories.controller';
 import { MemoryExportController } from './memory-export.controller';
 import { MemoryLinksController } from './memory-links.controller';
+import { MemoryPinsController } from './memory-pins.controller';
 import { MemorySearchController } from './memory-search.controller';
 import { MemorySyncController } from './memory-sync.controller';
 import { MemorySecretsController } from './memory-secrets.controller';
 import { MemorySharesController } from './memory-shares.controller';
 import { MemoryStatsController } from './memory-stats.controller';
+import { MemoryVersionsController } from './memory-versions.controller';
 
 @Module({
-  imports: [MemoriesModule, RecallModule, SyncModule],
+  imports: [MemoriesModule, RecallModule, SecretsModule, SyncModule],
   controllers: [
     MemorySearchController,
     MemorySyncController,
@@ -22,6 +26,9 @@ import { MemoryStatsController } from './memory-stats.controller';
     MemoriesController,
     MemoryLinksController,
     MemoryStatsController,
+    MemoryVersionsController,
+    MemoryPinsController,
+    MemoryReviewController,
   ],
 })
 export class MemoriesHttpModule {}

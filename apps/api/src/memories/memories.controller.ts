@@ -19,6 +19,7 @@ import {
   restoreResponse,
   RestoreMemoryUseCase,
   storedMemoryResponse,
+  presentStored,
   storeMemoryRequestSchema,
   UpdateMemoryUseCase,
   updateMemorySchema,
@@ -59,7 +60,8 @@ export class MemoriesController {
   @ApiRoute({
     operationId: 'storeMemory',
     tag: 'memories',
-    summary: 'Store a memory (exact duplicates return the existing id)',
+    summary:
+      'Store a memory (a memory that already says it, yours or a teammate’s team memory, answers with `duplicate_of`)',
     body: storeMemoryRequestSchema,
     headers: idempotencyHeaders,
     response: storedMemoryResponse,
@@ -70,14 +72,14 @@ export class MemoriesController {
       ...QUOTA_ERRORS.memories,
     },
   })
-  store(
+  async store(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {
     const input = toNewMemory(parseInput(storeMemoryRequestSchema, body));
     const key = parseInput(idempotencyKeySchema, idempotencyKey, 400);
-    return this.createMemory.execute(principal, input, { idempotencyKey: key });
+    return presentStored(await this.createMemory.execute(principal, input, { idempotencyKey: key }));
   }
 
   @Get()
@@ -128,14 +130,14 @@ export class MemoriesController {
       ...QUOTA_ERRORS.memories,
     },
   })
-  importBatch(
+  async importBatch(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
     @Headers('idempotency-key') idempotencyKey?: string,
   ) {
     const items = parseInput(importMemoriesSchema, body).map(toImportedMemory);
     const key = parseInput(idempotencyKeySchema, idempotencyKey, 400);
-    return this.importMemories.execute(principal, items, { idempotencyKey: key });
+    return (await this.importMemories.execute(principal, items, { idempotencyKey: key })).map(presentStored);
   }
 
   @Get(':id')

@@ -13,6 +13,7 @@ import {
   presentRecalled,
   toRecallInput,
 } from '@app/recall';
+import { RecalledTextScreen } from '@app/secrets';
 import { type Principal } from '@app/tenancy';
 import { CurrentPrincipal, RequireScopes } from '../auth/auth.decorators';
 import { parseInput } from '../http/request-validation.error';
@@ -28,6 +29,7 @@ export class MemorySearchController {
     private readonly recallMemories: RecallMemoriesUseCase,
     private readonly checkMemory: CheckMemoryUseCase,
     private readonly findDuplicates: FindDuplicatesUseCase,
+    private readonly screen: RecalledTextScreen,
   ) {}
 
   @Post('recall')
@@ -43,7 +45,8 @@ export class MemorySearchController {
   async recall(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     const input = parseInput(recallSchema, body);
     const results = await this.recallMemories.execute(principal, toRecallInput(input));
-    return { memories: results.map((r) => presentRecalled(r, input.explain)) };
+    // Agents read recall answers (the hooks inject them): screened again with today's detector rules.
+    return { memories: results.map((r) => this.screen.item(presentRecalled(r, input.explain))) };
   }
 
   @Post('check')
@@ -56,8 +59,9 @@ export class MemorySearchController {
     body: checkSchema,
     response: checkResponse,
   })
-  check(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.checkMemory.execute(principal, parseInput(checkSchema, body).content);
+  async check(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    const checked = await this.checkMemory.execute(principal, parseInput(checkSchema, body).content);
+    return checked.match ? { ...checked, match: this.screen.item(checked.match) } : checked;
   }
 
   @Get('duplicates')

@@ -22,10 +22,12 @@ export class StartupContextController {
     operationId: 'getStartupContext',
     tag: 'sessions',
     summary:
-      'Startup context: important memories, recent decisions and corrections, last session summaries, within a budget',
+      'Startup context: pinned memories first, then requested and important memories, recent decisions and corrections, last session summaries, within a character and a token budget',
     query: startupContextQuerySchema,
     response: startupContextResponse,
-    errors: { 422: 'budget is not a whole number within the allowed range, or project is too long' },
+    errors: {
+      422: 'budget or tokens is not a whole number within the allowed range, or project is too long',
+    },
   })
   async get(@CurrentPrincipal() principal: Principal, @Query() query: unknown) {
     const input = toStartupContextInput(parseInput(startupContextQuerySchema, query ?? {}));

@@ -16,7 +16,17 @@ interface Globals {
 
 const SWITCH: Record<string, boolean> = { on: true, true: true, off: false, false: false };
 
-/** `tenants settings [--team-sessions on|off]`: the same use cases as GET/PATCH /api/admin/settings. */
+/** On or off, from a switch option's value. */
+function switchValue(flag: string, value: string): boolean {
+  const on = SWITCH[value.toLowerCase()];
+  if (on === undefined) throw new TenancyError(TenancyErrorCode.InvalidInput, `${flag} must be on or off`);
+  return on;
+}
+
+/**
+ * `tenants settings [--team-sessions on|off] [--admin-private-access on|off]`: the same use cases as
+ * GET/PATCH /api/admin/settings.
+ */
 export function registerTenantsCommands(program: Command, context: CliContext): void {
   const tenants = program.command('tenants').description('manage tenant settings');
 
@@ -27,27 +37,38 @@ export function registerTenantsCommands(program: Command, context: CliContext): 
       '--team-sessions <on|off>',
       "on: teammates read each other's sessions and session events (never change them); off: each user sees their own",
     )
+    .option(
+      '--admin-private-access <on|off>',
+      "on: admin keys may read members' private memories, each request with an audited reason; off (default): they may not",
+    )
     .option('--tenant <slug>', 'tenant slug (default: DEFAULT_TENANT)')
-    .action(async (options: { teamSessions?: string }, command: Command) => {
+    .action(async (options: { teamSessions?: string; adminPrivateAccess?: string }, command: Command) => {
       const globals = command.optsWithGlobals<Globals>();
       const { getTenantSettings, updateTenantSettings } = await context.useCases();
       const actor = await context.actor(globals.tenant);
       let settings;
-      if (options.teamSessions === undefined) {
+      if (options.teamSessions === undefined && options.adminPrivateAccess === undefined) {
         settings = await getTenantSettings.execute(actor);
       } else {
-        const value = SWITCH[options.teamSessions.toLowerCase()];
-        if (value === undefined) {
-          throw new TenancyError(TenancyErrorCode.InvalidInput, '--team-sessions must be on or off');
-        }
-        const patch = parseInput(updateTenantSettingsBodySchema, { team_session_visibility: value });
+        const patch = parseInput(updateTenantSettingsBodySchema, {
+          team_session_visibility:
+            options.teamSessions === undefined
+              ? undefined
+              : switchValue('--team-sessions', options.teamSessions),
+          admin_private_access:
+            options.adminPrivateAccess === undefined
+              ? undefined
+              : switchValue('--admin-private-access', options.adminPrivateAccess),
+        });
         settings = await updateTenantSettings.execute(actor, patch);
       }
       const shown = toTenantSettingsResponse(settings);
+      const onOff = (value: boolean) => (value ? 'on' : 'off');
       context.io.out(
         globals.json
           ? json(shown)
-          : `Tenant "${actor.tenantSlug}": team session visibility ${shown.team_session_visibility ? 'on' : 'off'}\n`,
+          : `Tenant "${actor.tenantSlug}": team session visibility ${onOff(shown.team_session_visibility)}, ` +
+              `admin private access ${onOff(shown.admin_private_access)}\n`,
       );
     });
 }

@@ -5,6 +5,7 @@ import { describeError, useAction, useApi } from '../hooks';
 import { navigate } from '../router';
 import type { AuditEntry, Me, MemoryDetail, MyShares } from '../types';
 import { SharePanel } from './share-panel';
+import { VersionHistory } from './version-history';
 
 interface Revealed {
   content: string;
@@ -174,6 +175,8 @@ export function MemoryDetailView(props: { id: number; me: Me }) {
             </li>
           ))}
       </ul>
+      <h3>Versions</h3>
+      <VersionHistory memoryId={m.id} onRestored={memory.reload} />
       {props.me.isAdmin && <AuditTrail memoryId={m.id} />}
     </section>
   );

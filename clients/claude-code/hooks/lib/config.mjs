@@ -51,6 +51,8 @@ export function readConfig(env = process.env, argv = process.argv.slice(2)) {
     recallLimit: Math.min(positiveInt(env.MEMORY_RECALL_LIMIT, 3), 10),
     /** Characters of startup context asked for (the service trims to it). */
     contextBudget: positiveInt(env.MEMORY_CONTEXT_BUDGET, 6000),
+    /** Tokens of startup context asked for; absent: the service's default (STARTUP_CONTEXT_TOKENS). */
+    contextTokens: positiveInt(env.MEMORY_CONTEXT_TOKENS, undefined),
     /** Overrides the project the service derives from the git remote. */
     project: (env.MEMORY_PROJECT ?? '').trim() || undefined,
     /** Codex `notify` passes its JSON as the last argument instead of stdin. */

@@ -53,6 +53,7 @@ function toolText(body) {
  */
 export async function startupContext(hook, project, deadline) {
   const query = new URLSearchParams({ budget: String(hook.config.contextBudget) });
+  if (hook.config.contextTokens) query.set('tokens', String(hook.config.contextTokens));
   if (project) query.set('project', project);
   const route = await callApi(hook.config, {
     method: 'GET',
@@ -67,37 +68,34 @@ export async function startupContext(hook, project, deadline) {
   // 404: a service without the route. Another refusal (say, a budget it does not take) is logged
   // and answered the same way, so the agent still gets its context.
   if (route.status !== 404) hook.log(`startup context route refused: HTTP ${route.status}`);
-  const mcp = await callApi(hook.config, {
-    method: 'POST',
-    path: '/mcp',
-    headers: { accept: 'application/json, text/event-stream' },
-    body: {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'startup_context', arguments: project ? { project } : {} },
-    },
-    deadline,
-  });
+  const mcp = await callTool(hook, 'startup_context', project ? { project } : {}, deadline);
   if (!isOk(mcp)) hook.log(`no startup context over MCP: ${mcp.error ?? `HTTP ${mcp.status}`}`);
   return capText(toolText(mcp.body), hook.config.contextBudget).trim();
 }
 
-/** The top recall results for a prompt, as a short block; '' when there are none (or no time). */
-export async function recallForPrompt(hook, prompt, deadline) {
-  const result = await callApi(hook.config, {
+/** One stateless MCP call of `tool` (a JSON answer, not a stream). */
+function callTool(hook, tool, args, deadline) {
+  return callApi(hook.config, {
     method: 'POST',
-    path: '/api/memories/recall',
-    body: { context: capText(prompt, 4000), limit: hook.config.recallLimit },
+    path: '/mcp',
+    headers: { accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
     deadline,
   });
-  const memories = isOk(result) && Array.isArray(result.body?.memories) ? result.body.memories : [];
+}
+
+/**
+ * The top recall results for a prompt; '' when there are none (or no time). The text is the MCP
+ * tool `memory_recall`'s, so the hook prints memories exactly as the service frames them for an
+ * agent: quoted data with author and date, screened for secrets with the service's current rules,
+ * text that addresses the agent marked (docs/security.md, "Recalled text is data").
+ */
+export async function recallForPrompt(hook, prompt, deadline) {
+  const args = { context: capText(prompt, 4000), limit: hook.config.recallLimit };
+  const result = await callTool(hook, 'memory_recall', args, deadline);
   if (!isOk(result)) hook.log(`no recall: ${result.error ?? `HTTP ${result.status}`}`);
-  if (memories.length === 0) return '';
-  const lines = memories.map((memory) => {
-    const content = String(memory.content ?? '').replace(/\s+/g, ' ');
-    const short = content.length > 400 ? `${content.slice(0, 400)}…` : content;
-    return `- #${memory.id} [${memory.category ?? 'memory'}] ${short}`;
-  });
-  return `Team memories that may be relevant to this prompt (memory_get <id> for more):\n${lines.join('\n')}`;
+  const memories = isOk(result) ? result.body?.result?.structuredContent?.memories : undefined;
+  if (!Array.isArray(memories) || memories.length === 0) return '';
+  const text = toolText(result.body).trim();
+  return text ? `Team memories that may be relevant to this prompt (memory_get <id> for more):\n${text}` : '';
 }

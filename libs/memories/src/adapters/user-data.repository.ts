@@ -10,6 +10,10 @@ export interface ErasureCounts {
   readonly shares: number;
   /** Links the user made or that touch the user's memories. */
   readonly links: number;
+  /** Earlier versions of the user's memories, and states the user wrote into teammates' memories. */
+  readonly versions: number;
+  /** The user's own pins, and pins of the user's memories. */
+  readonly pins: number;
   /** Agent sessions of the user, with their captured events. */
   readonly sessions: number;
   readonly sessionEvents: number;
@@ -31,7 +35,8 @@ const deleteCounting = (tx: Tx, table: string, where: string, params: unknown[])
   );
 
 /**
- * SQL that erases one user's memory data in a system transaction. Embeddings and index states go
+ * SQL that erases one user's memory data in a system transaction: also the versions of their
+ * memories and the versions they wrote of teammates' memories. Embeddings and index states go
  * with their memories (ON DELETE CASCADE); the delete triggers record tombstones (the user's own
  * are removed here too, by `sync_forget_user`, which also invalidates their sync cursors) and
  * cleanup entries for Vault secrets (kept: the sweep deletes the secrets they name).
@@ -83,6 +88,18 @@ export class UserDataRepository {
          OR dst_id IN (SELECT id FROM memories WHERE owner_id = $2))`,
       owner,
     );
+    const versions = await deleteCounting(
+      tx,
+      'memory_versions',
+      `tenant_id = $1 AND (author_id = $2 OR memory_id IN (SELECT id FROM memories WHERE owner_id = $2))`,
+      owner,
+    );
+    const pins = await deleteCounting(
+      tx,
+      'memory_pins',
+      `tenant_id = $1 AND (user_id = $2 OR memory_id IN (SELECT id FROM memories WHERE owner_id = $2))`,
+      owner,
+    );
     const sessionEvents = await deleteCounting(
       tx,
       'session_events',
@@ -107,6 +124,8 @@ export class UserDataRepository {
       tombstones,
       shares,
       links,
+      versions,
+      pins,
       sessions,
       sessionEvents,
       idempotencyKeys,

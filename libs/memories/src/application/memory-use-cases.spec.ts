@@ -5,7 +5,10 @@ import { specPrincipal, useCaseWithFakes } from '@app/testing';
 import { AuditWriter } from '@app/tenancy';
 import type { ImportedMemory, StoredMemory } from '../domain/memory';
 import { MemoryErrorCode } from '../domain/memory.errors';
+import { SecretDetector } from '@app/secrets';
 import { MEMORY_LIMITS, type MemoryLimits } from '../write/memory-limits';
+import { MemoryVersionWriteRepository } from '../write/memory-version-write.repository';
+import { SecretScreen } from '../write/secret-screen';
 import { MemoryWriter, type CreateOptions } from '../write/memory-writer';
 import { CreateMemoryUseCase } from './create-memory.use-case';
 import { ANALYZE_AFTER_IMPORTED, ImportMemoriesUseCase } from './import-memories.use-case';
@@ -55,13 +58,16 @@ describe('memory use cases over the writer (ports faked)', () => {
   async function importer(writer = fakeWriter()) {
     const audit = { record: vi.fn(async () => undefined) };
     const outbox = { enqueue: vi.fn(async () => undefined) };
+    const versions = { importVersions: vi.fn(async () => 0) };
     const useCase = await useCaseWithFakes(ImportMemoriesUseCase, [
       [MemoryWriter, writer],
       [AuditWriter, audit],
       [OutboxWriter, outbox],
       [MEMORY_LIMITS, limits],
+      [SecretScreen, new SecretScreen(new SecretDetector())],
+      [MemoryVersionWriteRepository, versions],
     ]);
-    return { useCase, writer, audit, outbox };
+    return { useCase, writer, audit, outbox, versions };
   }
 
   it('import refuses a batch over the limit before the writer sees it', async () => {
@@ -85,6 +91,31 @@ describe('memory use cases over the writer (ports faked)', () => {
     });
     // A small batch leaves the planner statistics to autovacuum.
     expect(outbox.enqueue).not.toHaveBeenCalled();
+  });
+
+  it('import gives each new row the versions its item carried, with secrets redacted', async () => {
+    const { useCase, writer, versions } = await importer();
+    const secret = 'ghp_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8';
+    const version = {
+      version: 1,
+      content: `token ${secret}`,
+      category: 'facts',
+      tags: [],
+      importance: 0.5,
+      project: null,
+      visibility: 'team' as const,
+      isSensitive: false,
+      validFrom: '2025-01-01T00:00:00Z',
+      replacedAt: '2025-01-02T00:00:00Z',
+      changedFields: ['content' as const],
+    };
+    await useCase.execute(alice, [item(0), { ...item(1), versions: [version] }]);
+    expect(versions.importVersions).toHaveBeenCalledTimes(2);
+    expect(versions.importVersions).toHaveBeenNthCalledWith(1, alice, writer.tx, 100, []);
+    expect(versions.importVersions).toHaveBeenNthCalledWith(2, alice, writer.tx, 101, [
+      { ...version, content: expect.stringContaining('[REDACTED:'), isSensitive: true },
+    ]);
+    expect(JSON.stringify(versions.importVersions.mock.calls)).not.toContain(secret);
   });
 
   it('a bulk import queues a statistics refresh with its rows', async () => {

@@ -11,6 +11,11 @@ export const erasureReceiptResponse = z.object({
   tombstones: z.number().int(),
   shares: z.number().int().describe('shares of their memories and with them, by memory and by tag'),
   links: z.number().int().describe('links they made or that touch their memories'),
+  versions: z
+    .number()
+    .int()
+    .describe('earlier versions of their memories, and versions they wrote of teammates’ memories'),
+  pins: z.number().int().describe('their own pins, and pins of their memories'),
   sessions: z.number().int().describe('their agent sessions'),
   session_events: z.number().int().describe('the events captured in those sessions'),
   idempotency_keys: z.number().int(),
@@ -29,6 +34,8 @@ export function presentErasureReceipt(receipt: ErasureReceipt): z.infer<typeof e
     tombstones: receipt.tombstones,
     shares: receipt.shares,
     links: receipt.links,
+    versions: receipt.versions,
+    pins: receipt.pins,
     sessions: receipt.sessions,
     session_events: receipt.sessionEvents,
     idempotency_keys: receipt.idempotencyKeys,

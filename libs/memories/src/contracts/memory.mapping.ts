@@ -1,5 +1,11 @@
-import type { ImportedMemory, Memory, MemoryPatch, NewMemory } from '../domain/memory';
-import type { ImportMemoryItemBody, StoreMemoryBody, UpdateMemoryBody } from './memory.schemas';
+import type { ImportedMemory, Memory, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
+import type { PortableMemoryVersion } from '../domain/memory-version';
+import type {
+  ImportMemoryItemBody,
+  PortableVersionBody,
+  StoreMemoryBody,
+  UpdateMemoryBody,
+} from './memory.schemas';
 
 /**
  * The one mapping between the memory contracts and the use cases, used by REST and MCP alike:
@@ -29,6 +35,40 @@ export function toImportedMemory(body: ImportMemoryItemBody): ImportedMemory {
     updatedAt: body.updated_at,
     sourceId: body.id,
     sourceLinks: body.links?.map((l) => ({ id: l.id, linkType: l.link_type })),
+    versions: body.versions?.map(toPortableVersion),
+  };
+}
+
+export function toPortableVersion(body: PortableVersionBody): PortableMemoryVersion {
+  return {
+    version: body.version,
+    content: body.content,
+    category: body.category,
+    tags: body.tags,
+    importance: body.importance,
+    project: body.project,
+    visibility: body.visibility,
+    isSensitive: body.is_sensitive,
+    validFrom: body.created_at,
+    replacedAt: body.replaced_at,
+    changedFields: body.changed_fields,
+  };
+}
+
+/** An earlier version as an export writes it (the import item's `versions`). */
+export function presentPortableVersion(version: PortableMemoryVersion): PortableVersionBody {
+  return {
+    version: version.version,
+    content: version.content,
+    category: version.category,
+    tags: [...version.tags],
+    importance: version.importance,
+    project: version.project,
+    visibility: version.visibility,
+    is_sensitive: version.isSensitive,
+    created_at: version.validFrom,
+    replaced_at: version.replacedAt,
+    changed_fields: [...version.changedFields],
   };
 }
 
@@ -46,6 +86,16 @@ export function toMemoryPatch(body: Partial<UpdateMemoryBody>): MemoryPatch {
 }
 
 /** Seed placeholder: the secret itself is only ever returned by the audited reveal route. */
+/** A store's answer; a store that wrote nothing names the memory that already says it. */
+export function presentStored(stored: StoredMemory) {
+  const { id, category, importance, duplicate } = stored;
+  if (stored.reviewState === 'proposed')
+    return { id, category, importance, review_state: 'proposed' as const };
+  if (!duplicate) return { id, category, importance };
+  const similarity = Math.round(duplicate.similarity * 1000) / 1000;
+  return { id, category, importance, duplicate_of: id, match: duplicate.match, similarity };
+}
+
 export const sensitivePlaceholder = (id: number) => `[SENSITIVE - use secret_get(id=${id})]`;
 
 /**
@@ -73,6 +123,8 @@ export function presentListItem(memory: Memory) {
     shared_by: memory.sharedBy,
     created_at: memory.createdAt,
     updated_at: memory.updatedAt,
+    ...(memory.pinned !== undefined ? { pinned: [...memory.pinned] } : {}),
+    ...(memory.reviewState !== undefined ? { review_state: memory.reviewState } : {}),
   };
 }
 

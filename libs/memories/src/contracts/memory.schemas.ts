@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { canonicalCategory } from '../domain/categories';
 import { LINK_TYPES } from '../domain/memory-link';
+import { VERSIONED_FIELDS } from '../domain/memory-version';
 import { projectSchema } from './project.schemas';
+import { PIN_SCOPES } from '../domain/pin';
 
 /**
  * Wire contracts shared by REST, MCP and jobs (seed-compatible: claude-memory-mcp's server).
@@ -155,11 +157,33 @@ const pastTimestampSchema = (name: string) =>
     })
     .refine((v) => Date.parse(v) <= Date.now(), `${name} must not be in the future`);
 
+/** At most this many earlier versions per imported memory. */
+export const MAX_IMPORTED_VERSIONS = 1000;
+
 /**
- * One import item: a store body, plus the original times when it comes from an export, and its id
- * and links there (links between memories of the same import are made again). Other export fields
- * (is_sensitive, shares, deleted_at) are stripped: content is screened again, shares name users of
- * the exporting account.
+ * An earlier version of a memory as an export writes it and an import reads it back. Its text is
+ * screened again on import; its authors become the importer.
+ */
+export const portableVersionSchema = z.object({
+  version: z.number().int().positive().max(1_000_000_000),
+  content: z.string(),
+  category: z.string().min(1).max(64),
+  tags: z.array(z.string().max(MAX_TAG_LENGTH)).max(MAX_TAGS),
+  importance: z.number().min(0).max(1),
+  project: z.string().max(512).nullable(),
+  visibility: visibilitySchema,
+  is_sensitive: z.boolean().default(false),
+  created_at: pastTimestampSchema('versions[].created_at').describe('when this state was written'),
+  replaced_at: pastTimestampSchema('versions[].replaced_at').describe('when a change replaced it'),
+  changed_fields: z.array(z.enum(VERSIONED_FIELDS)).describe('the fields that change touched'),
+});
+export type PortableVersionBody = z.output<typeof portableVersionSchema>;
+
+/**
+ * One import item: a store body, plus the original times when it comes from an export, and its id,
+ * links and earlier versions there (links between memories of the same import are made again).
+ * Other export fields (is_sensitive, shares, deleted_at) are stripped: content is screened again,
+ * shares name users of the exporting account.
  */
 export const importMemoryItemSchema = storeMemorySchema
   .extend({
@@ -170,6 +194,11 @@ export const importMemoryItemSchema = storeMemorySchema
     links: informative(
       z.array(z.object({ id: z.number().int().positive(), link_type: z.enum(LINK_TYPES) })).max(100),
     ),
+    versions: z
+      .array(portableVersionSchema)
+      .max(MAX_IMPORTED_VERSIONS, `at most ${MAX_IMPORTED_VERSIONS} versions per memory`)
+      .refine((vs) => new Set(vs.map((v) => v.version)).size === vs.length, 'version numbers must be unique')
+      .optional(),
   })
   .refine(
     (m) =>
@@ -194,6 +223,24 @@ export const storedMemoryResponse = z.object({
   id: z.number().int(),
   category: z.string(),
   importance: z.number(),
+  duplicate_of: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'Present when nothing new was stored: the id of the memory that already says this (yours, or a teammate’s team memory), equal to `id`',
+    ),
+  match: z
+    .enum(['exact', 'near'])
+    .optional()
+    .describe('With `duplicate_of`: the same text, or the same meaning (a team memory)'),
+  similarity: z.number().min(0).max(1).optional().describe('With `duplicate_of`: 1 for the same text'),
+  review_state: z
+    .literal('proposed')
+    .optional()
+    .describe(
+      'Present when the memory waits for review: a correction of a teammate’s memory you may not change, or a team memory in a tenant that reviews them. Recall serves it once accepted',
+    ),
 });
 export const memoryListItemResponse = z.object({
   id: z.number().int(),
@@ -214,6 +261,18 @@ export const memoryListItemResponse = z.object({
     ),
   created_at: z.string().describe('ISO-8601 with offset'),
   updated_at: z.string(),
+  pinned: z
+    .array(z.enum(PIN_SCOPES))
+    .optional()
+    .describe(
+      'pins that put it first in the startup context: team (an admin’s, for everyone) and user (your own); empty when none (on the list, a memory and recall results)',
+    ),
+  review_state: z
+    .enum(['proposed', 'rejected'])
+    .optional()
+    .describe(
+      'present on a proposal waiting for review (a teammate’s correction, or a team memory in a tenant that reviews them) and on a rejected one; absent: in force',
+    ),
 });
 export const memoryDetailResponse = memoryListItemResponse.extend({ expanded_keywords: z.string() });
 export const memoryListResponse = z.object({

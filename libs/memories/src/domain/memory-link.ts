@@ -19,6 +19,15 @@ export interface MemoryLink extends NewMemoryLink {
   readonly id: number;
   /** ISO-8601 with offset. */
   readonly createdAt: string;
+  /** The source is a proposal waiting for review (set where the read asks; absent otherwise). */
+  readonly proposed?: boolean;
+}
+
+/** The proposals waiting for review that would supersede `memoryId`, among its links. */
+export function pendingProposalsOf(memoryId: number, links: readonly MemoryLink[]): number[] {
+  return links
+    .filter((l) => l.linkType === 'supersedes' && l.dstId === memoryId && l.proposed === true)
+    .map((l) => l.srcId);
 }
 
 /** A memory's links split by direction: from it (`out`) and to it (`in`). */

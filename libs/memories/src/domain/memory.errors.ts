@@ -13,6 +13,11 @@ export enum MemoryErrorCode {
   Forbidden = 'forbidden',
   ShareWithSelf = 'share_with_self',
   UserNotFound = 'user_not_found',
+  VersionNotFound = 'memory_version_not_found',
+  /** The version held a secret, which versions do not keep: its content cannot come back. */
+  VersionSecretLost = 'version_secret_lost',
+  /** Accept or reject of a memory that is not a proposal waiting for review. */
+  NotProposed = 'not_a_proposal',
 }
 
 const KIND: Record<MemoryErrorCode, ErrorKind> = {
@@ -27,6 +32,9 @@ const KIND: Record<MemoryErrorCode, ErrorKind> = {
   [MemoryErrorCode.Forbidden]: 'forbidden',
   [MemoryErrorCode.ShareWithSelf]: 'bad_request',
   [MemoryErrorCode.UserNotFound]: 'not_found',
+  [MemoryErrorCode.VersionNotFound]: 'not_found',
+  [MemoryErrorCode.VersionSecretLost]: 'conflict',
+  [MemoryErrorCode.NotProposed]: 'conflict',
 };
 
 export class MemoryError extends DomainError<MemoryErrorCode> {

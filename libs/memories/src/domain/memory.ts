@@ -1,4 +1,6 @@
 import type { LinkType } from './memory-link';
+import type { PortableMemoryVersion } from './memory-version';
+import type { MemoryPins } from './pin';
 
 /**
  * `team`: every user of the tenant reads it; `private`: its owner, the users it is shared with
@@ -25,7 +27,11 @@ export interface Memory {
   readonly sharedBy: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** A proposal waiting for review, or a rejected one; absent: in force (migration 1763700000048). */
+  readonly reviewState?: 'proposed' | 'rejected';
   readonly deletedAt: string | null;
+  /** The pins the reader sees on it (team, their own); absent where a read does not ask. */
+  readonly pinned?: MemoryPins;
 }
 
 export interface NewMemory {
@@ -56,6 +62,8 @@ export interface NewMemory {
 export interface ImportedMemory extends NewMemory {
   readonly sourceId?: number;
   readonly sourceLinks?: readonly { readonly id: number; readonly linkType: LinkType }[];
+  /** Its earlier versions there, oldest first. */
+  readonly versions?: readonly PortableMemoryVersion[];
 }
 
 export type MemoryPatch = Partial<
@@ -79,6 +87,21 @@ export interface StoredMemory {
   readonly id: number;
   readonly category: string;
   readonly importance: number;
+  /**
+   * Set when nothing new was stored: `id` is an existing memory that already says this, the
+   * caller's own (same text) or a teammate's team memory (same text, or the same meaning).
+   */
+  readonly duplicate?: {
+    readonly match: 'exact' | 'near';
+    readonly similarity: number;
+    /** The memory is a teammate's (the caller may read it, not change it). */
+    readonly teammates?: boolean;
+  };
+  /**
+   * `proposed`: stored for review, not in force yet (a correction of a memory the caller may not
+   * change, or a team memory in a tenant that reviews them). Absent: in force.
+   */
+  readonly reviewState?: 'proposed';
 }
 
 export const DELETE_PREVIEW_LENGTH = 50;

@@ -1,4 +1,4 @@
-import type { TenantScope } from '@app/persistence';
+import type { TenantScope, Tx } from '@app/persistence';
 import { canonicalCategory } from '../domain/categories';
 import type { MemoryFilter } from '../domain/memory';
 import { liveMemorySql } from './memory-row';
@@ -12,6 +12,48 @@ import { visibleMemorySql } from './memory-visibility.sql';
 export const liveWithHashSql = (owner: string, hash: string) =>
   `m.owner_id = ${owner} AND m.content_hash = ${hash} AND m.deleted_at IS NULL
    AND (m.duplicates_hidden OR NOT m.duplicates_hidden)`;
+
+/**
+ * A teammate's live team memory that a new team memory of user `$2` would repeat (tenant `$1`):
+ * one with content hash `$3`, else the first of the ids `$4` (most similar first). None while the
+ * user has a live memory with that hash (their own answers). Sensitive rows never match.
+ */
+export const TEAM_DUPLICATE_SQL = `
+  SELECT m.id, m.category, m.importance, m.content, m.content_hash = $3 AS exact FROM memories m
+   WHERE m.tenant_id = $1 AND m.owner_id <> $2 AND m.visibility = 'team' AND m.deleted_at IS NULL
+     AND m.review_state = 'accepted' AND NOT m.is_sensitive AND (m.content_hash = $3 OR m.id = ANY ($4::bigint[]))
+     AND NOT EXISTS (SELECT 1 FROM memories o
+                      WHERE o.tenant_id = $1 AND o.owner_id = $2 AND o.content_hash = $3
+                        AND o.deleted_at IS NULL AND NOT o.duplicates_hidden)
+   ORDER BY m.content_hash = $3 DESC, array_position($4::bigint[], m.id), m.id
+   LIMIT 1`;
+
+/** A teammate's memory found by `TEAM_DUPLICATE_SQL`. */
+export interface TeamDuplicate {
+  readonly id: number;
+  readonly category: string;
+  readonly importance: number;
+  readonly content: string;
+  /** The same text (else one of the near candidates). */
+  readonly exact: boolean;
+}
+
+export async function findTeamDuplicate(
+  scope: TenantScope,
+  tx: Tx,
+  contentHash: Buffer,
+  near: readonly number[],
+): Promise<TeamDuplicate | null> {
+  const { rows } = await tx.query<{
+    id: string;
+    category: string;
+    importance: number;
+    content: string;
+    exact: boolean;
+  }>(TEAM_DUPLICATE_SQL, [scope.tenantId, scope.userId, contentHash, near]);
+  const row = rows[0];
+  return row ? { ...row, id: Number(row.id) } : null;
+}
 
 /** WHERE of the memories a list, count or bulk delete with `filter` reaches, and its parameters. */
 

@@ -1,4 +1,4 @@
-import { liveMemorySql } from './memory-row';
+import { liveMemorySql, servedMemorySql } from './memory-row';
 import { visibleMemorySql } from './memory-visibility.sql';
 
 /**
@@ -7,6 +7,10 @@ import { visibleMemorySql } from './memory-visibility.sql';
  */
 export const readableMemorySql = (m: string, tenant: string, user: string) =>
   `${m}.tenant_id = ${tenant} AND ${liveMemorySql(m)} AND ${visibleMemorySql(m, user)}`;
+
+/** `readableMemorySql` for a memory in force (`servedMemorySql`): what recall serves. */
+export const servedReadableMemorySql = (m: string, tenant: string, user: string) =>
+  `${m}.tenant_id = ${tenant} AND ${servedMemorySql(m)} AND ${visibleMemorySql(m, user)}`;
 
 /**
  * FROM and WHERE over the links `l` matching `where` whose both ends the caller can see: the links
@@ -24,7 +28,7 @@ export function readableLinksSql(where: string, tenant: string, user: string): s
  * The supersedes walk as two entries of a `WITH RECURSIVE` list, `walk` and `heads (start_id,
  * head_id)`: for each id `starts` yields (a query of one bigint column) that a memory the caller
  * can see supersedes, the head of its chain, reached by following "X supersedes Y" from Y to the
- * newest visible X, at most `depth` hops, never visiting a memory twice. Ids nobody visible
+ * newest visible X in force (a proposed correction is never a head), at most `depth` hops, never visiting a memory twice. Ids nobody visible
  * supersedes are absent.
  */
 export function supersedingHeadsSql(p: {
@@ -43,7 +47,7 @@ export function supersedingHeadsSql(p: {
            CROSS JOIN LATERAL (
              SELECT x.id FROM memory_links l JOIN memories x ON x.id = l.src_id
               WHERE l.dst_id = w.node_id AND l.link_type = 'supersedes' AND l.tenant_id = ${p.tenant}
-                AND ${readableMemorySql('x', p.tenant, p.user)}
+                AND ${servedReadableMemorySql('x', p.tenant, p.user)}
               ORDER BY x.created_at DESC, x.id DESC
               LIMIT 1) next
           WHERE w.depth < ${p.depth} AND next.id <> ALL (w.path)

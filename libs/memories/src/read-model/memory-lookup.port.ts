@@ -1,6 +1,7 @@
 import { type TenantScope, type Tx } from '@app/persistence';
 import type { Memory } from '../domain/memory';
 import type { MemoryLink } from '../domain/memory-link';
+import type { TeamDuplicate } from './memory-filter.sql';
 
 /** `last`: the read ends the caller's transaction (see `QueryOptions.last`): its commit goes with it. */
 export interface FinalRead {
@@ -9,7 +10,8 @@ export interface FinalRead {
 
 /**
  * How other contexts (recall, sessions) read memories inside their own transaction: by id among
- * what the caller may see, or by content hash among the caller's own. An abstract class, so it
+ * what the caller may see, by content hash among the caller's own, or a teammate's team memory
+ * that a new one would repeat. An abstract class, so it
  * is its own injection token.
  */
 export abstract class MemoryLookup {
@@ -29,4 +31,16 @@ export abstract class MemoryLookup {
   ): Promise<Array<{ memory: Memory; links: MemoryLink[] }>>;
   /** The caller's own live memory with this normalised content hash, if any. */
   abstract findLiveByHash(scope: TenantScope, tx: Tx, contentHash: Buffer): Promise<Memory | null>;
+  /**
+   * The teammate's live team memory a new team memory of the caller would repeat: the same text,
+   * else the first of `near` (most similar first); none while the caller holds that text themselves.
+   */
+  abstract findTeamDuplicate(
+    scope: TenantScope,
+    tx: Tx,
+    contentHash: Buffer,
+    near: readonly number[],
+  ): Promise<TeamDuplicate | null>;
+  /** Whether a teammate of the caller has a live team memory (one a new team memory could repeat). */
+  abstract teammatesShareMemories(scope: TenantScope, tx: Tx, options?: FinalRead): Promise<boolean>;
 }

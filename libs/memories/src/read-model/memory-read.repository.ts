@@ -2,8 +2,8 @@ import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Memory, MemoryFilter } from '../domain/memory';
 import type { MemoryLink } from '../domain/memory-link';
 import { readableLinksSql } from './memory-link.sql';
-import { liveMemorySql, toMemory, type MemoryRow } from './memory-row';
-import { memoryFilterSql, liveWithHashSql } from './memory-filter.sql';
+import { liveMemorySql, pinnedColumnSql, toMemory, type MemoryRow } from './memory-row';
+import { findTeamDuplicate, liveWithHashSql, memoryFilterSql, type TeamDuplicate } from './memory-filter.sql';
 import {
   sharePermissionSql,
   visibleMemoryBranchesSql,
@@ -18,7 +18,7 @@ import type { FinalRead, MemoryLookup } from './memory-lookup.port';
  */
 const memoryColumns = (user: string) => `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive, m.visibility,
-  u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
+  m.review_state, u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
   ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at,
   CASE WHEN m.owner_id <> ${user} AND ${sharePermissionSql('m', user)} IS NOT NULL THEN u.username END AS shared_by`;
 
@@ -36,6 +36,10 @@ export interface MemoryAccess {
   readonly writable: boolean;
   /** Shared with the caller directly or by tag (any permission). */
   readonly shared: boolean;
+  /** Visible to the whole team (`visibility = 'team'`). */
+  readonly team: boolean;
+  /** `accepted`, `proposed` or `rejected` (migration 1763700000048). */
+  readonly reviewState: string;
 }
 
 /** Where a sensitive row's secret is: a Vault path and version, or a local `enc:v1:` ciphertext. */
@@ -97,6 +101,26 @@ export class MemoryReadRepository implements MemoryLookup {
     return rows[0] ? toMemory(rows[0]) : null;
   }
 
+  findTeamDuplicate(
+    scope: TenantScope,
+    tx: Tx,
+    contentHash: Buffer,
+    near: readonly number[],
+  ): Promise<TeamDuplicate | null> {
+    return findTeamDuplicate(scope, tx, contentHash, near);
+  }
+
+  async teammatesShareMemories(scope: TenantScope, tx: Tx, options: FinalRead = {}): Promise<boolean> {
+    const { rows } = await tx.query<{ any: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM memories m
+                       WHERE m.tenant_id = $1 AND m.visibility = 'team' AND m.owner_id <> $2
+                         AND m.deleted_at IS NULL) AS any`,
+      [scope.tenantId, scope.userId],
+      { last: options.last },
+    );
+    return rows[0]?.any === true;
+  }
+
   async findLive(scope: TenantScope, tx: Tx, id: number): Promise<Memory | null> {
     const { rows } = await tx.query<MemoryRow>(
       `SELECT ${memoryColumns('$3')} FROM memories m JOIN users u ON u.id = m.owner_id
@@ -114,8 +138,10 @@ export class MemoryReadRepository implements MemoryLookup {
       readable: boolean;
       writable: boolean;
       shared: boolean;
+      team: boolean;
+      review_state: string;
     }>(
-      `SELECT m.owner_id, m.deleted_at IS NOT NULL AS deleted,
+      `SELECT m.owner_id, m.deleted_at IS NOT NULL AS deleted, m.visibility = 'team' AS team, m.review_state,
               ${visibleMemorySql('m', '$3')} AND ${liveMemorySql('m')} AS readable,
               ${writableMemorySql('m', '$3')} AS writable,
               ${sharePermissionSql('m', '$3')} IS NOT NULL AS shared
@@ -130,6 +156,8 @@ export class MemoryReadRepository implements MemoryLookup {
       readable: row.readable,
       writable: row.writable,
       shared: row.shared,
+      team: row.team,
+      reviewState: row.review_state,
     };
   }
 
@@ -169,16 +197,19 @@ export class MemoryReadRepository implements MemoryLookup {
   ): Promise<Array<{ memory: Memory; links: MemoryLink[] }>> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow & { links: MemoryLink[] }>(
-      `SELECT ${memoryColumns('$3')},
+      `SELECT ${memoryColumns('$3')}, ${pinnedColumnSql('m', '$3')},
               (SELECT coalesce(json_agg(json_build_object(
                         'id', l.id, 'srcId', l.src_id, 'dstId', l.dst_id, 'linkType', l.link_type,
-                        'createdAt', ${isoTimestamp('l.created_at')}) ORDER BY l.created_at, l.id), '[]')
+                        'createdAt', ${isoTimestamp('l.created_at')},
+                        'proposed', src.review_state = 'proposed') ORDER BY l.created_at, l.id), '[]')
                  ${readableLinksSql('(l.src_id = m.id OR l.dst_id = m.id)', '$2', '$3')}) AS links
          ${VISIBLE_BY_ID}`,
       [ids, scope.tenantId, scope.userId],
       { prepared: true, last: options.last },
     );
-    return rows.map((row) => ({ memory: toMemory(row), links: row.links }));
+    // `proposed` only where it is true: a link from a memory in force reads as every other link.
+    const link = ({ proposed, ...rest }: MemoryLink): MemoryLink => (proposed ? { ...rest, proposed } : rest);
+    return rows.map((row) => ({ memory: toMemory(row), links: row.links.map(link) }));
   }
 
   async list(
@@ -197,7 +228,7 @@ export class MemoryReadRepository implements MemoryLookup {
       `WITH visible AS (${branches.map((b) => `(SELECT m.id, m.importance, m.created_at ${b} ${order} LIMIT ${limit} + ${offset})`).join(' UNION ALL ')}),
        page AS (SELECT v.id, v.importance, v.created_at FROM visible v
                  ORDER BY v.importance DESC, v.created_at DESC, v.id DESC LIMIT ${limit} OFFSET ${offset})
-       SELECT ${memoryColumns('$2')} FROM page p JOIN memories m ON m.id = p.id JOIN users u ON u.id = m.owner_id
+       SELECT ${memoryColumns('$2')}, ${pinnedColumnSql('m', '$2')} FROM page p JOIN memories m ON m.id = p.id JOIN users u ON u.id = m.owner_id
         ORDER BY p.importance DESC, p.created_at DESC, p.id DESC`,
       [...params, query.limit, query.offset],
       { prepared: true },

@@ -1,4 +1,5 @@
 import type { Memory, Visibility } from '../domain/memory';
+import type { PinScope } from '../domain/pin';
 
 /** A memory row as the repositories select it (ids as `pg` returns bigints; timestamps already ISO text). */
 export interface MemoryRow {
@@ -18,6 +19,10 @@ export interface MemoryRow {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** `accepted`, `proposed` or `rejected`; absent when the read does not select it. */
+  review_state?: string;
+  /** The pins the reader sees (`pinnedColumnSql`); absent when the read does not select them. */
+  pinned?: PinScope[];
 }
 
 /** The domain view of a selected row. */
@@ -35,10 +40,24 @@ export function toMemory(row: MemoryRow): Memory {
     expiresAt: row.expires_at,
     owner: row.owner,
     sharedBy: row.shared_by ?? null,
+    ...(row.review_state === 'proposed' || row.review_state === 'rejected'
+      ? { reviewState: row.review_state }
+      : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
+    ...(row.pinned !== undefined ? { pinned: row.pinned } : {}),
   };
+}
+
+/**
+ * The pins reader `user` sees on memory `m` (the team pin, their own), team first: one index probe
+ * of `memory_pins` per row, whose own row-level security applies as well.
+ */
+export function pinnedColumnSql(alias: string, user: string): string {
+  return `array(SELECT p.scope FROM memory_pins p
+                 WHERE p.memory_id = ${alias}.id AND (p.scope = 'team' OR p.user_id = ${user})
+                 ORDER BY p.scope = 'team' DESC) AS pinned`;
 }
 
 /**
@@ -48,4 +67,13 @@ export function toMemory(row: MemoryRow): Memory {
  */
 export function liveMemorySql(alias = 'm'): string {
   return `${alias}.deleted_at IS NULL AND (${alias}.expires_at IS NULL OR ${alias}.expires_at > now())`;
+}
+
+/**
+ * SQL predicate for a live memory in force: accepted, not a proposal waiting for review (migration
+ * 1763700000048). What recall, the startup context, the supersedes walk and duplicate folding serve;
+ * reading a memory by id, lists and exports show proposals too (with their `review_state`).
+ */
+export function servedMemorySql(alias = 'm'): string {
+  return `${liveMemorySql(alias)} AND ${alias}.review_state = 'accepted'`;
 }

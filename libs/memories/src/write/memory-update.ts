@@ -10,16 +10,23 @@ import { MemoryReadRepository, type RowSecret } from '../read-model/memory-read.
 import { ownerScopeFor } from '../read-model/ownership';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryIndexing } from './memory-indexing';
+import { MemoryVersionWriteRepository } from './memory-version-write.repository';
 import { MemoryWriteRepository } from './memory-write.repository';
 import { SecretScreen } from './secret-screen';
 import { SecretStaging, type StagedSecret } from './secret-staging';
 import { WRITE_TRANSACTION } from './write-transaction';
 
+/** What an update restores, when it puts back an earlier version: its audit entry names it. */
+export interface UpdateOptions {
+  readonly restoresVersion?: number;
+}
+
 /**
  * A change to one memory: who may change what (visibility is the owner's or an admin's decision,
  * content every writer's), secret screening and staging under the owner's path, the duplicate
- * rule, the bytes quota, and the index state, outbox and audit entry in one round trip. Used by
- * `MemoryWriter` only.
+ * rule, the bytes quota, the previous state kept as a version, and the index state, outbox and
+ * audit entry in one round trip. Used by `MemoryWriter`, and by the versions wing's restore (the
+ * same change, audited as a restore).
  */
 @Injectable()
 export class MemoryUpdate {
@@ -28,13 +35,19 @@ export class MemoryUpdate {
     private readonly reads: MemoryReadRepository,
     private readonly rows: MemoryWriteRepository,
     private readonly indexing: MemoryIndexing,
+    private readonly versions: MemoryVersionWriteRepository,
     private readonly audit: AuditWriter,
     private readonly screen: SecretScreen,
     private readonly staging: SecretStaging,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
   ) {}
 
-  async apply(principal: Principal, id: number, patch: MemoryPatch): Promise<{ updated: number }> {
+  async apply(
+    principal: Principal,
+    id: number,
+    patch: MemoryPatch,
+    options: UpdateOptions = {},
+  ): Promise<{ updated: number }> {
     const fields = Object.keys(patch).filter((k) => patch[k as keyof MemoryPatch] !== undefined);
     if (fields.length === 0) throw new MemoryError(MemoryErrorCode.NoFieldsToUpdate, 'No fields to update');
     if (patch.content !== undefined) assertContentSize(patch.content, this.limits.maxContentBytes);
@@ -102,6 +115,16 @@ export class MemoryUpdate {
               );
             }
           }
+          // The state this change replaces stays readable as a version, with redacted text only: a
+          // row stored before secret screening may still hold a secret in clear.
+          const legacySecret = existing.isSensitive ? null : this.screen.redact(existing.content);
+          const version = await this.versions.recordChange(
+            { ...owner, changedBy: principal.userId },
+            tx,
+            id,
+            changes,
+            legacySecret?.text,
+          );
           const bytesQuota = this.bytesQuota(principal, existing.content, changes.content);
           const updated = await this.rows
             .update(owner, tx, id, { ...changes, expandedKeywords, contentHash: hash, secret }, bytesQuota)
@@ -129,11 +152,13 @@ export class MemoryUpdate {
               ? this.indexing.statements({ ...owner, requestId: principal.requestId }, tx, id, next)
               : []),
             this.audit.statement(principal, {
-              action: 'memory.update',
+              action: options.restoresVersion === undefined ? 'memory.update' : 'memory.version.restore',
               targetType: 'memory',
               targetId: id,
               details: {
                 fields,
+                ...(version !== null ? { version } : {}),
+                ...(options.restoresVersion !== undefined ? { restored: options.restoresVersion } : {}),
                 ...(screened.kinds.length > 0
                   ? { redacted: screened.kinds, sensitive: staged !== null }
                   : {}),

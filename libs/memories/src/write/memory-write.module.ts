@@ -12,6 +12,7 @@ import { MEMORY_DEFAULTS, MEMORY_LIMITS } from './memory-limits';
 import { MemoryLinkRepository } from './memory-link.repository';
 import { MemoryLinkWriter } from './memory-link-writer';
 import { MemoryUpdate } from './memory-update';
+import { MemoryVersionWriteRepository } from './memory-version-write.repository';
 import { MemoryWriteRepository } from './memory-write.repository';
 import { MemoryWriter } from './memory-writer';
 import { NewMemoryRows } from './new-memory-rows';
@@ -19,12 +20,14 @@ import { SecretCleanupRepository } from './secret-cleanup.repository';
 import { SecretScreen } from './secret-screen';
 import { SecretStaging } from './secret-staging';
 import { SweepSecretsUseCase } from './sweep-secrets.use-case';
+import { TeamDuplicateProbeSlot } from './team-duplicates.port';
 
 /**
  * The core's write side: `MemoryWriter` (screening, secret staging, the idempotency claim, rows,
  * links, index/outbox/audit bookkeeping), the row statements the state changes use (delete,
- * restore, purge, expiry), the link rules, and the sweep of secrets staged for rows that never
- * committed. Re-exports the read model. Needs the global PersistenceModule and ConfigModule.
+ * restore, purge, expiry), the link rules, the version rows a change keeps, and the sweep of
+ * secrets staged for rows that never committed. Re-exports the read model. Exports `MemoryUpdate`
+ * for the versions wing's restore. Needs the global PersistenceModule and ConfigModule.
  */
 @Module({
   imports: [JobsModule, TenancyModule, SecretsModule, MemoryReadModelModule],
@@ -43,6 +46,8 @@ import { SweepSecretsUseCase } from './sweep-secrets.use-case';
     SweepSecretsUseCase,
     MemoryLinkRepository,
     MemoryLinkWriter,
+    MemoryVersionWriteRepository,
+    TeamDuplicateProbeSlot,
     { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
     { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
   ],
@@ -54,7 +59,10 @@ import { SweepSecretsUseCase } from './sweep-secrets.use-case';
     SweepSecretsUseCase,
     MemoryLinkRepository,
     MemoryLinkWriter,
+    MemoryUpdate,
+    MemoryVersionWriteRepository,
     MEMORY_LIMITS,
+    TeamDuplicateProbeSlot,
   ],
 })
 export class MemoryWriteModule {}

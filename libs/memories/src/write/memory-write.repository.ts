@@ -1,29 +1,45 @@
 import { insertThen, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
 import type { MemoryFilter, MemoryPatch, NewMemory, StoredMemory, Visibility } from '../domain/memory';
-import { liveWithHashSql, memoryFilterSql } from '../read-model/memory-filter.sql';
+import {
+  findTeamDuplicate,
+  liveWithHashSql,
+  memoryFilterSql,
+  type TeamDuplicate,
+} from '../read-model/memory-filter.sql';
 import type { RowSecret } from '../read-model/memory-read.repository';
 
 /** The owner's live memory with this content, which a new one with it would duplicate. */
 function duplicateOf(scope: TenantScope, contentHash: Buffer): SqlStatement {
   return {
-    sql: `SELECT id, category, importance FROM memories
+    sql: `SELECT id, category, importance, review_state FROM memories
            WHERE tenant_id = $1 AND owner_id = $2 AND content_hash = $3 AND deleted_at IS NULL
              AND NOT duplicates_hidden`,
     params: [scope.tenantId, scope.userId, contentHash],
   };
 }
 
-/** The new row of `insertOrGetDuplicate`, parameters $1…$16. */
-const PLAIN_ROW = `VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
+/**
+ * The new row of `insertOrGetDuplicate`, parameters $1…$16, then `review` (its `review_state`), a
+ * parameter after them.
+ */
+const plainRow = (
+  review: string,
+) => `VALUES (coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1, $2, $3, $4, $5, $6, $7, $8,
                $9, $11::text IS NOT NULL, $11, $12, $13, $14,
-               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()))`;
+               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()), ${review})`;
 
 /** The same row only while the tenant stays within its quotas ($17 memories, $18 bytes; 0 = unlimited). */
-const QUOTA_CHECKED_ROW = `SELECT coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1::uuid, $2::uuid,
+const quotaCheckedRow = (
+  review: string,
+) => `SELECT coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1::uuid, $2::uuid,
                $3::text, $4::text, $5::text[], $6::text, $7::double precision, $8::text,
                $9::bytea, $11::text IS NOT NULL, $11::text, $12::integer, $13::text, $14::timestamptz,
-               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now())
+               coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()), ${review}
         WHERE memory_quota_allows($1::uuid, $17::bigint, $18::bigint, octet_length($3::text))`;
+
+/** A proposed correction (parameter `$n`) starts `proposed`; any other row as the tenant's review rule says. */
+const reviewStateSql = (n: number) =>
+  `CASE WHEN $${n}::boolean THEN 'proposed' ELSE memory_initial_review($1::uuid, $13::text) END`;
 
 /** The quotas a write is checked against (0 = unlimited). */
 export interface MemoryQuota {
@@ -35,12 +51,14 @@ interface StoredRow {
   id: string;
   category: string;
   importance: number;
+  review_state?: string;
 }
 
 const toStored = (row: StoredRow): StoredMemory => ({
   id: Number(row.id),
   category: row.category,
   importance: row.importance,
+  ...(row.review_state === 'proposed' ? { reviewState: 'proposed' as const } : {}),
 });
 
 /**
@@ -68,20 +86,28 @@ export class MemoryWriteRepository {
   async insertOrGetDuplicate(
     scope: TenantScope,
     tx: Tx,
-    memory: NewMemory & { visibility: Visibility; contentHash: Buffer; id?: number; secret?: RowSecret },
+    memory: NewMemory & {
+      visibility: Visibility;
+      contentHash: Buffer;
+      id?: number;
+      secret?: RowSecret;
+      /** A correction of a memory the caller may not change: stored for its owner's review. */
+      proposed?: boolean;
+    },
     quota?: MemoryQuota,
     followers: readonly SqlStatement[] = [],
     options: { readonly last?: boolean } = {},
   ): Promise<(StoredMemory & { created: boolean }) | { created: false; id: null } | null> {
     const quotaParams = quota ? [quota.maxMemories, quota.maxMemoryBytes] : [];
+    const review = reviewStateSql(17 + quotaParams.length);
     const insert: SqlStatement = {
       sql: `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
                              content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at,
-                             created_at, updated_at)
+                             created_at, updated_at, review_state)
        OVERRIDING SYSTEM VALUE
-       ${quota ? QUOTA_CHECKED_ROW : PLAIN_ROW}
+       ${quota ? quotaCheckedRow(review) : plainRow(review)}
        ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL AND NOT duplicates_hidden DO NOTHING
-       RETURNING id, category, importance`,
+       RETURNING id, category, importance, review_state`,
       params: [
         scope.tenantId,
         scope.userId,
@@ -100,6 +126,7 @@ export class MemoryWriteRepository {
         memory.createdAt ?? null,
         memory.updatedAt ?? null,
         ...quotaParams,
+        memory.proposed === true,
       ],
     };
     const rows = await insertThen<StoredRow>(
@@ -117,6 +144,35 @@ export class MemoryWriteRepository {
     const existing = await tx.query<StoredRow>(duplicate.sql, duplicate.params);
     if (!existing.rows[0]) return { created: false, id: null };
     return { ...toStored(existing.rows[0]), created: false };
+  }
+
+  /**
+   * The teammate's live team memory a new team memory of the caller would repeat: one with the same
+   * text, else the first of `near` (ids in order of similarity) still live and team-visible. None
+   * while the caller has a live memory of that text (that one answers). Serialised per tenant and
+   * text, so two teammates storing the same fact at once make one row, not two.
+   */
+  async teamDuplicate(
+    scope: TenantScope,
+    tx: Tx,
+    contentHash: Buffer,
+    near: readonly number[],
+  ): Promise<TeamDuplicate | null> {
+    // Its own statement: the check below then reads with a snapshot taken after the lock.
+    await tx.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended($1::text || encode($2::bytea, 'hex'), 0))`,
+      [scope.tenantId, contentHash],
+    );
+    return findTeamDuplicate(scope, tx, contentHash, near);
+  }
+
+  /** Records that the caller stored what `memoryId` already says (once per caller and memory). */
+  async endorse(scope: TenantScope, tx: Tx, memoryId: number): Promise<void> {
+    await tx.query(
+      `INSERT INTO memory_endorsements (tenant_id, memory_id, user_id) VALUES ($1, $3, $2)
+       ON CONFLICT (memory_id, user_id) DO UPDATE SET last_at = now()`,
+      [scope.tenantId, scope.userId, memoryId],
+    );
   }
 
   /** The owner's row whether live or soft-deleted, locked for a state change. */
@@ -253,5 +309,23 @@ export class MemoryWriteRepository {
       [limit],
     );
     return result.rowCount;
+  }
+
+  /**
+   * Accepts every proposal older than its tenant's `proposal_auto_accept_hours` (at most `limit`,
+   * all tenants: a system transaction); answers them with their tenant.
+   */
+  async acceptOverdue(tx: Tx, limit: number): Promise<Array<{ id: number; tenantId: string }>> {
+    const { rows } = await tx.query<{ id: string; tenant_id: string }>(
+      `UPDATE memories m SET review_state = 'accepted', updated_at = now()
+        WHERE m.id IN (SELECT p.id FROM memories p JOIN tenants t ON t.id = p.tenant_id
+                        WHERE p.review_state = 'proposed' AND p.deleted_at IS NULL
+                          AND t.proposal_auto_accept_hours IS NOT NULL
+                          AND p.created_at <= now() - make_interval(hours => t.proposal_auto_accept_hours)
+                        ORDER BY p.created_at LIMIT $1 FOR UPDATE OF p SKIP LOCKED)
+        RETURNING m.id, m.tenant_id`,
+      [limit],
+    );
+    return rows.map((r) => ({ id: Number(r.id), tenantId: r.tenant_id }));
   }
 }

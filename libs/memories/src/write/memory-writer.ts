@@ -171,7 +171,18 @@ export class MemoryWriter {
     for (const p of prepared) {
       const written = await this.rows.store(principal, tx, p, last);
       if (written === null) return null;
-      stored.push({ id: written.id, category: written.category, importance: written.importance });
+      const { id, category, importance, reviewState } = written;
+      // Nothing written: an existing memory (the caller's, or a teammate's team memory) says this.
+      const duplicate = written.created
+        ? undefined
+        : (written.duplicate ?? { match: 'exact', similarity: 1 });
+      stored.push({
+        id,
+        category,
+        importance,
+        ...(duplicate ? { duplicate } : {}),
+        ...(reviewState ? { reviewState } : {}),
+      });
     }
     if (options.asImport) await this.remakeLinks(principal, tx, items as readonly ImportedMemory[], stored);
     await options.within?.(tx, stored);
@@ -195,8 +206,11 @@ export class MemoryWriter {
     for (const [i, item] of items.entries()) {
       for (const link of item.sourceLinks ?? []) {
         const dstId = newIds.get(link.id);
-        // Links to memories outside this import (or duplicates folded into one row) are dropped.
+        // Links to memories outside this import (or duplicates folded into one row) are dropped, and
+        // so are links from or to a teammate's memory an item was folded into (not the caller's).
         if (dstId === undefined || dstId === stored[i].id) continue;
+        const folded = (s: StoredMemory | undefined) => s?.duplicate?.teammates === true;
+        if (folded(stored[i]) || folded(stored.find((s) => s.id === dstId))) continue;
         await this.rows.linkImported(principal, tx, { srcId: stored[i].id, dstId, linkType: link.linkType });
       }
     }

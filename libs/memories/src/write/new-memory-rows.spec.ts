@@ -13,6 +13,8 @@ import { MemoryWriteRepository } from './memory-write.repository';
 import { NewMemoryRows } from './new-memory-rows';
 import { SecretScreen } from './secret-screen';
 import { SecretStaging, type StagedSecret } from './secret-staging';
+import type { TeamDuplicate } from '../read-model/memory-filter.sql';
+import { TeamDuplicateProbeSlot, type NearDuplicateCandidate } from './team-duplicates.port';
 
 const tx = { fake: 'tx' } as unknown as Tx;
 const memory = (content: string, extra: Partial<NewMemory> = {}): NewMemory => ({
@@ -37,20 +39,42 @@ async function rowsWith(
     insert?: () => Promise<unknown>;
     usage?: { memories: number; bytes: number };
     defaults?: MemoryDefaults;
+    teamDuplicate?: TeamDuplicate;
+    near?: NearDuplicateCandidate[];
+    targetWritable?: boolean;
   } = {},
 ) {
   const writes = {
     insertOrGetDuplicate: vi.fn(
       options.insert ?? (async () => ({ id: 10, category: 'fact', importance: 0.5, created: true })),
     ),
+    teamDuplicate: vi.fn(async () => options.teamDuplicate ?? null),
+    endorse: vi.fn(async () => undefined),
   };
+  const audit = { statement: () => ({ sql: 'audit', params: [] }), record: vi.fn(async () => undefined) };
+  const probe = { candidates: vi.fn(async () => options.near ?? []) };
   const links = { link: vi.fn(async () => undefined) };
   const staging = { stage: vi.fn(async () => STAGED), confirm: vi.fn(async () => undefined) };
   const rows = await useCaseWithFakes(NewMemoryRows, [
     [MemoryWriteRepository, writes],
-    [MemoryReadRepository, { usage: async () => options.usage ?? { memories: 0, bytes: 0 } }],
+    [
+      MemoryReadRepository,
+      {
+        usage: async () => options.usage ?? { memories: 0, bytes: 0 },
+        // The memory a correction names: the caller's own unless a test says otherwise.
+        access: async () => ({
+          ownerId: 'alice',
+          deleted: false,
+          readable: true,
+          writable: options.targetWritable ?? true,
+          shared: false,
+          team: true,
+          reviewState: 'accepted',
+        }),
+      },
+    ],
     [MemoryIndexing, { statements: () => [{ sql: 'index', params: [] }] }],
-    [AuditWriter, { statement: () => ({ sql: 'audit', params: [] }) }],
+    [AuditWriter, audit],
     [
       SecretScreen,
       {
@@ -68,6 +92,7 @@ async function rowsWith(
     [MemoryLinkWriter, links],
     [MEMORY_LIMITS, { maxContentBytes: 64, maxImportBatch: 10, maxListLimit: 100 }],
     [MEMORY_DEFAULTS, options.defaults ?? { defaultVisibility: 'team', ttlByCategory: { scratch: 60_000 } }],
+    [TeamDuplicateProbeSlot, { probe }],
   ]);
   const store = async (m: NewMemory, last = false, principal = specPrincipal('alice')) =>
     rows.store(principal, tx, await rows.prepare(principal, rows.screenNew(m)), last);
@@ -80,7 +105,7 @@ async function rowsWith(
       unknown[],
       { last: boolean },
     ];
-  return { rows, store, inserted, links, staging };
+  return { rows, store, inserted, links, staging, writes, audit, probe };
 }
 
 describe('NewMemoryRows (ports faked)', () => {
@@ -160,5 +185,66 @@ describe('NewMemoryRows (ports faked)', () => {
     };
     await store(memory('limited'), false, limited);
     expect(inserted()[3]).toEqual({ maxMemories: 5, maxMemoryBytes: 0 });
+  });
+
+  it('answers a teammate’s team memory that says the same, endorsed and audited, and writes no row', async () => {
+    const near = [{ id: 41, similarity: 0.95 }];
+    const teammates = { id: 41, category: 'facts', importance: 0.7, content: 'x', exact: false };
+    const { store, writes, audit, probe } = await rowsWith({ near, teamDuplicate: teammates });
+    const stored = await store(memory('we deploy with helm'), true);
+    expect(probe.candidates).toHaveBeenCalledWith(
+      expect.objectContaining({ userId: 'alice' }),
+      'we deploy with helm',
+    );
+    expect(writes.teamDuplicate).toHaveBeenCalledWith(
+      expect.objectContaining({ userId: 'alice' }),
+      tx,
+      contentHash('we deploy with helm'),
+      [41],
+    );
+    expect(writes.insertOrGetDuplicate).not.toHaveBeenCalled();
+    expect(writes.endorse).toHaveBeenCalledWith(expect.objectContaining({ userId: 'alice' }), tx, 41);
+    expect(audit.record).toHaveBeenCalledWith(expect.anything(), tx, {
+      action: 'memory.endorse',
+      targetType: 'memory',
+      targetId: '41',
+      details: { match: 'near', similarity: 0.95 },
+    });
+    expect(stored).toEqual({
+      id: 41,
+      category: 'facts',
+      importance: 0.7,
+      duplicate: { match: 'near', similarity: 0.95, teammates: true },
+      created: false,
+    });
+  });
+
+  it('never looks for a teammate’s memory for a private memory, a secret or a correction', async () => {
+    const { store, writes, probe } = await rowsWith();
+    await store(memory('mine alone', { visibility: 'private' }));
+    await store(memory('password hunter2'));
+    await store(memory('we deploy on Fridays', { supersedes: 4 }));
+    expect(probe.candidates).not.toHaveBeenCalled();
+    expect(writes.teamDuplicate).not.toHaveBeenCalled();
+    expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(3);
+  });
+
+  it('stores a correction of a teammate’s team memory as a team proposal, linked for reading, audited', async () => {
+    const { store, inserted, links, audit } = await rowsWith({ targetWritable: false });
+    await store(memory('we deploy on Fridays now', { supersedes: 4, visibility: 'private' }), true);
+    const [, , row] = inserted();
+    expect(row).toMatchObject({ proposed: true, visibility: 'team' });
+    expect(links.link).toHaveBeenCalledWith(
+      expect.objectContaining({ userId: 'alice' }),
+      tx,
+      { srcId: 10, dstId: 4, linkType: 'supersedes' },
+      { ifExists: 'keep', target: 'read' },
+    );
+    expect(audit.record).toHaveBeenCalledWith(expect.anything(), tx, {
+      action: 'memory.propose',
+      targetType: 'memory',
+      targetId: '10',
+      details: { supersedes: 4 },
+    });
   });
 });

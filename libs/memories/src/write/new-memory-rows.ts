@@ -3,7 +3,7 @@ import { NEW_ROW, type Tx } from '@app/persistence';
 import { AuditWriter, QuotaError, type Principal } from '@app/tenancy';
 import { canonicalCategory } from '../domain/categories';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
-import type { NewMemory, StoredMemory } from '../domain/memory';
+import type { NewMemory, StoredMemory, Visibility } from '../domain/memory';
 import type { NewMemoryLink } from '../domain/memory-link';
 import { withResolvedDates } from '../domain/relative-dates';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from './memory-limits';
@@ -11,19 +11,28 @@ import { MemoryIndexing } from './memory-indexing';
 import { MemoryLinkWriter } from './memory-link-writer';
 import { MemoryWriteRepository, type MemoryQuota } from './memory-write.repository';
 import { MemoryReadRepository } from '../read-model/memory-read.repository';
+import type { TeamDuplicate } from '../read-model/memory-filter.sql';
 import { SecretScreen, type Screened } from './secret-screen';
 import { SecretStaging, type StagedSecret } from './secret-staging';
+import { TeamDuplicateProbeSlot, type NearDuplicateCandidate } from './team-duplicates.port';
 
 /** A new memory after screening, with its secret already in the store when it had one. */
 export interface PreparedMemory {
   readonly screened: Screened<NewMemory>;
   readonly staged: StagedSecret | null;
+  /** Teammates' team memories that say the same, most similar first (checked again in the write). */
+  readonly near: readonly NearDuplicateCandidate[];
 }
 
 /**
  * The rows of new memories: size rule, secret screening, secret storage ahead of the row, duplicate
  * check, relative dates resolved into the keywords, the index job and audit entry in the row's own
  * statement, and the `supersedes` link to the memory it replaces. Used by `MemoryWriter` only.
+ *
+ * One fact once per team: a new team memory that repeats a teammate's live team memory (the same
+ * text, or the same meaning by the team duplicate probe) writes no row; the store answers that
+ * memory and records the caller as endorsing it. A private memory is the writer's own business and
+ * is always written; a teammate's private memory is never a candidate (nor named).
  */
 @Injectable()
 export class NewMemoryRows {
@@ -37,6 +46,7 @@ export class NewMemoryRows {
     private readonly links: MemoryLinkWriter,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
     @Inject(MEMORY_DEFAULTS) private readonly defaults: MemoryDefaults,
+    private readonly teamDuplicates: TeamDuplicateProbeSlot,
   ) {}
 
   /** Validates and redacts, synchronously, before anything is written, logged or enqueued. */
@@ -48,7 +58,12 @@ export class NewMemoryRows {
   /** Writes the secret (if any) to the secret store; call before the row's transaction. */
   async prepare(principal: Principal, screened: Screened<NewMemory>): Promise<PreparedMemory> {
     const staged = screened.secret === null ? null : await this.staging.stage(principal, screened.secret);
-    return { screened, staged };
+    const probe = this.teamDuplicates.probe;
+    const near =
+      probe && this.foldsIntoTeam(principal, screened.value, staged)
+        ? await probe.candidates(principal, screened.value.content)
+        : [];
+    return { screened, staged, near };
   }
 
   /**
@@ -71,6 +86,20 @@ export class NewMemoryRows {
       category: canonicalCategory(screened.value.category),
       expandedKeywords: withResolvedDates(screened.value.expandedKeywords, screened.value.content, said),
     };
+    // A correction of a teammate's team memory the caller may not change is a proposal for review.
+    const proposed =
+      memory.supersedes !== undefined && (await this.proposes(principal, tx, memory.supersedes));
+    const visibility = proposed ? 'team' : this.visibilityOf(principal, memory);
+    if (this.foldsIntoTeam(principal, memory, staged)) {
+      const hash = contentHash(memory.content);
+      const existing = await this.rows.teamDuplicate(
+        principal,
+        tx,
+        hash,
+        prepared.near.map((c) => c.id),
+      );
+      if (existing) return this.endorse(principal, tx, existing, prepared.near);
+    }
     const quota = memoryQuotaOf(principal);
     const followers = [
       ...this.indexing.statements(principal, tx, NEW_ROW, memory),
@@ -87,12 +116,13 @@ export class NewMemoryRows {
       tx,
       {
         ...memory,
-        visibility: memory.visibility ?? principal.defaultVisibility ?? this.defaults.defaultVisibility,
+        visibility,
         expiresAt: memory.expiresAt ?? this.defaultExpiry(memory.category),
         // A sensitive row's redacted text says nothing about its secret: it is never a duplicate.
         contentHash: staged ? sensitiveContentHash(staged.memoryId) : contentHash(memory.content),
         id: staged?.memoryId,
         secret: staged?.secret,
+        proposed,
       },
       quota,
       followers,
@@ -102,12 +132,73 @@ export class NewMemoryRows {
     if (stored.id === null) throw await this.quotaRefusal(principal, tx, quota, memory.content);
     if (staged) await this.staging.confirm(principal, tx, [staged]);
     if (memory.supersedes !== undefined) {
-      // Replacing a memory is changing it: the caller needs write access to it. A duplicate
-      // store that answers an existing id links that one (again: a no-op).
+      // Replacing a memory is changing it: the caller needs write access to it, or the correction
+      // waits for its owner's review. A duplicate store that answers an existing id links that one
+      // (again: a no-op).
       const link = { srcId: stored.id, dstId: memory.supersedes, linkType: 'supersedes' } as const;
-      await this.links.link(principal, tx, link, { ifExists: 'keep', target: 'write' });
+      await this.links.link(principal, tx, link, { ifExists: 'keep', target: proposed ? 'read' : 'write' });
+      if (proposed && stored.created) {
+        await this.audit.record(principal, tx, {
+          action: 'memory.propose',
+          targetType: 'memory',
+          targetId: String(stored.id),
+          details: { supersedes: memory.supersedes },
+        });
+      }
     }
     return stored;
+  }
+
+  /**
+   * Whether a correction of `target` is a proposal: the target is a teammate's team memory in force
+   * that the caller may read but not change. Anything else goes the usual way (the link answers 404
+   * for what the caller cannot see, 403 for a shared memory it may not change).
+   */
+  private async proposes(principal: Principal, tx: Tx, target: number): Promise<boolean> {
+    const access = await this.reads.access(principal, tx, target);
+    return (
+      access !== null &&
+      access.readable &&
+      !access.writable &&
+      access.team &&
+      access.reviewState === 'accepted'
+    );
+  }
+
+  /** A new team memory of plain text (no secret, replacing nothing) may be a teammate's fact again. */
+  private foldsIntoTeam(principal: Principal, memory: NewMemory, staged: StagedSecret | null): boolean {
+    return (
+      this.visibilityOf(principal, memory) === 'team' && staged === null && memory.supersedes === undefined
+    );
+  }
+
+  private visibilityOf(principal: Principal, memory: NewMemory): Visibility {
+    return memory.visibility ?? principal.defaultVisibility ?? this.defaults.defaultVisibility;
+  }
+
+  /** The teammate's memory answers the store; the caller is recorded as endorsing it. */
+  private async endorse(
+    principal: Principal,
+    tx: Tx,
+    existing: TeamDuplicate,
+    near: readonly NearDuplicateCandidate[],
+  ): Promise<StoredMemory & { created: boolean }> {
+    const similarity = existing.exact ? 1 : (near.find((c) => c.id === existing.id)?.similarity ?? 1);
+    const match = existing.exact ? 'exact' : 'near';
+    await this.rows.endorse(principal, tx, existing.id);
+    await this.audit.record(principal, tx, {
+      action: 'memory.endorse',
+      targetType: 'memory',
+      targetId: String(existing.id),
+      details: { match, similarity: Math.round(similarity * 1000) / 1000 },
+    });
+    return {
+      id: existing.id,
+      category: existing.category,
+      importance: existing.importance,
+      duplicate: { match, similarity, teammates: true },
+      created: false,
+    };
   }
 
   /** Remakes a link between two rows of one import (a link that already exists is kept). */

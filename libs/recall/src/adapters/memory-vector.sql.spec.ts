@@ -50,8 +50,15 @@ describe('vector search SQL', () => {
     expect(own.params.at(-1)).toBe(7);
   });
 
-  it("gathers an admin's candidates from every user of the tenant, still gated on app_is_admin()", () => {
+  it("gathers a member's candidates for an admin key without private access", () => {
     const admin = { ...scope, scopes: ['memories:read', 'admin'] };
+    expect(buildNearestQuery('exact', 'visible', admin, spec).sql).toBe(
+      buildNearestQuery('exact', 'visible', scope, spec).sql,
+    );
+  });
+
+  it("gathers a private-access admin's candidates from every user of the tenant, still gated on app_is_admin()", () => {
+    const admin = { ...scope, scopes: ['memories:read', 'admin'], privateAccess: true };
     const exact = buildNearestQuery('exact', 'visible', admin, spec).sql;
     expect(exact).not.toMatch(/UNION ALL/);
     expect(exact).toMatch(

@@ -1,6 +1,6 @@
 import { type TenantScope } from '@app/persistence';
 import type { RecallFilter } from '../domain/recall-filter';
-import { liveMemorySql } from '@app/memories';
+import { servedMemorySql } from '@app/memories';
 import { assertModelId, toVectorLiteral } from '@app/embeddings';
 import { isAdminScope, recallWhere } from './recall-filter.sql';
 import { countBranches, embeddingBranches } from './visible-candidates.sql';
@@ -84,7 +84,7 @@ export function buildNearestQuery(
       model: '$1',
       tenant,
       user,
-      filters: [sized ? liveMemorySql('m') : where.filtersSql, ...excluded].join(' AND '),
+      filters: [sized ? servedMemorySql('m') : where.filtersSql, ...excluded].join(' AND '),
       visible: [sized ? where.readableSql : where.sql, ...excluded].join(' AND '),
     },
     sized,
@@ -172,7 +172,7 @@ export function buildCandidateCountQuery(
   const params = admin ? [modelId, scope.tenantId, cap] : [modelId, scope.tenantId, scope.userId, cap];
   const branches = countBranches(
     { reach, admin },
-    { model: '$1', tenant: '$2', user: '$3', filters: liveMemorySql('m') },
+    { model: '$1', tenant: '$2', user: '$3', filters: servedMemorySql('m') },
   );
   const counts = branches.map((branch) => `(SELECT count(*) FROM (${branch} LIMIT $${params.length}) b)`);
   return { sql: `SELECT (${counts.join(' + ')})::int AS n`, params };

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { readableMemorySql, SUPERSEDES_MAX_DEPTH, supersedingHeadsSql } from '@app/memories';
+import { servedReadableMemorySql, SUPERSEDES_MAX_DEPTH, supersedingHeadsSql } from '@app/memories';
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { ThreadNeighbours } from './memory-neighbour.repository';
 import { threadNeighboursFromSql } from './thread-neighbours.sql';
@@ -51,7 +51,7 @@ export class RecallCandidateRepository {
     options: { readonly threads: boolean; readonly heads: boolean },
   ): Promise<RecallCandidates> {
     if (hitIds.length === 0) return { facts: new Map(), threads: [], heads: new Map() };
-    const readable = (m: string) => readableMemorySql(m, '$2', '$3');
+    const readable = (m: string) => servedReadableMemorySql(m, '$2', '$3');
     const walk = supersedingHeadsSql({
       starts: `SELECT c.id FROM (SELECT id FROM hits UNION SELECT previous_id FROM threads
                                  UNION SELECT next_id FROM threads) c

@@ -1,5 +1,5 @@
-import { type TenantScope } from '@app/persistence';
-import { liveMemorySql, visibleMemorySql } from '@app/memories';
+import { readsEveryMemory, type TenantScope } from '@app/persistence';
+import { servedMemorySql, visibleMemorySql } from '@app/memories';
 import type { RecallFilter } from '../domain/recall-filter';
 
 /**
@@ -18,7 +18,7 @@ export function recallWhere(
     params.push(value);
     return `$${first + params.length - 1}`;
   };
-  const clauses = [`m.tenant_id = $${first}`, visibleMemorySql('m', `$${first + 1}`), liveMemorySql('m')];
+  const clauses = [`m.tenant_id = $${first}`, visibleMemorySql('m', `$${first + 1}`), servedMemorySql('m')];
   if (filter.category !== undefined) clauses.push(`m.category = ${p(filter.category)}`);
   if (filter.tags !== undefined && filter.tags.length > 0)
     clauses.push(`m.tags && ${p(filter.tags)}::text[]`);
@@ -37,7 +37,10 @@ export function recallWhere(
   };
 }
 
-/** Admin keys read every memory of their tenant (the transaction runner sets `app.admin` from the same scope). */
+/**
+ * An admin granted the members' private memories reads every memory of the tenant (the transaction
+ * runner sets `app.admin` from the same rule; row-level security checks the tenant's setting too).
+ */
 export function isAdminScope(scope: TenantScope): boolean {
-  return scope.scopes?.includes('admin') === true;
+  return readsEveryMemory(scope);
 }

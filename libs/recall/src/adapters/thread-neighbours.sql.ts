@@ -1,4 +1,4 @@
-import { liveMemorySql } from '@app/memories';
+import { servedMemorySql } from '@app/memories';
 import { THREAD_TAG_PREFIXES } from '../domain/thread-context';
 
 const threadTagSql = THREAD_TAG_PREFIXES.map((p) => `t LIKE '${p}%'`).join(' OR ');
@@ -7,7 +7,7 @@ const threadTagSql = THREAD_TAG_PREFIXES.map((p) => `t LIKE '${p}%'`).join(' OR 
 const neighbourSql = (direction: 'before' | 'after') => `
   SELECT n.id FROM memories n
    WHERE n.owner_id = h.owner_id AND n.tenant_id = h.tenant_id AND n.tags @> ARRAY[th.tag]
-     AND ${liveMemorySql('n')}
+     AND ${servedMemorySql('n')}
      AND (n.created_at, n.id) ${direction === 'before' ? '<' : '>'} (h.created_at, h.id)
    ORDER BY n.created_at ${direction === 'before' ? 'DESC' : 'ASC'}, n.id ${direction === 'before' ? 'DESC' : 'ASC'}
    LIMIT 1`;

@@ -1,4 +1,4 @@
-import { presentLinkOf, presentListItem } from '@app/memories';
+import { pendingProposalsOf, presentLinkOf, presentListItem } from '@app/memories';
 import type { RecalledMemory, RecallInput } from '../application/recall-memories.use-case';
 import type { RecallBody } from './recall.schemas';
 
@@ -64,6 +64,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
               coverage: explanation.relevance.coverage,
               unknown_share: explanation.relevance.unknownShare,
             },
+            proposals: pendingProposalsOf(memory.id, item.links),
           },
         }
       : {}),

@@ -134,6 +134,11 @@ export const recallItemResponse = memoryListItemResponse.extend({
             ),
         })
         .describe('the same for every memory of one answer'),
+      proposals: z
+        .array(z.number().int())
+        .describe(
+          'proposed corrections of this memory waiting for review (memory_proposals): recall serves it until one is accepted',
+        ),
     })
     .optional(),
 });

@@ -1,22 +1,39 @@
 import { Injectable } from '@nestjs/common';
-import { liveMemorySql, visibleMemorySql } from '@app/memories';
+import { servedMemorySql, visibleMemorySql, type PinScope } from '@app/memories';
 import { type TenantScope, type Tx } from '@app/persistence';
-import { STARTUP_DECISION_CATEGORIES, STARTUP_IMPORTANT_MIN } from '../domain/startup-context';
+import {
+  STARTUP_DECISION_CATEGORIES,
+  STARTUP_IMPORTANT_MIN,
+  STARTUP_REQUESTED_TAG,
+} from '../domain/startup-context';
 
-export type StartupSectionQuery = 'important' | 'decisions';
+export type StartupSectionQuery = 'requested' | 'important' | 'decisions';
 
 export interface StartupCandidate {
   readonly id: number;
   /** Live memories the caller can see that this one `supersedes`, ascending. */
   readonly supersedes: number[];
+  /** Pinned candidates: the pin that lists it (`team` when there are both). */
+  readonly pin?: PinScope;
 }
+
+/** Ids of the live memories the caller can see that memory `m` supersedes, ascending. */
+const SUPERSEDES = (m: string) => `array(SELECT d.id FROM memory_links l JOIN memories d ON d.id = l.dst_id
+                     WHERE l.src_id = ${m}.id AND l.link_type = 'supersedes' AND l.tenant_id = $1
+                       AND ${readable('d')}
+                     ORDER BY d.id)`;
 
 /** A live memory the caller reads (`visibleMemorySql`: own, team, shared, admin) — alias given. */
 const readable = (m: string) =>
-  `${m}.tenant_id = $1 AND ${visibleMemorySql(m, '$2')} AND ${liveMemorySql(m)}`;
+  `${m}.tenant_id = $1 AND ${visibleMemorySql(m, '$2')} AND ${servedMemorySql(m)}`;
 
 /** Each section's filter (its one parameter is `$5`) and order; ids break ties, so the order is total. */
 const SECTION_SQL: Record<StartupSectionQuery, { where: string; param: unknown; orderBy: string }> = {
+  requested: {
+    where: `m.tags @> ARRAY[$5::text]`,
+    param: STARTUP_REQUESTED_TAG,
+    orderBy: 'm.updated_at DESC, m.id DESC',
+  },
   important: {
     where: `m.importance >= $5::double precision`,
     param: STARTUP_IMPORTANT_MIN,
@@ -47,11 +64,7 @@ export class StartupContextRepository {
   ): Promise<StartupCandidate[]> {
     const section = SECTION_SQL[query.section];
     const { rows } = await tx.query<{ id: string; supersedes: string[] }>(
-      `SELECT m.id,
-              array(SELECT d.id FROM memory_links l JOIN memories d ON d.id = l.dst_id
-                     WHERE l.src_id = m.id AND l.link_type = 'supersedes' AND l.tenant_id = $1
-                       AND ${readable('d')}
-                     ORDER BY d.id) AS supersedes
+      `SELECT m.id, ${SUPERSEDES('m')} AS supersedes
          FROM memories m
         WHERE ${readable('m')}
           AND ($3::text IS NULL OR m.project = $3 OR m.project IS NULL)
@@ -64,5 +77,36 @@ export class StartupContextRepository {
       [scope.tenantId, scope.userId, query.project, query.limit, section.param],
     );
     return rows.map((row) => ({ id: Number(row.id), supersedes: row.supersedes.map(Number) }));
+  }
+
+  /**
+   * Pinned memories of the project (or with no project; every project when none is given): the
+   * team's pins, then the caller's own, newest pin first. A pin shows only while its memory is live
+   * and visible to the caller; a pinned memory is listed even when a newer version supersedes it
+   * (the pin names that memory).
+   */
+  async pinned(
+    scope: TenantScope,
+    tx: Tx,
+    query: { project: string | null; limit: number },
+  ): Promise<StartupCandidate[]> {
+    const { rows } = await tx.query<{ id: string; supersedes: string[]; pin: PinScope }>(
+      `SELECT m.id, ${SUPERSEDES('m')} AS supersedes, pin.scope AS pin
+         FROM (SELECT DISTINCT ON (p.memory_id) p.memory_id, p.scope, p.created_at
+                 FROM memory_pins p
+                WHERE p.tenant_id = $1 AND (p.scope = 'team' OR p.user_id = $2)
+                ORDER BY p.memory_id, p.scope = 'team' DESC, p.created_at DESC) pin
+         JOIN memories m ON m.id = pin.memory_id
+        WHERE ${readable('m')}
+          AND ($3::text IS NULL OR m.project = $3 OR m.project IS NULL)
+        ORDER BY pin.scope = 'team' DESC, pin.created_at DESC, m.id DESC
+        LIMIT $4`,
+      [scope.tenantId, scope.userId, query.project, query.limit],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      supersedes: row.supersedes.map(Number),
+      pin: row.pin,
+    }));
   }
 }

@@ -10,6 +10,7 @@ import { SessionRepository } from '../adapters/session.repository';
 import { decideCapture } from '../domain/capture-decision';
 import { CANDIDATE_LIMITS, type MemoryCandidate } from '../domain/memory-candidate';
 import type { Session } from '../domain/session';
+import { STARTUP_REQUESTED_TAG } from '../domain/startup-context';
 import { SESSION_EXTRACTOR, type SessionExtractor } from '../ports/session-extractor.port';
 
 /** Every captured memory carries this tag and `session:<id>`. */
@@ -41,8 +42,9 @@ const noOutcomes = (): Record<CaptureOutcome, number> => ({
  * The extractor proposes candidates; each goes through `check` against the user's own memories:
  * an exact or near duplicate is skipped, a correction close to an existing memory supersedes it
  * (stored with a `supersedes` link, as `memory_correct` does), anything new is stored in the
- * session's project, tagged `session-capture` and `session:<id>`, with the user's default
- * visibility unless the note asked to stay private.
+ * session's project, tagged `session-capture` and `session:<id>` (and `requested` when the user
+ * explicitly asked to remember it, so the next startup context of the project lists it), with the
+ * user's default visibility unless the note asked to stay private.
  *
  * Idempotent: it reads only events not yet extracted and marks them once their candidates are
  * handled; a run that dies in between is repeated, and the rule extractor then proposes the same
@@ -116,7 +118,15 @@ export class ExtractSessionMemoriesUseCase {
     const memory: NewMemory = {
       content: candidate.content,
       category: candidate.category,
-      tags: [...new Set([SESSION_CAPTURE_TAG, sessionTag(session.id), ...candidate.tags])].slice(0, MAX_TAGS),
+      tags: [
+        ...new Set([
+          SESSION_CAPTURE_TAG,
+          sessionTag(session.id),
+          // An explicit "remember that …": the next startup context of the project lists it.
+          ...(candidate.kind === 'remember' ? [STARTUP_REQUESTED_TAG] : []),
+          ...candidate.tags,
+        ]),
+      ].slice(0, MAX_TAGS),
       expandedKeywords: '',
       importance: candidate.importance,
       project: session.project,
@@ -134,8 +144,9 @@ export class ExtractSessionMemoriesUseCase {
           if (!isCandidateError(error)) throw error;
         }
       }
-      await this.createMemory.execute(principal, memory);
-      return 'stored';
+      // A teammate may have stored the fact meanwhile: the store answers theirs and writes nothing.
+      const stored = await this.createMemory.execute(principal, memory);
+      return stored.duplicate ? 'duplicate' : 'stored';
     } catch (error) {
       // One unfit candidate must not block the rest; an outage (store, database) retries the job.
       if (!isCandidateError(error)) throw error;

@@ -2,16 +2,24 @@ import { Inject, Injectable } from '@nestjs/common';
 import { clipLine, projectIdentity } from '@app/kernel';
 import { MemoryLookup, sensitivePlaceholder, type Memory } from '@app/memories';
 import { TransactionRunner } from '@app/persistence';
+import { RecalledTextScreen } from '@app/secrets';
 import { type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
-import { StartupContextRepository, type StartupCandidate } from '../adapters/startup-context.repository';
+import {
+  StartupContextRepository,
+  type StartupCandidate,
+  type StartupSectionQuery,
+} from '../adapters/startup-context.repository';
 import type { Session } from '../domain/session';
 import { SessionError } from '../domain/session.errors';
 import { buildStartupBlock } from '../domain/startup-block';
 import {
   MAX_STARTUP_PROJECT_LENGTH,
   MIN_STARTUP_BUDGET,
+  MIN_STARTUP_TOKENS,
   STARTUP_LINE_CHARS,
+  STARTUP_PINNED,
+  STARTUP_REQUESTED,
   STARTUP_SESSIONS,
   startupCandidates,
   type StartupContext,
@@ -24,19 +32,24 @@ export interface StartupContextInput {
   readonly project?: string;
   /** Characters the block may take; the configured default when absent. */
   readonly budget?: number;
+  /** Tokens (estimated) the block may take; the configured default when absent. */
+  readonly tokens?: number;
 }
 
-/** Budget of the block when a request names none, and the largest one it may ask for (configuration). */
+/** Budgets of the block when a request names none, and the largest ones it may ask for (configuration). */
 export interface StartupContextLimits {
   readonly defaultChars: number;
   readonly maxChars: number;
+  readonly defaultTokens: number;
+  readonly maxTokens: number;
 }
 export const STARTUP_CONTEXT_LIMITS = Symbol('STARTUP_CONTEXT_LIMITS');
 
 /**
- * What an agent should know when a session starts, as one block within a character budget: the
- * important memories, the newest decisions and corrections, and the summaries of the last ended
- * sessions of the project, each memory listed once. REST and MCP answer the same block.
+ * What an agent should know when a session starts, as one block within a character and a token
+ * budget: the pinned memories, what users asked to remember, the important memories, the newest
+ * decisions and corrections, and the summaries of the last ended sessions of the project, each
+ * memory listed once (in the first section that has it). REST and MCP answer the same block.
  */
 @Injectable()
 export class StartupContextUseCase {
@@ -45,6 +58,7 @@ export class StartupContextUseCase {
     private readonly startup: StartupContextRepository,
     private readonly memories: MemoryLookup,
     private readonly sessions: SessionRepository,
+    private readonly screen: RecalledTextScreen,
     @Inject(STARTUP_CONTEXT_LIMITS) private readonly limits: StartupContextLimits,
   ) {}
 
@@ -53,76 +67,92 @@ export class StartupContextUseCase {
     if (!Number.isInteger(budget) || budget < MIN_STARTUP_BUDGET || budget > this.limits.maxChars) {
       throw SessionError.startupBudget(budget, this.limits.maxChars);
     }
+    const tokens = input.tokens ?? this.limits.defaultTokens;
+    if (!Number.isInteger(tokens) || tokens < MIN_STARTUP_TOKENS || tokens > this.limits.maxTokens) {
+      throw SessionError.startupTokens(tokens, this.limits.maxTokens);
+    }
     const project = projectIdentity({ project: input.project });
     if (project !== null && project.length > MAX_STARTUP_PROJECT_LENGTH) {
       throw SessionError.startupProject(project.length);
     }
     const limit = startupCandidates(budget);
     const sections = await this.tx.inTenant(principal, async (tx) => {
-      const important = await this.startup.candidates(principal, tx, {
-        section: 'important',
-        project,
-        limit,
-      });
-      const listed = new Set(important.map((c) => c.id));
-      // Fetch as many more as `important` may take away, so `limit` decisions remain.
-      const decisions = (
-        await this.startup.candidates(principal, tx, {
-          section: 'decisions',
-          project,
-          limit: limit + important.length,
-        })
-      )
-        .filter((c) => !listed.has(c.id))
-        .slice(0, limit);
-      const rows = await this.memories.findVisible(principal, tx, [
-        ...important.map((c) => c.id),
-        ...decisions.map((c) => c.id),
-      ]);
+      const listed = new Set<number>();
+      // Each section leaves out what an earlier one lists; it fetches as many more as they may take away.
+      const unlisted = (candidates: StartupCandidate[], max: number) => {
+        const kept = candidates.filter((c) => !listed.has(c.id)).slice(0, max);
+        for (const c of kept) listed.add(c.id);
+        return kept;
+      };
+      const pinned = unlisted(
+        await this.startup.pinned(principal, tx, { project, limit: STARTUP_PINNED }),
+        STARTUP_PINNED,
+      );
+      const section = async (name: StartupSectionQuery, max: number) =>
+        unlisted(
+          await this.startup.candidates(principal, tx, { section: name, project, limit: max + listed.size }),
+          max,
+        );
+      const requested = await section('requested', STARTUP_REQUESTED);
+      const important = await section('important', limit);
+      const decisions = await section('decisions', limit);
+      const rows = await this.memories.findVisible(principal, tx, [...listed]);
       const byId = new Map(rows.map((memory) => [memory.id, memory]));
       const pick = (candidates: StartupCandidate[]) =>
         candidates.flatMap((c) => {
           const memory = byId.get(c.id);
-          return memory ? [toStartupMemory(memory, c.supersedes)] : [];
+          return memory ? [this.toStartupMemory(memory, c)] : [];
         });
       const summarised = await this.sessions.listSummarised(principal, tx, {
         project,
         limit: STARTUP_SESSIONS,
       });
       return {
+        pinned: pick(pinned),
+        requested: pick(requested),
         important: pick(important),
         decisions: pick(decisions),
-        sessions: summarised.map(toStartupSession),
+        sessions: summarised.map((session) => this.toStartupSession(session)),
       };
     });
-    return { project, budget, ...buildStartupBlock({ project, budget, sections }) };
+    return {
+      project,
+      budget,
+      tokens,
+      ...buildStartupBlock({ project, budget: { chars: budget, tokens }, sections }),
+    };
   }
-}
 
-/** A sensitive memory shows its redacted text (never the secret) and how to reveal it. */
-function toStartupMemory(memory: Memory, supersedes: readonly number[]): StartupMemory {
-  const line = clipLine(memory.content, STARTUP_LINE_CHARS.memory);
-  return {
-    id: memory.id,
-    content: memory.isSensitive ? `${line} ${sensitivePlaceholder(memory.id)}` : line,
-    category: memory.category,
-    importance: memory.importance,
-    project: memory.project,
-    owner: memory.owner,
-    isSensitive: memory.isSensitive,
-    updatedAt: memory.updatedAt,
-    supersedes,
-  };
-}
+  /**
+   * Text is screened with today's detector rules before it is cut to one line (a cut could split
+   * a secret so that no rule recognises it). A sensitive memory shows its redacted text (never the
+   * secret) and how to reveal it.
+   */
+  private toStartupMemory(memory: Memory, candidate: StartupCandidate): StartupMemory {
+    const line = clipLine(this.screen.text(memory.content), STARTUP_LINE_CHARS.memory);
+    return {
+      id: memory.id,
+      content: memory.isSensitive ? `${line} ${sensitivePlaceholder(memory.id)}` : line,
+      category: memory.category,
+      importance: memory.importance,
+      project: memory.project,
+      owner: memory.owner,
+      isSensitive: memory.isSensitive,
+      updatedAt: memory.updatedAt,
+      supersedes: candidate.supersedes,
+      ...(candidate.pin ? { pin: candidate.pin } : {}),
+    };
+  }
 
-function toStartupSession(session: Session): StartupSession {
-  return {
-    id: session.id,
-    agent: session.agent,
-    project: session.project,
-    owner: session.owner,
-    summary: clipLine(session.summary ?? '', STARTUP_LINE_CHARS.session),
-    startedAt: session.startedAt,
-    endedAt: session.endedAt ?? session.updatedAt,
-  };
+  private toStartupSession(session: Session): StartupSession {
+    return {
+      id: session.id,
+      agent: session.agent,
+      project: session.project,
+      owner: session.owner,
+      summary: clipLine(this.screen.text(session.summary ?? ''), STARTUP_LINE_CHARS.session),
+      startedAt: session.startedAt,
+      endedAt: session.endedAt ?? session.updatedAt,
+    };
+  }
 }

@@ -5,7 +5,7 @@ import type { StartupContextQuery } from './startup-context.schemas';
 /** The one mapping between the startup context contract and its use case, for REST and MCP. */
 
 export function toStartupContextInput(query: StartupContextQuery): StartupContextInput {
-  return { project: query.project, budget: query.budget };
+  return { project: query.project, budget: query.budget, tokens: query.tokens };
 }
 
 function presentMemory(memory: StartupMemory) {
@@ -19,6 +19,7 @@ function presentMemory(memory: StartupMemory) {
     is_sensitive: memory.isSensitive,
     updated_at: memory.updatedAt,
     supersedes: [...memory.supersedes],
+    ...(memory.pin ? { pin: memory.pin } : {}),
   };
 }
 
@@ -38,13 +39,24 @@ export function presentStartupContext(context: StartupContext) {
   return {
     project: context.project,
     budget: context.budget,
+    tokens: context.tokens,
     text: context.text,
+    estimated_tokens: context.estimatedTokens,
     sections: {
+      pinned: context.sections.pinned.map(presentMemory),
+      requested: context.sections.requested.map(presentMemory),
       important: context.sections.important.map(presentMemory),
       decisions: context.sections.decisions.map(presentMemory),
       sessions: context.sections.sessions.map(presentSession),
     },
     truncated: context.truncated,
     omitted: context.omitted,
+    left_out: {
+      pinned: [...context.leftOut.pinned],
+      requested: [...context.leftOut.requested],
+      important: [...context.leftOut.important],
+      decisions: [...context.leftOut.decisions],
+      sessions: [...context.leftOut.sessions],
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { projectSchema } from '@app/memories';
+import { PIN_SCOPES, projectSchema } from '@app/memories';
 
 /** Wire contract of the session startup context, shared by REST, MCP and OpenAPI. */
 
@@ -17,6 +17,14 @@ export const startupContextQuerySchema = z.object({
     .describe(
       'Characters the block may take (default STARTUP_CONTEXT_CHARS, at most STARTUP_CONTEXT_MAX_CHARS)',
     ),
+  tokens: z
+    .string()
+    .regex(/^\d{1,7}$/, 'tokens must be a whole number')
+    .transform(Number)
+    .optional()
+    .describe(
+      'Tokens the block may take, estimated (default STARTUP_CONTEXT_TOKENS, at most STARTUP_CONTEXT_MAX_TOKENS); the character budget applies as well',
+    ),
 });
 export type StartupContextQuery = z.output<typeof startupContextQuerySchema>;
 
@@ -28,6 +36,11 @@ export const startupContextArgs = {
     .int('budget must be a whole number of characters')
     .optional()
     .describe('Characters the block may take (default MCP_STARTUP_CONTEXT_CHARS)'),
+  tokens: z
+    .number()
+    .int('tokens must be a whole number')
+    .optional()
+    .describe('Tokens the block may take, estimated (default STARTUP_CONTEXT_TOKENS)'),
 };
 
 const startupMemoryResponse = z.object({
@@ -40,6 +53,10 @@ const startupMemoryResponse = z.object({
   is_sensitive: z.boolean(),
   updated_at: z.string(),
   supersedes: z.array(z.number().int()).describe('memories this one replaces'),
+  pin: z
+    .enum(PIN_SCOPES)
+    .optional()
+    .describe('in `pinned`: the pin that lists it (team: an admin’s, for everyone; user: your own)'),
 });
 
 const startupSessionResponse = z.object({
@@ -54,9 +71,24 @@ const startupSessionResponse = z.object({
 
 export const startupContextResponse = z.object({
   project: z.string().nullable().describe('the normalised project identity; null for every project'),
-  budget: z.number().int(),
-  text: z.string().describe('the block to put in front of the session, at most `budget` characters'),
+  budget: z.number().int().describe('the character budget'),
+  tokens: z.number().int().describe('the token budget (estimated tokens)'),
+  text: z
+    .string()
+    .describe('the block to put in front of the session, at most `budget` characters and `tokens` tokens'),
+  estimated_tokens: z
+    .number()
+    .int()
+    .describe(
+      'tokens of `text` as the service estimates them (≈ 4 ASCII characters per token, other characters 1)',
+    ),
   sections: z.object({
+    pinned: z
+      .array(startupMemoryResponse)
+      .describe('pinned memories, always first: team pins, then your own, newest pin first'),
+    requested: z
+      .array(startupMemoryResponse)
+      .describe('what a user asked to remember (tagged `requested`), newest first'),
     important: z.array(startupMemoryResponse).describe('importance 0.8 and above, most important first'),
     decisions: z
       .array(startupMemoryResponse)
@@ -65,4 +97,13 @@ export const startupContextResponse = z.object({
   }),
   truncated: z.boolean().describe('true when items were left out to stay within the budget'),
   omitted: z.number().int().describe('how many items were left out'),
+  left_out: z
+    .object({
+      pinned: z.array(z.number().int()),
+      requested: z.array(z.number().int()),
+      important: z.array(z.number().int()),
+      decisions: z.array(z.number().int()),
+      sessions: z.array(z.uuid()),
+    })
+    .describe('what was left out to stay within the budget, per section: memory ids, session ids'),
 });

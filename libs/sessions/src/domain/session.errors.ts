@@ -1,6 +1,6 @@
 import { DomainError, type ErrorKind } from '@app/kernel';
 import { SESSION_LIMITS } from './session';
-import { MAX_STARTUP_PROJECT_LENGTH, MIN_STARTUP_BUDGET } from './startup-context';
+import { MAX_STARTUP_PROJECT_LENGTH, MIN_STARTUP_BUDGET, MIN_STARTUP_TOKENS } from './startup-context';
 
 export enum SessionErrorCode {
   NotFound = 'session_not_found',
@@ -50,6 +50,13 @@ export class SessionError extends DomainError<SessionErrorCode> {
     return new SessionError(
       SessionErrorCode.StartupBudget,
       `budget must be between ${MIN_STARTUP_BUDGET} and ${max} characters (got ${budget})`,
+    );
+  }
+
+  static startupTokens(tokens: number, max: number): SessionError {
+    return new SessionError(
+      SessionErrorCode.StartupBudget,
+      `tokens must be a whole number between ${MIN_STARTUP_TOKENS} and ${max} (got ${tokens})`,
     );
   }
 

@@ -7,6 +7,23 @@ export interface TenantRef {
   readonly slug: string;
 }
 
+const SETTINGS =
+  'team_session_visibility, admin_private_access, review_team_memories, proposal_auto_accept_hours';
+
+interface SettingsRow {
+  team_session_visibility: boolean;
+  admin_private_access: boolean;
+  review_team_memories: boolean;
+  proposal_auto_accept_hours: number | null;
+}
+
+const toSettings = (row: SettingsRow): TenantSettings => ({
+  teamSessionVisibility: row.team_session_visibility,
+  adminPrivateAccess: row.admin_private_access,
+  reviewTeamMemories: row.review_team_memories,
+  proposalAutoAcceptHours: row.proposal_auto_accept_hours,
+});
+
 /**
  * Tenants are looked up before any tenant context exists, so the lookups run in system transactions;
  * the settings are read and changed inside the tenant (an admin, by row-level security, changes only
@@ -31,11 +48,10 @@ export class TenantRepository {
   }
 
   async settings(scope: TenantScope, tx: Tx): Promise<TenantSettings | null> {
-    const { rows } = await tx.query<{ team_session_visibility: boolean }>(
-      `SELECT team_session_visibility FROM tenants WHERE id = $1`,
-      [scope.tenantId],
-    );
-    return rows[0] ? { teamSessionVisibility: rows[0].team_session_visibility } : null;
+    const { rows } = await tx.query<SettingsRow>(`SELECT ${SETTINGS} FROM tenants WHERE id = $1`, [
+      scope.tenantId,
+    ]);
+    return rows[0] ? toSettings(rows[0]) : null;
   }
 
   /** Changes the given settings; null when the row is not the caller's to change. */
@@ -44,12 +60,22 @@ export class TenantRepository {
     tx: Tx,
     patch: TenantSettingsPatch,
   ): Promise<TenantSettings | null> {
-    const { rows } = await tx.query<{ team_session_visibility: boolean }>(
-      `UPDATE tenants SET team_session_visibility = coalesce($2, team_session_visibility)
+    const { rows } = await tx.query<SettingsRow>(
+      `UPDATE tenants SET team_session_visibility = coalesce($2, team_session_visibility),
+                          admin_private_access = coalesce($3, admin_private_access),
+                          review_team_memories = coalesce($4, review_team_memories),
+                          proposal_auto_accept_hours = CASE WHEN $5 THEN $6::integer ELSE proposal_auto_accept_hours END
         WHERE id = $1
-        RETURNING team_session_visibility`,
-      [scope.tenantId, patch.teamSessionVisibility ?? null],
+        RETURNING ${SETTINGS}`,
+      [
+        scope.tenantId,
+        patch.teamSessionVisibility ?? null,
+        patch.adminPrivateAccess ?? null,
+        patch.reviewTeamMemories ?? null,
+        patch.proposalAutoAcceptHours !== undefined,
+        patch.proposalAutoAcceptHours ?? null,
+      ],
     );
-    return rows[0] ? { teamSessionVisibility: rows[0].team_session_visibility } : null;
+    return rows[0] ? toSettings(rows[0]) : null;
   }
 }

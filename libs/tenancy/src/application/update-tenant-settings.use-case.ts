@@ -25,7 +25,12 @@ export class UpdateTenantSettingsUseCase {
         action: 'tenant.settings.update',
         targetType: 'tenant',
         targetId: actor.tenantId,
-        details: { team_session_visibility: patch.teamSessionVisibility },
+        details: {
+          team_session_visibility: patch.teamSessionVisibility,
+          admin_private_access: patch.adminPrivateAccess,
+          review_team_memories: patch.reviewTeamMemories,
+          proposal_auto_accept_hours: patch.proposalAutoAcceptHours,
+        },
       });
       return settings;
     });

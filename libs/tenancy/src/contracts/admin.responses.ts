@@ -114,9 +114,25 @@ export const tenantSettingsResponseSchema = z.object({
   team_session_visibility: z
     .boolean()
     .describe("teammates read each other's sessions and session events (never change them)"),
+  admin_private_access: z
+    .boolean()
+    .describe("admin keys may read members' private memories, with an audited reason per request"),
+  review_team_memories: z
+    .boolean()
+    .describe("a member's new team memory waits for an admin's review before recall serves it"),
+  proposal_auto_accept_hours: z
+    .number()
+    .int()
+    .nullable()
+    .describe('a proposal nobody rejected is accepted after this many hours; null: never'),
 });
 export type TenantSettingsResponse = z.infer<typeof tenantSettingsResponseSchema>;
 
 export function toTenantSettingsResponse(settings: TenantSettings): TenantSettingsResponse {
-  return { team_session_visibility: settings.teamSessionVisibility };
+  return {
+    team_session_visibility: settings.teamSessionVisibility,
+    admin_private_access: settings.adminPrivateAccess,
+    review_team_memories: settings.reviewTeamMemories,
+    proposal_auto_accept_hours: settings.proposalAutoAcceptHours,
+  };
 }

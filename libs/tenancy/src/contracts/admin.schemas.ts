@@ -93,11 +93,35 @@ export const updateTenantSettingsBody = z
       .boolean('must be true or false')
       .optional()
       .describe("true: teammates read each other's sessions and session events (never change them)"),
+    admin_private_access: z
+      .boolean('must be true or false')
+      .optional()
+      .describe(
+        "true: admin keys may read and change members' private memories, each request with an `X-Private-Access-Reason` header that is audited",
+      ),
+    review_team_memories: z
+      .boolean('must be true or false')
+      .optional()
+      .describe("true: a member's new team memory waits for an admin's review before recall serves it"),
+    proposal_auto_accept_hours: z
+      .number()
+      .int('must be a whole number of hours')
+      .min(1)
+      .max(8760)
+      .nullable()
+      .optional()
+      .describe('a proposal nobody rejected is accepted after this many hours; null: never (the default)'),
   })
-  .refine((body) => body.team_session_visibility !== undefined, {
-    message: 'pass at least one setting: team_session_visibility',
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message:
+      'pass at least one setting: team_session_visibility, admin_private_access, review_team_memories, proposal_auto_accept_hours',
   });
 
 export const updateTenantSettingsBodySchema = updateTenantSettingsBody.transform(
-  (body): TenantSettingsPatch => ({ teamSessionVisibility: body.team_session_visibility }),
+  (body): TenantSettingsPatch => ({
+    teamSessionVisibility: body.team_session_visibility,
+    adminPrivateAccess: body.admin_private_access,
+    reviewTeamMemories: body.review_team_memories,
+    proposalAutoAcceptHours: body.proposal_auto_accept_hours,
+  }),
 );

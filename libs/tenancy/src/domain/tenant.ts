@@ -7,6 +7,15 @@ export const TENANT_SLUG_RULE =
 export interface TenantSettings {
   /** Teammates read each other's sessions and session events (never change them). Off by default. */
   readonly teamSessionVisibility: boolean;
+  /**
+   * Admin keys may read and change the members' private memories, each request with a reason that
+   * is audited. Off by default: admins manage users, keys, quotas, erasure and exports without it.
+   */
+  readonly adminPrivateAccess: boolean;
+  /** A member's new team memory waits for an admin's review before anything serves it. Off by default. */
+  readonly reviewTeamMemories: boolean;
+  /** A proposal nobody rejected is accepted after this many hours; null (default): never. */
+  readonly proposalAutoAcceptHours: number | null;
 }
 
 export type TenantSettingsPatch = Partial<TenantSettings>;

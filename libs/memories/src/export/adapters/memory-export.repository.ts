@@ -1,10 +1,12 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
+import type { Visibility } from '../../domain/memory';
+import type { VersionedField } from '../../domain/memory-version';
 import { liveMemorySql, toMemory, type MemoryRow } from '../../read-model/memory-row';
 import type { ExportedMemory, ExportFilter } from '../domain/memory-export';
 
 const EXPORT_CURSOR = 'memory_export_dump';
 
-/** Links and shares are aggregated per row, so one FETCH returns whole records. */
+/** Links, shares and versions are aggregated per row, so one FETCH returns whole records. */
 const EXPORT_COLUMNS = `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
   m.visibility, '' AS owner,
@@ -16,11 +18,31 @@ const EXPORT_COLUMNS = `
   coalesce((SELECT json_agg(json_build_object('username', u.username, 'permission', s.permission)
                             ORDER BY u.username)
               FROM memory_shares s JOIN users u ON u.id = s.shared_with
-             WHERE s.memory_id = m.id), '[]'::json) AS shares`;
+             WHERE s.memory_id = m.id), '[]'::json) AS shares,
+  coalesce((SELECT json_agg(json_build_object(
+                     'version', v.version, 'content', v.content, 'category', v.category, 'tags', v.tags,
+                     'importance', v.importance, 'project', v.project, 'visibility', v.visibility,
+                     'is_sensitive', v.is_sensitive, 'valid_from', ${isoTimestamp('v.valid_from')},
+                     'replaced_at', ${isoTimestamp('v.replaced_at')}, 'changed_fields', v.changed_fields)
+                   ORDER BY v.version)
+              FROM memory_versions v WHERE v.memory_id = m.id), '[]'::json) AS versions`;
 
 interface ExportRow extends MemoryRow {
   links: { id: string | number; link_type: ExportedMemory['links'][number]['linkType'] }[];
   shares: ExportedMemory['shares'][number][];
+  versions: {
+    version: number;
+    content: string;
+    category: string;
+    tags: string[];
+    importance: number;
+    project: string | null;
+    visibility: Visibility;
+    is_sensitive: boolean;
+    valid_from: string;
+    replaced_at: string;
+    changed_fields: VersionedField[];
+  }[];
 }
 
 const toExported = (row: ExportRow): ExportedMemory => {
@@ -29,6 +51,19 @@ const toExported = (row: ExportRow): ExportedMemory => {
     ...memory,
     links: row.links.map((l) => ({ id: Number(l.id), linkType: l.link_type })),
     shares: row.shares,
+    versions: row.versions.map((v) => ({
+      version: v.version,
+      content: v.content,
+      category: v.category,
+      tags: v.tags,
+      importance: v.importance,
+      project: v.project,
+      visibility: v.visibility,
+      isSensitive: v.is_sensitive,
+      validFrom: v.valid_from,
+      replacedAt: v.replaced_at,
+      changedFields: v.changed_fields,
+    })),
   };
 };
 

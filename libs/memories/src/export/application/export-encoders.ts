@@ -77,6 +77,7 @@ function memoryMarkdown(m: ExportedMemory): string {
     m.shares.length > 0
       ? `shared with: ${m.shares.map((s) => `${s.username} (${s.permission})`).join(', ')}`
       : null,
+    m.versions.length > 0 ? `earlier versions: ${m.versions.length}` : null,
   ].filter((f): f is string => f !== null);
   return `\n### Memory #${m.id}\n\n${quoted}\n\n${facts.map((f) => `- ${f}`).join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isIsoDateTime, visibilitySchema } from '../../contracts/memory.schemas';
+import { presentPortableVersion } from '../../contracts/memory.mapping';
+import { isIsoDateTime, portableVersionSchema, visibilitySchema } from '../../contracts/memory.schemas';
 import { projectSchema } from '../../contracts/project.schemas';
 import { LINK_TYPES } from '../../domain/memory-link';
 import { EXPORT_FORMATS, type ExportedMemory, type ExportInput } from '../domain/memory-export';
@@ -42,6 +43,7 @@ export const exportedMemoryResponse = z.object({
   expires_at: z.string().nullable(),
   links: z.array(z.object({ id: z.number().int(), link_type: z.enum(LINK_TYPES) })).describe('outgoing'),
   shares: z.array(z.object({ username: z.string(), permission: z.enum(['read', 'write']) })),
+  versions: z.array(portableVersionSchema).describe('earlier versions, oldest first (redacted text only)'),
 });
 export const exportResponse = z
   .array(exportedMemoryResponse)
@@ -64,5 +66,6 @@ export function presentExportedMemory(memory: ExportedMemory): z.output<typeof e
     expires_at: memory.expiresAt,
     links: memory.links.map((l) => ({ id: l.id, link_type: l.linkType })),
     shares: memory.shares.map((s) => ({ username: s.username, permission: s.permission })),
+    versions: memory.versions.map(presentPortableVersion),
   };
 }

@@ -1,5 +1,6 @@
 import type { Memory } from '../../domain/memory';
 import type { LinkType } from '../../domain/memory-link';
+import type { PortableMemoryVersion } from '../../domain/memory-version';
 import type { SharePermission } from '../../domain/share';
 
 export const EXPORT_FORMATS = ['json', 'jsonl', 'markdown'] as const;
@@ -7,11 +8,13 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /**
  * One of the caller's own memories as exported: every stored field (a sensitive memory's content is
- * its redacted text; the secret stays in the secret store), its outgoing links and its shares.
+ * its redacted text; the secret stays in the secret store), its outgoing links, its shares and its
+ * earlier versions (oldest first; redacted text only, as stored).
  */
 export interface ExportedMemory extends Omit<Memory, 'owner' | 'sharedBy'> {
   readonly links: readonly { readonly id: number; readonly linkType: LinkType }[];
   readonly shares: readonly { readonly username: string; readonly permission: SharePermission }[];
+  readonly versions: readonly PortableMemoryVersion[];
 }
 
 export interface ExportFilter {

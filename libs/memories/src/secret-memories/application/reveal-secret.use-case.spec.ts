@@ -35,6 +35,8 @@ async function revealing(access: MemoryAccess | null, store: { kind: string } = 
 const access = (ownerId: string, shared = false): MemoryAccess => ({
   ownerId,
   deleted: false,
+  team: false,
+  reviewState: 'accepted',
   readable: true,
   writable: ownerId === 'alice',
   shared,

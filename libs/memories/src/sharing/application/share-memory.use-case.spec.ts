@@ -33,6 +33,8 @@ async function sharing(access: MemoryAccess | null) {
 const aliceOwns = (caller: { readable: boolean; writable: boolean; shared: boolean }): MemoryAccess => ({
   ownerId: 'alice',
   deleted: false,
+  team: false,
+  reviewState: 'accepted',
   ...caller,
 });
 
