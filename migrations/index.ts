@@ -38,6 +38,7 @@ import { MemoryVersions1763700000045 } from './1763700000045-memory-versions';
 import { AdminPrivateAccess1763700000046 } from './1763700000046-admin-private-access';
 import { MemoryPins1763700000047 } from './1763700000047-memory-pins';
 import { MemoryReview1763700000048 } from './1763700000048-memory-review';
+import { ReviewStateSync1763700000049 } from './1763700000049-review-state-sync';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -81,6 +82,7 @@ export const MIGRATIONS = [
   AdminPrivateAccess1763700000046,
   MemoryPins1763700000047,
   MemoryReview1763700000048,
+  ReviewStateSync1763700000049,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

@@ -5,6 +5,7 @@ import { teamFixture } from '../support/e2e-env';
 import { client } from '../support/http-client';
 import { bearer, callTool, connectMcp } from '../support/mcp-client';
 import { startApiProcess, type ApiProcess } from '../support/processes';
+import { settleSync } from '../support/sync-settle';
 
 interface Recalled {
   id: number;
@@ -110,10 +111,22 @@ describe('proposals and review (built API, REST and MCP)', () => {
     expect((await alice().post('/api/memories/999999999/accept', {})).status).toBe(404);
   });
 
-  it('serves the correction with redirected_from once the owner accepts it; audited', async () => {
+  it('serves the correction with redirected_from once the owner accepts it; audited; sync says so', async () => {
+    type Page = { memories: Array<{ id: number; review_state?: string }>; next_cursor: string };
+    await settleSync();
+    const before = await alice().get<Page>('/api/memories/sync?limit=500');
+    expect(before.body.memories.find((r) => r.id === proposal)).toMatchObject({ review_state: 'proposed' });
+    expect(before.body.memories.find((r) => r.id === fact)?.review_state).toBeUndefined();
     const accepted = await alice().post(`/api/memories/${proposal}/accept`, { reason: 'moved in June' });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
     expect(accepted.body).toEqual({ id: proposal, review_state: 'accepted', supersedes: fact });
+    await settleSync();
+    const after = await alice().get<Page>(
+      `/api/memories/sync?limit=500&cursor=${encodeURIComponent(before.body.next_cursor)}`,
+    );
+    const synced = after.body.memories.find((r) => r.id === proposal);
+    expect(synced).toBeDefined();
+    expect(synced?.review_state).toBeUndefined();
     expect((await recall(bob(), `${m} billing queue`))[0]).toEqual({ id: proposal, redirected_from: fact });
     expect((await alice().get<{ proposals: Proposal[] }>('/api/memories/proposals')).body.proposals).toEqual(
       [],

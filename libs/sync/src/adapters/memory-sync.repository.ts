@@ -5,7 +5,7 @@ import { toMemory, type MemoryRow } from '@app/memories';
 /** The owner is the caller, so the username is looked up once (an InitPlan), not joined per row. */
 const SYNC_COLUMNS = `
   m.id, m.change_seq, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project,
-  m.is_sensitive, m.visibility, (SELECT username FROM users WHERE id = $2) AS owner,
+  m.is_sensitive, m.visibility, m.review_state, (SELECT username FROM users WHERE id = $2) AS owner,
   ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at, ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at`;
 
 const DUMP_CURSOR = 'memory_sync_dump';

@@ -101,7 +101,7 @@ const FEED_SQL = `
     (SELECT json_build_object('pos', pos, 'id', id) FROM page ORDER BY pos DESC, id DESC LIMIT 1) AS last,
     (SELECT coalesce(json_agg(i ORDER BY i.change_seq, i.id), '[]'::json) FROM (
        SELECT g.id, g.change_seq, m.id IS NOT NULL AS visible, m.content, m.category, m.tags,
-              m.expanded_keywords, m.importance, m.project, m.is_sensitive, m.visibility, u.username AS owner,
+              m.expanded_keywords, m.importance, m.project, m.is_sensitive, m.visibility, m.review_state, u.username AS owner,
               ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
               ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at,
               ${isoTimestamp('coalesce(g.changed_at, statement_timestamp())')} AS removed_at

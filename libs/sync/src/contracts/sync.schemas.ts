@@ -48,6 +48,12 @@ export const syncedMemoryResponse = z.object({
   updated_at: z.string(),
   deleted_at: z.string().nullable().describe('set: soft-deleted (a later change may restore it)'),
   change_seq: changeSeq,
+  review_state: z
+    .enum(['proposed', 'rejected'])
+    .optional()
+    .describe(
+      'present on a proposal waiting for review (not in force: recall does not serve it) and on a rejected one',
+    ),
 });
 
 export const syncTombstoneResponse = z
@@ -94,6 +100,7 @@ export function presentSyncedMemory(memory: SyncedMemory): z.infer<typeof synced
     updated_at: memory.updatedAt,
     deleted_at: memory.deletedAt,
     change_seq: memory.changeSeq,
+    ...(memory.reviewState !== undefined ? { review_state: memory.reviewState } : {}),
   };
 }
 
