@@ -30,7 +30,18 @@ export const LIB_DEPENDENCIES = {
 };
 /** The wings of each lib built as a core with wings: the folders `libs/<lib>/src/<wing>/`. */
 export const LIB_WINGS = {
-  memories: ['sharing', 'links', 'secret-memories', 'export', 'stats', 'versions', 'pins', 'review'],
+  memories: [
+    'sharing',
+    'links',
+    'secret-memories',
+    'export',
+    'stats',
+    'versions',
+    'pins',
+    'review',
+    'code',
+    'projection',
+  ],
 };
 const DRIVER_PACKAGES = [
   'typeorm',

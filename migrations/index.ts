@@ -39,6 +39,7 @@ import { AdminPrivateAccess1763700000046 } from './1763700000046-admin-private-a
 import { MemoryPins1763700000047 } from './1763700000047-memory-pins';
 import { MemoryReview1763700000048 } from './1763700000048-memory-review';
 import { ReviewStateSync1763700000049 } from './1763700000049-review-state-sync';
+import { CodeAnchors1763700000050 } from './1763700000050-code-anchors';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -83,6 +84,7 @@ export const MIGRATIONS = [
   MemoryPins1763700000047,
   MemoryReview1763700000048,
   ReviewStateSync1763700000049,
+  CodeAnchors1763700000050,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

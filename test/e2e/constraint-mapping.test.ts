@@ -111,6 +111,13 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
       .concat(['memory_versions_version_check', 'memory_versions_visibility_check']),
   ],
   [
+    'code anchors (migration 1763700000050): written by the write path from the anchors contract (lines positive and ordered, at most 20 numbered in order, replaced as a whole in the memory’s transaction after its row is locked), their state only by code to one of its three values; code events by the caller of the caller’s tenant, applied by the worker; the caller’s own tenant; a memory’s anchors follow it (cascade)',
+    ['memory_anchors_pkey', 'memory_anchors_memory_id_ordinal_key', 'memory_anchors_line_start_check']
+      .concat(['memory_anchors_check', 'memory_anchors_state_check', 'memory_anchors_tenant_id_fkey'])
+      .concat(['memory_anchors_memory_id_fkey', 'memory_anchors_changed_event_fkey', 'code_events_pkey'])
+      .concat(['code_events_tenant_id_fkey', 'code_events_reported_by_fkey']),
+  ],
+  [
     'review (migration 1763700000048): the state is set by code to one of its three values; the auto-accept period is checked by the settings contract (1…8760 or null) before the UPDATE',
     ['memories_review_state_check', 'tenants_proposal_auto_accept_hours_check'],
   ],

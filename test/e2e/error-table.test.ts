@@ -263,6 +263,16 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
       run: async () => alice().post(`/api/memories/${await store(alice(), unique('in force'))}/accept`, {}),
     },
     {
+      row: /verify of a memory without anchors/,
+      code: 'memory_not_anchored',
+      run: async () => alice().post(`/api/memories/${await store(alice(), unique('no code'))}/verify`, {}),
+    },
+    {
+      row: /a code event id your team does not have/,
+      code: 'code_event_not_found',
+      run: () => alice().get('/api/code-events/999999999'),
+    },
+    {
       row: /purge before delete/,
       code: 'memory_not_deleted',
       run: async () => alice().delete(`/api/memories/${await store(alice(), unique('still live'))}/purge`),

@@ -36,6 +36,7 @@ const TOOLS = [
   'memory_review',
   'memory_pin',
   'memory_unpin',
+  'memory_verify',
   'session_start',
   'session_note',
   'session_end',

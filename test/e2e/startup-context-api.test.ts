@@ -126,6 +126,7 @@ describe('startup context and team session visibility (built API)', () => {
         requested: [],
         important: [],
         decisions: [],
+        outdated: [],
         sessions: [],
       });
     });

@@ -54,6 +54,8 @@ export class CliContext {
   private app: Promise<INestApplicationContext> | undefined;
   private cases: TenancyUseCases | undefined;
   private readonly features: Array<Type<unknown> | DynamicModule> = [];
+  /** A command ran but its check failed (`project render --check` found a change): exit code 1. */
+  checkFailed = false;
 
   constructor(
     readonly io: CliIo,

@@ -8,6 +8,7 @@ import { registerEmbeddingsCommands } from './commands/embeddings.command';
 import { registerJobsCommands } from './commands/jobs.command';
 import { registerKeysCommands } from './commands/keys.command';
 import { registerMigrateCommand } from './commands/migrate.command';
+import { registerProjectCommands } from './commands/project.command';
 import { registerSecretsCommands } from './commands/secrets.command';
 import { registerTenantsCommands } from './commands/tenants.command';
 import { registerTransferCommands } from './commands/transfer.command';
@@ -35,7 +36,7 @@ const STD_IO: CliIo = {
 export function buildProgram(context: CliContext): Command {
   const program = new Command('memory-cli')
     .description(
-      'Operate the memory service: migrations, users, API keys, tenant settings, the audit log, jobs and embedding models.',
+      'Operate the memory service: migrations, users, API keys, tenant settings, the audit log, jobs, embedding models and the agent rule files of projects.',
     )
     .option('--json', 'print machine-readable JSON')
     .exitOverride()
@@ -50,6 +51,7 @@ export function buildProgram(context: CliContext): Command {
   registerEmbeddingsCommands(program, context);
   registerSecretsCommands(program, context);
   registerTransferCommands(program, context);
+  registerProjectCommands(program, context);
   // Subcommands inherit exitOverride/output settings only when set on them too.
   for (const command of allCommands(program)) {
     command
@@ -70,7 +72,7 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
       return EXIT_USAGE;
     }
     await program.parseAsync([...argv], { from: 'user' });
-    return EXIT_OK;
+    return context.checkFailed ? EXIT_FAILURE : EXIT_OK;
   } catch (error) {
     return reportError(context.io, error);
   } finally {

@@ -123,6 +123,12 @@ export const JOB_DEFINITIONS = {
     defaultVisibility: z.enum(['team', 'private']).optional(),
     requestId: z.string().max(200).optional(),
   }),
+  /** Apply a reported code change to the tenant's anchors (stale, orphaned, moved), as the system. */
+  'code-events.apply': z.object({
+    tenantId: uuid,
+    eventId: z.coerce.number().int().positive(),
+    requestId: z.string().max(200).optional(),
+  }),
   /** Process the events of an imported transcript, with progress in the `jobs` row `jobId`. */
   'sessions.import': z.object({
     tenantId: uuid,

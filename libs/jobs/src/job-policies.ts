@@ -78,6 +78,8 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'sessions.process': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60, delayMs: 1_000 },
   // Idempotent (unextracted events only; exact duplicates are refused by the memories' hash).
   'sessions.extract': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  // Idempotent (an applied event is not applied again); its row keeps the outcome.
+  'code-events.apply': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
   // Resumable (each step takes what is still unprocessed); its `jobs` row keeps the outcome.
   'sessions.import': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
 };

@@ -24,3 +24,5 @@ export { MemoryLinkWriter } from './write/memory-link-writer';
 export { MemoryExportRepository } from './export/adapters/memory-export.repository';
 export { MemoryWriteModule } from './write/memory-write.module';
 export { PinRepository } from './pins/adapters/pin.repository';
+export { AgentContextRepository } from './projection/adapters/agent-context.repository';
+export { CodeEventRepository } from './code/adapters/code-event.repository';

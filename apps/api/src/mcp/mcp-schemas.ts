@@ -27,6 +27,8 @@ const FIELD_HELP = {
   project: 'Project (repository) the memory belongs to; omit for knowledge that applies everywhere',
   expires_at:
     'ISO date-time after which this memory stops being returned (for temporary facts such as "the staging DB is down today"); omit to keep it',
+  anchors:
+    'The code this memory speaks of: [{path, repo?, symbol?, line_start?, line_end?, commit?, hash?}] (path relative to the repository root; hash: git hash-object of the file; repo defaults to project). When that code changes the memory is marked stale until someone verifies it',
   visibility:
     '"team" (default): every teammate’s agent can recall it; "private": only you. Choose private for personal preferences, notes about a teammate, or anything not meant for the whole team',
 } as const;
@@ -44,6 +46,7 @@ export const storeFields = {
   project: store.project.describe(FIELD_HELP.project),
   visibility: store.visibility.describe(FIELD_HELP.visibility),
   expires_at: store.expires_at.describe(FIELD_HELP.expires_at),
+  anchors: store.anchors.describe(FIELD_HELP.anchors),
   force_sensitive: store.force_sensitive.describe(
     'true when the content is a credential or other secret even if it does not look like one: it is kept in the secret store and only secret_get reveals it',
   ),
@@ -61,6 +64,7 @@ export const updateFields = {
   expanded_keywords: update.expanded_keywords.describe(FIELD_HELP.expanded_keywords),
   importance: update.importance.describe(FIELD_HELP.importance),
   visibility: update.visibility.describe(FIELD_HELP.visibility),
+  anchors: update.anchors.describe(`${FIELD_HELP.anchors}; replaces the memory’s anchors ([] removes them)`),
 };
 
 export const filterFields = {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { MemoryLinkTools } from './memory-link.tools';
 import { MemoryPinTools } from './memory-pin.tools';
+import { CodeTools } from './code.tools';
 import { MemorySearchTools } from './memory-search.tools';
 import { MemoryTools } from './memory.tools';
 import type { McpToolDefinition } from './mcp-tool';
@@ -38,6 +39,7 @@ export class McpServerFactory {
     linkTools: MemoryLinkTools,
     pinTools: MemoryPinTools,
     sessionTools: SessionTools,
+    codeTools: CodeTools,
   ) {
     this.tools = [
       ...memoryTools.tools,
@@ -47,6 +49,7 @@ export class McpServerFactory {
       ...linkTools.tools,
       ...pinTools.tools,
       ...sessionTools.tools,
+      ...codeTools.tools,
     ];
   }
 

@@ -23,6 +23,24 @@ interface PresentedMemory {
   readonly links?: readonly PresentedLink[];
   readonly links_out?: readonly PresentedLink[];
   readonly links_in?: readonly PresentedLink[];
+  /** Its links to code (`path:line@commit`), and what the code says of it now. */
+  readonly anchors?: readonly { readonly label: string; readonly state: string }[];
+  readonly code_state?: 'current' | 'stale' | 'orphaned';
+}
+
+const CODE_STATE_FACT = {
+  current: '',
+  stale: 'STALE: its code changed since (read the code, then memory_verify)',
+  orphaned: 'ORPHANED: a file it cites is gone (memory_verify or correct it)',
+} as const;
+
+/** `code: src/pay.ts:10-42@abc1234 (stale)`, or nothing for a memory without anchors. */
+function anchorsText(memory: PresentedMemory): string {
+  if (!memory.anchors || memory.anchors.length === 0) return '';
+  const parts = memory.anchors.map((a) =>
+    neutralizeRecalledLine(a.state === 'current' ? a.label : `${a.label} (${a.state})`),
+  );
+  return `code: ${parts.join(', ')}\n`;
 }
 
 /** The memory at the other end, the link's type and which way it points. */
@@ -58,9 +76,10 @@ export function memoryText(memory: PresentedMemory): string {
       memory.redirected_from !== undefined ? `newest version of #${memory.redirected_from}` : '',
       memory.tags ? `tags ${memory.tags}` : '',
       memory.project ? `project ${memory.project}` : '',
+      memory.code_state ? CODE_STATE_FACT[memory.code_state] : '',
     ],
     text: memory.content,
-    after: linksText(memory) + keywords,
+    after: anchorsText(memory) + linksText(memory) + keywords,
   });
 }
 

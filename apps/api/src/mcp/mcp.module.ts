@@ -4,6 +4,7 @@ import { RecallModule } from '@app/recall';
 import { SecretsModule } from '@app/secrets';
 import { SessionsModule } from '@app/sessions';
 import { TenancyModule } from '@app/tenancy';
+import { CodeTools } from './code.tools';
 import { McpHttpRoute } from './mcp-http.route';
 import { McpServerFactory } from './mcp-server.factory';
 import { MemoryLinkTools } from './memory-link.tools';
@@ -25,6 +26,7 @@ import { SharingTools } from './sharing.tools';
     MemoryLinkTools,
     MemoryPinTools,
     SessionTools,
+    CodeTools,
     McpServerFactory,
     McpHttpRoute,
   ],

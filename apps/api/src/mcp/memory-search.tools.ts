@@ -84,6 +84,9 @@ export class MemorySearchTools {
         include_superseded: recall.include_superseded.describe(
           'true to see history: superseded memories as they were, instead of their newest version',
         ),
+        tree: recall.tree.describe(
+          'Your working tree: repo (git remote), branch, commit, and the files you changed with their git blob ids (git hash-object; never contents). Memories anchored to those files are marked STALE in the answer',
+        ),
       }),
       output: recallResponse.extend(budgetFields),
       run: async (principal, args) => {

@@ -4,6 +4,7 @@ import { MemoriesModule } from '@app/memories';
 import { RecallModule } from '@app/recall';
 import { SecretsModule } from '@app/secrets';
 import { SyncModule } from '@app/sync';
+import { CodeEventsController } from './code-events.controller';
 import { MemoriesController } from './memories.controller';
 import { MemoryExportController } from './memory-export.controller';
 import { MemoryLinksController } from './memory-links.controller';
@@ -14,6 +15,7 @@ import { MemorySecretsController } from './memory-secrets.controller';
 import { MemorySharesController } from './memory-shares.controller';
 import { MemoryStatsController } from './memory-stats.controller';
 import { MemoryVersionsController } from './memory-versions.controller';
+import { ProjectContextController } from './project-context.controller';
 
 @Module({
   imports: [MemoriesModule, RecallModule, SecretsModule, SyncModule],
@@ -29,6 +31,8 @@ import { MemoryVersionsController } from './memory-versions.controller';
     MemoryVersionsController,
     MemoryPinsController,
     MemoryReviewController,
+    ProjectContextController,
+    CodeEventsController,
   ],
 })
 export class MemoriesHttpModule {}

@@ -16,6 +16,7 @@ export const API_TAGS = {
   admin: "Users, API keys and admin job progress in the caller's tenant (admin scope)",
   auth: 'Check an API key',
   usage: "Your tenant's use of its quotas (memories, content bytes, sessions per day)",
+  code: 'Memories that know the code: report code changes, verify memories whose anchored code changed',
 } as const;
 
 export type ApiTagName = keyof typeof API_TAGS;

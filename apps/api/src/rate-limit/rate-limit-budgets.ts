@@ -16,7 +16,8 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
  */
 export function budgetForScopes(scopes: readonly Scope[]): RateLimitBudget {
   if (scopes.includes('admin')) return 'admin';
-  if (scopes.includes('memories:write') || scopes.includes('sessions:write')) return 'writes';
+  if (scopes.some((s) => s === 'memories:write' || s === 'sessions:write' || s === 'code-events:write'))
+    return 'writes';
   return 'reads';
 }
 

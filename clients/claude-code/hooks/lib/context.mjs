@@ -1,40 +1,14 @@
-// What the hooks read from the service for the agent: the startup context, recall on a prompt,
-// and the git facts of the working directory that identify the project.
+// What the hooks read from the service for the agent: the startup context, and recall on a prompt
+// with the facts of the working tree (which files differ from HEAD, as paths and blob ids).
 
-import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { changesSince, MAX_CHANGED_PATHS, workTree } from './git.mjs';
 import { callApi, isOk } from './http.mjs';
 import { capText } from './input.mjs';
+import { readSessionState } from './state.mjs';
 
-/** `git` must answer fast; a slow file system or a hung credential helper must not stall the agent. */
-const GIT_TIMEOUT_MS = 400;
-
-function git(cwd, args, timeout) {
-  return new Promise((resolve) => {
-    try {
-      execFile(
-        'git',
-        ['-C', cwd, ...args],
-        { timeout, windowsHide: true, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } },
-        (error, stdout) => resolve(error ? undefined : String(stdout).trim() || undefined),
-      );
-    } catch {
-      resolve(undefined);
-    }
-  });
-}
-
-/** `{git_remote, git_branch}` of the directory (either absent when git or the repository is). */
-export async function gitFacts(cwd, deadline) {
-  const timeout = Math.min(GIT_TIMEOUT_MS, Math.floor(deadline - performance.now()) - 50);
-  if (!cwd || timeout < 20) return {};
-  const [remote, branch] = await Promise.all([
-    git(cwd, ['remote', 'get-url', 'origin'], timeout),
-    // Also names the branch of a repository without commits; fails on a detached HEAD (no branch).
-    git(cwd, ['symbolic-ref', '--short', '-q', 'HEAD'], timeout),
-  ]);
-  return { ...(remote ? { git_remote: remote } : {}), ...(branch ? { git_branch: branch } : {}) };
-}
+/** At most this much of the prompt hook's time goes to git before a recall. */
+const TREE_BUDGET_MS = 600;
 
 /** The text of an MCP tool result, or '' for an error result or an unexpected answer. */
 function toolText(body) {
@@ -85,14 +59,52 @@ function callTool(hook, tool, args, deadline) {
 }
 
 /**
+ * The working tree's facts for a recall (`tree`): repository, branch, HEAD, and the files not
+ * committed yet with their blob ids now (null: deleted; a rename lists the old path as deleted), so
+ * the service serves memories anchored to an older version of them as stale. Without paths when git
+ * does not list them in time; undefined outside a repository with commits or without a repository
+ * identity.
+ */
+export async function treeFacts(hook, deadline) {
+  const tree = await workTree(hook.input.cwd, deadline);
+  const repo = tree?.remote ?? hook.config.project ?? readSessionState(hook.config, hook.session).project;
+  if (!tree?.head || !repo) return undefined;
+  const facts = { repo, ...(tree.branch ? { branch: tree.branch } : {}), commit: tree.head };
+  const changes = await changesSince(tree.top, tree.head, deadline);
+  if (!changes) {
+    hook.log('recall without changed paths: git did not list them in time');
+    return facts;
+  }
+  const paths = new Map();
+  for (const change of changes) {
+    if (change.from && !paths.has(change.from)) paths.set(change.from, null);
+    paths.set(change.path, change.hash ?? null);
+  }
+  const listed = [...paths].slice(0, MAX_CHANGED_PATHS).map(([path, hash]) => ({ path, hash }));
+  return { ...facts, paths: listed };
+}
+
+/** Whether an MCP tool result refuses the `tree` argument (a service that predates it, or a path it does not take). */
+function refusedTree(body) {
+  const result = body && typeof body === 'object' ? body.result : undefined;
+  if (!result?.isError || !Array.isArray(result.content)) return false;
+  return result.content.some((part) => typeof part?.text === 'string' && part.text.includes('"tree"'));
+}
+
+/**
  * The top recall results for a prompt; '' when there are none (or no time). The text is the MCP
  * tool `memory_recall`'s, so the hook prints memories exactly as the service frames them for an
  * agent: quoted data with author and date, screened for secrets with the service's current rules,
  * text that addresses the agent marked (docs/security.md, "Recalled text is data").
  */
 export async function recallForPrompt(hook, prompt, deadline) {
+  const tree = await treeFacts(hook, Math.min(deadline, performance.now() + TREE_BUDGET_MS));
   const args = { context: capText(prompt, 4000), limit: hook.config.recallLimit };
-  const result = await callTool(hook, 'memory_recall', args, deadline);
+  let result = await callTool(hook, 'memory_recall', tree ? { ...args, tree } : args, deadline);
+  if (tree && refusedTree(result.body)) {
+    // Recall without the tree's facts rather than no recall at all.
+    result = await callTool(hook, 'memory_recall', args, deadline);
+  }
   if (!isOk(result)) hook.log(`no recall: ${result.error ?? `HTTP ${result.status}`}`);
   const memories = isOk(result) ? result.body?.result?.structuredContent?.memories : undefined;
   if (!Array.isArray(memories) || memories.length === 0) return '';

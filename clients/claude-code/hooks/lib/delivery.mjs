@@ -41,6 +41,14 @@ export function eventsRecord(hook, events) {
   };
 }
 
+/**
+ * A code event (`POST /api/code-events`): files changed in the session's repository, as paths and
+ * blob ids (see code-events.mjs). Not tied to the session on the service, so it carries no start.
+ */
+export function codeRecord(hook, body) {
+  return { v: 1, type: 'code', session: hook.session, body };
+}
+
 export function endRecord(hook) {
   return {
     v: 1,
@@ -56,6 +64,7 @@ function sendOnce(hook, record, deadline) {
   const sessionPath = `/api/sessions/${encodeURIComponent(record.session)}`;
   if (record.type === 'start') return call('POST', '/api/sessions', record.body);
   if (record.type === 'events') return call('POST', `${sessionPath}/events`, { events: record.events });
+  if (record.type === 'code') return call('POST', '/api/code-events', record.body);
   return call('PATCH', sessionPath, record.body);
 }
 
@@ -82,7 +91,10 @@ export async function deliver(hook, record, deadline) {
     }
   }
   if (isOk(result)) return { outcome: 'sent', result };
-  if (isRetryable(result) || (result.status === 404 && !notFoundIsFinal)) {
+  // A key without `code-events:write` (403) or a service without the route (404) will not take
+  // code events later either: dropped, so they do not hold up the records behind them.
+  const refusedForGood = record.type === 'code' && (result.status === 403 || result.status === 404);
+  if (!refusedForGood && (isRetryable(result) || (result.status === 404 && !notFoundIsFinal))) {
     hook.log(`kept ${record.type} for later: ${result.error ?? `HTTP ${result.status}`}`);
     return { outcome: 'kept', result };
   }

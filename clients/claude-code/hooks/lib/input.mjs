@@ -116,8 +116,24 @@ export function normalizeInput(client, raw) {
   };
 }
 
-/** The payload of a `tool_call` event: the tool, a compact summary of its input, whether it failed. */
-export function toolCallPayload(tool) {
+/** Tools that read or change one file, and the input field naming it. */
+const FILE_TOOLS = new Set(['Read', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit']);
+const FILE_FIELDS = ['file_path', 'notebook_path', 'path'];
+
+/** The file a Read, Edit, Write, MultiEdit or NotebookEdit call names (as given), else undefined. */
+export function toolFile(tool) {
+  const input = tool?.input;
+  if (!FILE_TOOLS.has(tool?.name) || !input || typeof input !== 'object') return undefined;
+  for (const key of FILE_FIELDS) if (text(input[key])) return input[key];
+  return undefined;
+}
+
+/**
+ * The payload of a `tool_call` event: the tool, a compact summary of its input, whether it failed,
+ * and `file` (`{path, hash?}`: repository-relative path and git blob id) when it named a file of
+ * the working tree.
+ */
+export function toolCallPayload(tool, file) {
   const payload = { tool: capText(tool.name, 200) };
   const input = tool.input;
   if (input && typeof input === 'object' && !Array.isArray(input)) {
@@ -138,6 +154,7 @@ export function toolCallPayload(tool) {
   ) {
     payload.error = capText(String(response.error ?? response.message ?? 'failed'), 300);
   }
+  if (file) payload.file = file;
   return payload;
 }
 

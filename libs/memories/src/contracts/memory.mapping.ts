@@ -1,4 +1,6 @@
+import { codeStateOf } from '../domain/anchor';
 import type { ImportedMemory, Memory, MemoryPatch, NewMemory, StoredMemory } from '../domain/memory';
+import { presentAnchor, toNewAnchor } from './anchor.schemas';
 import type { PortableMemoryVersion } from '../domain/memory-version';
 import type {
   ImportMemoryItemBody,
@@ -13,6 +15,7 @@ import type {
  */
 
 export function toNewMemory(body: StoreMemoryBody & { supersedes?: number }): NewMemory {
+  const anchors = body.anchors?.map(toNewAnchor);
   return {
     content: body.content,
     category: body.category,
@@ -24,6 +27,7 @@ export function toNewMemory(body: StoreMemoryBody & { supersedes?: number }): Ne
     expiresAt: body.expires_at,
     forceSensitive: body.force_sensitive,
     supersedes: body.supersedes,
+    ...(anchors?.length ? { anchors } : {}),
   };
 }
 
@@ -82,6 +86,7 @@ export function toMemoryPatch(body: Partial<UpdateMemoryBody>): MemoryPatch {
     importance: body.importance,
     visibility: body.visibility,
     expiresAt: body.expires_at,
+    anchors: body.anchors?.map(toNewAnchor),
   };
 }
 
@@ -125,6 +130,10 @@ export function presentListItem(memory: Memory) {
     updated_at: memory.updatedAt,
     ...(memory.pinned !== undefined ? { pinned: [...memory.pinned] } : {}),
     ...(memory.reviewState !== undefined ? { review_state: memory.reviewState } : {}),
+    // Only a memory about code has anchors; others read as they always did.
+    ...(memory.anchors?.length
+      ? { anchors: memory.anchors.map(presentAnchor), code_state: codeStateOf(memory.anchors) ?? 'current' }
+      : {}),
   };
 }
 

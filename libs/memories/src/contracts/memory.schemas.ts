@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { canonicalCategory } from '../domain/categories';
 import { LINK_TYPES } from '../domain/memory-link';
-import { VERSIONED_FIELDS } from '../domain/memory-version';
+import { VERSION_CHANGE_FIELDS } from '../domain/memory-version';
 import { projectSchema } from './project.schemas';
+import { anchorResponse, anchorsInputSchema } from './anchor.schemas';
 import { PIN_SCOPES } from '../domain/pin';
 
 /**
@@ -59,7 +60,7 @@ export const importanceSchema = z.preprocess(
   z.number().min(0, 'importance must be between 0 and 1').max(1, 'importance must be between 0 and 1'),
 );
 
-const contentSchema = z
+export const contentSchema = z
   .string({ error: 'content is required and must be a string' })
   .min(1, 'content must not be empty');
 const keywordsSchema = z.string().max(4096, 'expanded_keywords is at most 4096 characters');
@@ -89,6 +90,7 @@ export const storeMemorySchema = z.object({
   visibility: visibilitySchema.optional(),
   expires_at: expiresAtSchema.optional(),
   force_sensitive: z.boolean().default(false),
+  anchors: anchorsInputSchema.optional(),
 });
 export type StoreMemoryBody = z.output<typeof storeMemorySchema>;
 
@@ -100,6 +102,7 @@ export const updateMemorySchema = z.object({
   importance: importanceSchema.optional(),
   visibility: visibilitySchema.optional(),
   expires_at: expiresAtSchema.optional(),
+  anchors: anchorsInputSchema.optional(),
 });
 export type UpdateMemoryBody = z.output<typeof updateMemorySchema>;
 
@@ -175,7 +178,7 @@ export const portableVersionSchema = z.object({
   is_sensitive: z.boolean().default(false),
   created_at: pastTimestampSchema('versions[].created_at').describe('when this state was written'),
   replaced_at: pastTimestampSchema('versions[].replaced_at').describe('when a change replaced it'),
-  changed_fields: z.array(z.enum(VERSIONED_FIELDS)).describe('the fields that change touched'),
+  changed_fields: z.array(z.enum(VERSION_CHANGE_FIELDS)).describe('the fields that change touched'),
 });
 export type PortableVersionBody = z.output<typeof portableVersionSchema>;
 
@@ -272,6 +275,13 @@ export const memoryListItemResponse = z.object({
     .optional()
     .describe(
       'present on a proposal waiting for review (a teammate’s correction, or a team memory in a tenant that reviews them) and on a rejected one; absent: in force',
+    ),
+  anchors: z.array(anchorResponse).optional().describe('the code it speaks of; absent when none'),
+  code_state: z
+    .enum(['current', 'stale', 'orphaned'])
+    .optional()
+    .describe(
+      'with anchors: current, stale (anchored code changed since; verify or correct it) or orphaned (a file it cites was deleted)',
     ),
 });
 export const memoryDetailResponse = memoryListItemResponse.extend({ expanded_keywords: z.string() });

@@ -11,6 +11,13 @@ export const VERSIONED_FIELDS = [
 ] as const;
 export type VersionedField = (typeof VERSIONED_FIELDS)[number];
 
+/**
+ * What a recorded change may name: a versioned field, or `anchors` (the memory's links to code
+ * were set or verified; the state kept is the memory's own, anchors are not part of it).
+ */
+export const VERSION_CHANGE_FIELDS = [...VERSIONED_FIELDS, 'anchors'] as const;
+export type VersionChangeField = (typeof VERSION_CHANGE_FIELDS)[number];
+
 /** A memory's state as a version keeps it (a sensitive memory's redacted text, never its secret). */
 export interface MemoryState {
   readonly content: string;
@@ -34,7 +41,7 @@ export interface MemoryVersion extends MemoryState {
   readonly validFrom: string;
   readonly replacedBy: string | null;
   readonly replacedAt: string;
-  readonly changedFields: readonly VersionedField[];
+  readonly changedFields: readonly VersionChangeField[];
 }
 
 /** A version as an export carries it and an import brings it back (authors are the importer's). */
@@ -42,7 +49,7 @@ export interface PortableMemoryVersion extends MemoryState {
   readonly version: number;
   readonly validFrom: string;
   readonly replacedAt: string;
-  readonly changedFields: readonly VersionedField[];
+  readonly changedFields: readonly VersionChangeField[];
 }
 
 /** The values a change writes, for the fields it names (absent: unchanged). */

@@ -18,6 +18,10 @@ export enum MemoryErrorCode {
   VersionSecretLost = 'version_secret_lost',
   /** Accept or reject of a memory that is not a proposal waiting for review. */
   NotProposed = 'not_a_proposal',
+  /** A code event id the tenant does not have. */
+  CodeEventNotFound = 'code_event_not_found',
+  /** Verify of a memory without anchors: there is no code to confirm it against. */
+  NotAnchored = 'memory_not_anchored',
 }
 
 const KIND: Record<MemoryErrorCode, ErrorKind> = {
@@ -35,6 +39,8 @@ const KIND: Record<MemoryErrorCode, ErrorKind> = {
   [MemoryErrorCode.VersionNotFound]: 'not_found',
   [MemoryErrorCode.VersionSecretLost]: 'conflict',
   [MemoryErrorCode.NotProposed]: 'conflict',
+  [MemoryErrorCode.CodeEventNotFound]: 'not_found',
+  [MemoryErrorCode.NotAnchored]: 'conflict',
 };
 
 export class MemoryError extends DomainError<MemoryErrorCode> {

@@ -1,3 +1,4 @@
+import type { MemoryAnchor, NewAnchor } from './anchor';
 import type { LinkType } from './memory-link';
 import type { PortableMemoryVersion } from './memory-version';
 import type { MemoryPins } from './pin';
@@ -32,6 +33,8 @@ export interface Memory {
   readonly deletedAt: string | null;
   /** The pins the reader sees on it (team, their own); absent where a read does not ask. */
   readonly pinned?: MemoryPins;
+  /** Its links to code, in the order they were given; absent where a read does not ask. */
+  readonly anchors?: readonly MemoryAnchor[];
 }
 
 export interface NewMemory {
@@ -49,6 +52,8 @@ export interface NewMemory {
   readonly expiresAt?: Date;
   /** Id of a memory this one replaces: stored with a `supersedes` link to it. */
   readonly supersedes?: number;
+  /** The code it speaks of (a repo-less anchor takes the memory's project). */
+  readonly anchors?: readonly NewAnchor[];
   /** Import only: the original creation time (ISO, kept to the microsecond). Absent: now. */
   readonly createdAt?: string;
   /** Import only: the original last-change time. Absent: the creation time. */
@@ -69,7 +74,14 @@ export interface ImportedMemory extends NewMemory {
 export type MemoryPatch = Partial<
   Pick<
     NewMemory,
-    'content' | 'category' | 'tags' | 'expandedKeywords' | 'importance' | 'visibility' | 'expiresAt'
+    | 'content'
+    | 'category'
+    | 'tags'
+    | 'expandedKeywords'
+    | 'importance'
+    | 'visibility'
+    | 'expiresAt'
+    | 'anchors'
   >
 >;
 

@@ -2,7 +2,7 @@ import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Memory, MemoryFilter } from '../domain/memory';
 import type { MemoryLink } from '../domain/memory-link';
 import { readableLinksSql } from './memory-link.sql';
-import { liveMemorySql, pinnedColumnSql, toMemory, type MemoryRow } from './memory-row';
+import { anchorsColumnSql, liveMemorySql, pinnedColumnSql, toMemory, type MemoryRow } from './memory-row';
 import { findTeamDuplicate, liveWithHashSql, memoryFilterSql, type TeamDuplicate } from './memory-filter.sql';
 import {
   sharePermissionSql,
@@ -181,7 +181,7 @@ export class MemoryReadRepository implements MemoryLookup {
   ): Promise<Memory[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow>(
-      `SELECT ${memoryColumns('$3')} ${VISIBLE_BY_ID}`,
+      `SELECT ${memoryColumns('$3')}, ${anchorsColumnSql('m')} ${VISIBLE_BY_ID}`,
       [ids, scope.tenantId, scope.userId],
       { prepared: true, last: options.last },
     );
@@ -197,7 +197,7 @@ export class MemoryReadRepository implements MemoryLookup {
   ): Promise<Array<{ memory: Memory; links: MemoryLink[] }>> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<MemoryRow & { links: MemoryLink[] }>(
-      `SELECT ${memoryColumns('$3')}, ${pinnedColumnSql('m', '$3')},
+      `SELECT ${memoryColumns('$3')}, ${pinnedColumnSql('m', '$3')}, ${anchorsColumnSql('m')},
               (SELECT coalesce(json_agg(json_build_object(
                         'id', l.id, 'srcId', l.src_id, 'dstId', l.dst_id, 'linkType', l.link_type,
                         'createdAt', ${isoTimestamp('l.created_at')},
@@ -228,7 +228,7 @@ export class MemoryReadRepository implements MemoryLookup {
       `WITH visible AS (${branches.map((b) => `(SELECT m.id, m.importance, m.created_at ${b} ${order} LIMIT ${limit} + ${offset})`).join(' UNION ALL ')}),
        page AS (SELECT v.id, v.importance, v.created_at FROM visible v
                  ORDER BY v.importance DESC, v.created_at DESC, v.id DESC LIMIT ${limit} OFFSET ${offset})
-       SELECT ${memoryColumns('$2')}, ${pinnedColumnSql('m', '$2')} FROM page p JOIN memories m ON m.id = p.id JOIN users u ON u.id = m.owner_id
+       SELECT ${memoryColumns('$2')}, ${pinnedColumnSql('m', '$2')}, ${anchorsColumnSql('m')} FROM page p JOIN memories m ON m.id = p.id JOIN users u ON u.id = m.owner_id
         ORDER BY p.importance DESC, p.created_at DESC, p.id DESC`,
       [...params, query.limit, query.offset],
       { prepared: true },

@@ -1,3 +1,5 @@
+import { isoTimestamp } from '@app/persistence';
+import type { AnchorState, MemoryAnchor } from '../domain/anchor';
 import type { Memory, Visibility } from '../domain/memory';
 import type { PinScope } from '../domain/pin';
 
@@ -23,6 +25,58 @@ export interface MemoryRow {
   review_state?: string;
   /** The pins the reader sees (`pinnedColumnSql`); absent when the read does not select them. */
   pinned?: PinScope[];
+  /** Its anchors (`anchorsColumnSql`); absent when the read does not select them. */
+  anchors?: AnchorRow[];
+}
+
+/** An anchor as `anchorsColumnSql` selects it (JSON). */
+export interface AnchorRow {
+  repo: string;
+  path: string;
+  symbol: string | null;
+  line_start: number | null;
+  line_end: number | null;
+  commit: string | null;
+  hash: string | null;
+  state: AnchorState;
+  changed_event: number | null;
+  changed_at: string | null;
+  changed_hash: string | null;
+  changed_commit: string | null;
+}
+
+export function toAnchor(row: AnchorRow): MemoryAnchor {
+  return {
+    repo: row.repo,
+    path: row.path,
+    symbol: row.symbol,
+    lines: row.line_start === null ? null : { start: row.line_start, end: row.line_end ?? row.line_start },
+    commit: row.commit,
+    hash: row.hash,
+    state: row.state,
+    change:
+      row.state === 'current' || row.changed_at === null
+        ? null
+        : {
+            eventId: row.changed_event === null ? null : Number(row.changed_event),
+            at: row.changed_at,
+            hash: row.changed_hash,
+            commit: row.changed_commit,
+          },
+  };
+}
+
+/**
+ * The anchors of memory `m` in their order (JSON array; empty when none): one index probe of
+ * `memory_anchors` per row, whose own row-level security applies as well.
+ */
+export function anchorsColumnSql(alias: string): string {
+  return `(SELECT coalesce(json_agg(json_build_object(
+             'repo', a.repo, 'path', a.path, 'symbol', a.symbol, 'line_start', a.line_start,
+             'line_end', a.line_end, 'commit', a.commit, 'hash', a.hash, 'state', a.state,
+             'changed_event', a.changed_event, 'changed_at', ${isoTimestamp('a.changed_at')},
+             'changed_hash', a.changed_hash, 'changed_commit', a.changed_commit) ORDER BY a.ordinal), '[]')
+             FROM memory_anchors a WHERE a.memory_id = ${alias}.id) AS anchors`;
 }
 
 /** The domain view of a selected row. */
@@ -47,6 +101,7 @@ export function toMemory(row: MemoryRow): Memory {
     updatedAt: row.updated_at,
     deletedAt: row.deleted_at,
     ...(row.pinned !== undefined ? { pinned: row.pinned } : {}),
+    ...(row.anchors !== undefined ? { anchors: row.anchors.map(toAnchor) } : {}),
   };
 }
 

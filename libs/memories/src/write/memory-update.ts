@@ -11,6 +11,7 @@ import { ownerScopeFor } from '../read-model/ownership';
 import { MEMORY_LIMITS, type MemoryLimits } from './memory-limits';
 import { MemoryIndexing } from './memory-indexing';
 import { MemoryVersionWriteRepository } from './memory-version-write.repository';
+import { AnchorWriteRepository, resolveAnchors } from './anchor-write.repository';
 import { MemoryWriteRepository } from './memory-write.repository';
 import { SecretScreen } from './secret-screen';
 import { SecretStaging, type StagedSecret } from './secret-staging';
@@ -19,6 +20,8 @@ import { WRITE_TRANSACTION } from './write-transaction';
 /** What an update restores, when it puts back an earlier version: its audit entry names it. */
 export interface UpdateOptions {
   readonly restoresVersion?: number;
+  /** The change confirms the memory against changed code (its anchors): audited as a verify. */
+  readonly verifies?: boolean;
 }
 
 /**
@@ -40,6 +43,7 @@ export class MemoryUpdate {
     private readonly screen: SecretScreen,
     private readonly staging: SecretStaging,
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
+    private readonly anchors: AnchorWriteRepository,
   ) {}
 
   async apply(
@@ -78,6 +82,10 @@ export class MemoryUpdate {
           if (!current || current.deleted) throw MemoryError.notFound(id);
           const existing = await this.reads.findLive(owner, tx, id);
           if (!existing) throw MemoryError.notFound(id);
+          // New anchors replace the old ones; a repo-less one takes the memory's project.
+          if (changes.anchors !== undefined) {
+            await this.anchors.replace(owner, tx, id, resolveAnchors(changes.anchors, existing.project));
+          }
           const content = changes.content ?? existing.content;
           // Relative dates still mean the days around when the memory was said, not this edit.
           const expandedKeywords =
@@ -124,6 +132,7 @@ export class MemoryUpdate {
             id,
             changes,
             legacySecret?.text,
+            changes.anchors !== undefined ? ['anchors'] : [],
           );
           const bytesQuota = this.bytesQuota(principal, existing.content, changes.content);
           const updated = await this.rows
@@ -152,7 +161,12 @@ export class MemoryUpdate {
               ? this.indexing.statements({ ...owner, requestId: principal.requestId }, tx, id, next)
               : []),
             this.audit.statement(principal, {
-              action: options.restoresVersion === undefined ? 'memory.update' : 'memory.version.restore',
+              action:
+                options.restoresVersion !== undefined
+                  ? 'memory.version.restore'
+                  : options.verifies
+                    ? 'memory.verify'
+                    : 'memory.update',
               targetType: 'memory',
               targetId: id,
               details: {

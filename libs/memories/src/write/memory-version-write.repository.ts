@@ -1,5 +1,5 @@
 import type { TenantScope, Tx } from '@app/persistence';
-import type { PortableMemoryVersion, VersionedChange } from '../domain/memory-version';
+import type { PortableMemoryVersion, VersionChangeField, VersionedChange } from '../domain/memory-version';
 
 /**
  * Writes `memory_versions` rows (migration 1763700000045): the core's write path keeps a memory's
@@ -12,7 +12,8 @@ export class MemoryVersionWriteRepository {
    * the caller has locked, before the UPDATE: the statement copies the stored row, so a sensitive
    * memory's version holds its redacted text only. `redactedContent` replaces the stored text of a
    * row that holds a secret in clear (written before screening); the version is then sensitive.
-   * `project` never changes through an update.
+   * `project` never changes through an update. `also` names changes outside the state (`anchors`):
+   * with one, the version is kept even when no versioned field changes.
    */
   async recordChange(
     scope: TenantScope & { readonly changedBy: string },
@@ -20,6 +21,7 @@ export class MemoryVersionWriteRepository {
     id: number,
     change: VersionedChange,
     redactedContent?: string,
+    also: readonly VersionChangeField[] = [],
   ): Promise<number | null> {
     const { rows } = await tx.query<{ version: number }>(
       `INSERT INTO memory_versions (memory_id, version, tenant_id, content, category, tags, importance, project,
@@ -38,7 +40,7 @@ export class MemoryVersionWriteRepository {
                  CASE WHEN $7::double precision IS NOT NULL AND $7::double precision IS DISTINCT FROM m.importance
                       THEN 'importance' END,
                  CASE WHEN $8::text IS NOT NULL AND $8::text IS DISTINCT FROM m.visibility THEN 'visibility' END
-               ], NULL) AS fields) c
+               ] || $10::text[], NULL) AS fields) c
         WHERE m.id = $1 AND m.tenant_id = $2 AND cardinality(c.fields) > 0
        RETURNING version`,
       [
@@ -51,6 +53,7 @@ export class MemoryVersionWriteRepository {
         change.importance ?? null,
         change.visibility ?? null,
         redactedContent ?? null,
+        [...also],
       ],
     );
     return rows[0]?.version ?? null;

@@ -13,6 +13,7 @@ import { MemoryLinkRepository } from './memory-link.repository';
 import { MemoryLinkWriter } from './memory-link-writer';
 import { MemoryUpdate } from './memory-update';
 import { MemoryVersionWriteRepository } from './memory-version-write.repository';
+import { AnchorWriteRepository } from './anchor-write.repository';
 import { MemoryWriteRepository } from './memory-write.repository';
 import { MemoryWriter } from './memory-writer';
 import { NewMemoryRows } from './new-memory-rows';
@@ -47,6 +48,7 @@ import { TeamDuplicateProbeSlot } from './team-duplicates.port';
     MemoryLinkRepository,
     MemoryLinkWriter,
     MemoryVersionWriteRepository,
+    AnchorWriteRepository,
     TeamDuplicateProbeSlot,
     { provide: MEMORY_LIMITS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.limits },
     { provide: MEMORY_DEFAULTS, inject: [APP_CONFIG], useFactory: (config: AppConfig) => config.memories },
@@ -61,6 +63,7 @@ import { TeamDuplicateProbeSlot } from './team-duplicates.port';
     MemoryLinkWriter,
     MemoryUpdate,
     MemoryVersionWriteRepository,
+    AnchorWriteRepository,
     MEMORY_LIMITS,
     TeamDuplicateProbeSlot,
   ],

@@ -232,7 +232,7 @@ export class MemoryWriteRepository {
       quotaCheck = ` AND memory_quota_allows($2, 0, $${params.length - 1}::bigint, $${params.length}::bigint)`;
     }
     const result = await tx.query(
-      `UPDATE memories SET ${sets.join(', ')}, updated_at = now()
+      `UPDATE memories SET ${[...sets, 'updated_at = now()'].join(', ')}
         WHERE id = $1 AND tenant_id = $2 AND owner_id = $3 AND deleted_at IS NULL${quotaCheck}`,
       params,
     );

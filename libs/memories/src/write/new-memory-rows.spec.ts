@@ -15,6 +15,7 @@ import { SecretScreen } from './secret-screen';
 import { SecretStaging, type StagedSecret } from './secret-staging';
 import type { TeamDuplicate } from '../read-model/memory-filter.sql';
 import { TeamDuplicateProbeSlot, type NearDuplicateCandidate } from './team-duplicates.port';
+import { AnchorWriteRepository } from './anchor-write.repository';
 
 const tx = { fake: 'tx' } as unknown as Tx;
 const memory = (content: string, extra: Partial<NewMemory> = {}): NewMemory => ({
@@ -55,6 +56,7 @@ async function rowsWith(
   const probe = { candidates: vi.fn(async () => options.near ?? []) };
   const links = { link: vi.fn(async () => undefined) };
   const staging = { stage: vi.fn(async () => STAGED), confirm: vi.fn(async () => undefined) };
+  const anchors = { replace: vi.fn(async () => undefined) };
   const rows = await useCaseWithFakes(NewMemoryRows, [
     [MemoryWriteRepository, writes],
     [
@@ -93,6 +95,7 @@ async function rowsWith(
     [MEMORY_LIMITS, { maxContentBytes: 64, maxImportBatch: 10, maxListLimit: 100 }],
     [MEMORY_DEFAULTS, options.defaults ?? { defaultVisibility: 'team', ttlByCategory: { scratch: 60_000 } }],
     [TeamDuplicateProbeSlot, { probe }],
+    [AnchorWriteRepository, anchors],
   ]);
   const store = async (m: NewMemory, last = false, principal = specPrincipal('alice')) =>
     rows.store(principal, tx, await rows.prepare(principal, rows.screenNew(m)), last);
@@ -105,7 +108,7 @@ async function rowsWith(
       unknown[],
       { last: boolean },
     ];
-  return { rows, store, inserted, links, staging, writes, audit, probe };
+  return { rows, store, inserted, links, staging, writes, audit, probe, anchors };
 }
 
 describe('NewMemoryRows (ports faked)', () => {
@@ -246,5 +249,32 @@ describe('NewMemoryRows (ports faked)', () => {
       targetId: '10',
       details: { supersedes: 4 },
     });
+  });
+
+  it('writes a new memory’s anchors after its row (so the row statement cannot carry the commit), in the memory’s project', async () => {
+    const { store, inserted, anchors } = await rowsWith();
+    await store(
+      memory('the retry in src/pay.ts is idempotent', {
+        project: 'github.com/a/pay',
+        anchors: [{ path: 'src/pay.ts' }],
+      }),
+      true,
+    );
+    expect(inserted()[5]).toEqual({ last: false });
+    expect(anchors.replace).toHaveBeenCalledWith(expect.anything(), tx, 10, [
+      { path: 'src/pay.ts', repo: 'github.com/a/pay' },
+    ]);
+  });
+
+  it('leaves anchors alone when the store answers an existing memory, and refuses repo-less anchors without a project first', async () => {
+    const { store, anchors, writes } = await rowsWith({
+      insert: async () => ({ id: 3, category: 'fact', importance: 0.5, created: false }),
+    });
+    await store(memory('already known', { project: 'github.com/a/pay', anchors: [{ path: 'a.ts' }] }));
+    expect(anchors.replace).not.toHaveBeenCalled();
+    await expect(store(memory('no project', { anchors: [{ path: 'a.ts' }] }))).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+    expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(1);
   });
 });

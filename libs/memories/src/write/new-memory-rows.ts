@@ -9,6 +9,7 @@ import { withResolvedDates } from '../domain/relative-dates';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from './memory-limits';
 import { MemoryIndexing } from './memory-indexing';
 import { MemoryLinkWriter } from './memory-link-writer';
+import { AnchorWriteRepository, resolveAnchors } from './anchor-write.repository';
 import { MemoryWriteRepository, type MemoryQuota } from './memory-write.repository';
 import { MemoryReadRepository } from '../read-model/memory-read.repository';
 import type { TeamDuplicate } from '../read-model/memory-filter.sql';
@@ -47,11 +48,13 @@ export class NewMemoryRows {
     @Inject(MEMORY_LIMITS) private readonly limits: MemoryLimits,
     @Inject(MEMORY_DEFAULTS) private readonly defaults: MemoryDefaults,
     private readonly teamDuplicates: TeamDuplicateProbeSlot,
+    private readonly anchors: AnchorWriteRepository,
   ) {}
 
   /** Validates and redacts, synchronously, before anything is written, logged or enqueued. */
   screenNew(memory: NewMemory): Screened<NewMemory> {
     assertContentSize(memory.content, this.limits.maxContentBytes);
+    if (memory.anchors) resolveAnchors(memory.anchors, memory.project);
     return this.screen.screenNew(memory);
   }
 
@@ -126,11 +129,15 @@ export class NewMemoryRows {
       },
       quota,
       followers,
-      { last: last && staged === null && memory.supersedes === undefined },
+      { last: last && staged === null && memory.supersedes === undefined && !memory.anchors?.length },
     );
     if (stored === null) return null;
     if (stored.id === null) throw await this.quotaRefusal(principal, tx, quota, memory.content);
     if (staged) await this.staging.confirm(principal, tx, [staged]);
+    // A store that answers an existing memory leaves its anchors as they are.
+    if (stored.created && memory.anchors?.length) {
+      await this.anchors.replace(principal, tx, stored.id, resolveAnchors(memory.anchors, memory.project));
+    }
     if (memory.supersedes !== undefined) {
       // Replacing a memory is changing it: the caller needs write access to it, or the correction
       // waits for its owner's review. A duplicate store that answers an existing id links that one

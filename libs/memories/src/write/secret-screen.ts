@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { placeholderFor, SecretDetector } from '@app/secrets';
+import type { NewAnchor } from '../domain/anchor';
 import type { MemoryPatch, NewMemory } from '../domain/memory';
 
 /** Row content of a memory the caller flagged with `force_sensitive`: all of it is secret. */
@@ -14,6 +15,7 @@ interface TextFields {
   readonly tags?: readonly string[];
   readonly expandedKeywords?: string;
   readonly project?: string | null;
+  readonly anchors?: readonly NewAnchor[];
 }
 
 export interface Screened<T> {
@@ -79,6 +81,15 @@ export class SecretScreen {
     if (fields.tags !== undefined) value.tags = fields.tags.map(clean);
     if (fields.expandedKeywords !== undefined) value.expandedKeywords = clean(fields.expandedKeywords);
     if (fields.project !== undefined && fields.project !== null) value.project = clean(fields.project);
+    // Paths and symbols are names, yet a pasted token must not be stored as one either.
+    if (fields.anchors !== undefined) {
+      value.anchors = fields.anchors.map((a) => ({
+        ...a,
+        path: clean(a.path),
+        ...(a.symbol !== undefined ? { symbol: clean(a.symbol) } : {}),
+        ...(a.repo !== undefined ? { repo: clean(a.repo) } : {}),
+      }));
+    }
     return { value, secret, kinds: [...new Set(kinds)] };
   }
 }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
-import { type Memory } from '@app/memories';
+import { type Memory, type TreeFacts } from '@app/memories';
+import { rankByCode } from '../domain/code-staleness';
 import {
   RecallCandidateRepository,
   type RankingFacts,
@@ -49,6 +50,8 @@ export interface RecallInput extends RecallFilter {
   readonly fusion?: FusionSettings;
   /** Evaluation only (never from a request): false leaves out the relevance floor, to measure what it removes. */
   readonly relevanceFloor?: boolean;
+  /** The caller's working tree: anchors on files it changed read as stale for this answer. */
+  readonly tree?: TreeFacts;
 }
 
 /** Ranking knobs from configuration. */
@@ -79,6 +82,8 @@ export interface RecallExplanation {
   readonly recencyFactor: number;
   /** `RecallOptions.projectBoost` for a memory of the boosted project, else 1. */
   readonly projectFactor: number;
+  /** STALE_CODE_FACTOR when the code it is anchored to changed since (or is gone), else 1. */
+  readonly codeFactor: number;
   readonly filters: string[];
   readonly model: string | null;
   /** Where the text leg ran: `index` (this process's in-memory index) or `sql:<why>` (Postgres). */
@@ -142,6 +147,18 @@ export class RecallMemoriesUseCase {
   ) {}
 
   async execute(principal: Principal, input: RecallInput, now = new Date()): Promise<RecalledMemory[]> {
+    const served = await this.recall(principal, input, now);
+    // What the code says now ranks a memory about changed code down (code-staleness.ts).
+    return rankByCode(served, {
+      tree: input.tree,
+      at: now.toISOString(),
+      byRelevance: input.sortBy === 'relevance',
+    }).map(({ item, codeFactor }) =>
+      codeFactor === 1 ? item : { ...item, explanation: { ...item.explanation, codeFactor } },
+    );
+  }
+
+  private async recall(principal: Principal, input: RecallInput, now: Date): Promise<RecalledMemory[]> {
     const text = `${input.context} ${input.expandedQuery}`.trim();
     const filter: RecallFilter = {
       category: input.category,
@@ -298,6 +315,7 @@ export class RecallMemoriesUseCase {
       importanceFactor: importanceFactor(facts.importance),
       recencyFactor: recencyFactor(ageDays),
       projectFactor: boosted ? this.options.projectBoost : 1,
+      codeFactor: 1,
       filters: context.filters,
       model: context.model,
       textSource: context.textSource,

@@ -7,7 +7,7 @@ export type RecallRequest = Pick<RecallBody, 'context' | 'expanded_query' | 'sor
   Partial<
     Pick<
       RecallBody,
-      'category' | 'tags' | 'project' | 'project_boost' | 'since' | 'before' | 'include_superseded'
+      'category' | 'tags' | 'project' | 'project_boost' | 'since' | 'before' | 'include_superseded' | 'tree'
     >
   >;
 
@@ -26,6 +26,7 @@ export function toRecallInput(body: RecallRequest): RecallInput {
     sortBy: body.sort_by,
     limit: body.limit,
     includeSuperseded: body.include_superseded,
+    ...(body.tree ? { tree: body.tree } : {}),
   };
 }
 
@@ -53,6 +54,7 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
             importance_factor: explanation.importanceFactor,
             recency_factor: explanation.recencyFactor,
             project_factor: explanation.projectFactor,
+            code_factor: explanation.codeFactor,
             filters: explanation.filters,
             model: explanation.model,
             text_source: explanation.textSource,

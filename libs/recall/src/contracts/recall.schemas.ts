@@ -5,6 +5,7 @@ import {
   memoryListItemResponse,
   projectSchema,
   tagsSchema,
+  treeFactsSchema,
 } from '@app/memories';
 
 export const MAX_RECALL_LIMIT = 100;
@@ -39,6 +40,11 @@ export const recallSchema = z.object({
     .transform((n) => Math.min(n, MAX_RECALL_LIMIT)),
   explain: z.boolean().default(false),
   // null counts as absent (claude-memory-mcp's client sends unused fields as null).
+  tree: treeFactsSchema
+    .optional()
+    .describe(
+      'your working tree (repo, branch, commit, and the files you changed with their git blob ids; never contents): memories anchored to those files read as stale',
+    ),
   include_superseded: z
     .boolean()
     .nullish()
@@ -95,6 +101,11 @@ export const recallItemResponse = memoryListItemResponse.extend({
       importance_factor: z.number(),
       recency_factor: z.number(),
       project_factor: z.number().describe('RECALL_PROJECT_BOOST for a memory of the boosted project, else 1'),
+      code_factor: z
+        .number()
+        .describe(
+          '0.5 when the code the memory is anchored to changed since it was written (stale) or is gone, else 1',
+        ),
       filters: z.array(z.string()),
       model: z.string().nullable(),
       text_source: z.string().nullable().describe('where the text leg ran: index, or sql:<why> (Postgres)'),

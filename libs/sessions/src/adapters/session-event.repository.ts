@@ -166,6 +166,28 @@ export class SessionEventRepository {
     return rows.map(toEvent);
   }
 
+  /**
+   * The files the session's tool calls read or changed, as its hooks named them (`payload.file`:
+   * repo-relative path and blob id, never contents): each path once, with the blob id it had last.
+   */
+  async touchedFiles(
+    scope: TenantScope,
+    tx: Tx,
+    sessionId: string,
+  ): Promise<Array<{ path: string; hash: string | null }>> {
+    const { rows } = await tx.query<{ path: string; hash: string | null }>(
+      `SELECT DISTINCT ON (e.payload->'file'->>'path') e.payload->'file'->>'path' AS path,
+              e.payload->'file'->>'hash' AS hash
+         FROM session_events e
+        WHERE e.session_id = $3 AND e.tenant_id = $1 AND e.user_id = $2 AND e.kind = 'tool_call'
+          AND jsonb_typeof(e.payload->'file'->'path') = 'string'
+        ORDER BY e.payload->'file'->>'path', e.id DESC
+        LIMIT 500`,
+      [scope.tenantId, scope.userId, sessionId],
+    );
+    return rows;
+  }
+
   /** Marks events as extracted, so a later run skips them. */
   async markExtracted(scope: TenantScope, tx: Tx, sessionId: string, ids: readonly number[]): Promise<void> {
     await tx.query(

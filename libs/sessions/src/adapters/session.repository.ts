@@ -9,6 +9,7 @@ interface SessionRow {
   cwd: string | null;
   git_remote: string | null;
   git_branch: string | null;
+  git_commit: string | null;
   status: SessionStatus;
   summary: string | null;
   started_at: string;
@@ -18,7 +19,7 @@ interface SessionRow {
   owner: string;
 }
 
-const COLUMNS = `s.id, s.agent, s.project, s.cwd, s.git_remote, s.git_branch, s.status, s.summary,
+const COLUMNS = `s.id, s.agent, s.project, s.cwd, s.git_remote, s.git_branch, s.git_commit, s.status, s.summary,
   ${isoTimestamp('s.started_at')} AS started_at,
   CASE WHEN s.ended_at IS NULL THEN NULL ELSE ${isoTimestamp('s.ended_at')} END AS ended_at,
   ${isoTimestamp('s.created_at')} AS created_at, ${isoTimestamp('s.updated_at')} AS updated_at,
@@ -40,6 +41,7 @@ const toSession = (row: SessionRow): Session => ({
   cwd: row.cwd,
   gitRemote: row.git_remote,
   gitBranch: row.git_branch,
+  gitCommit: row.git_commit,
   status: row.status,
   summary: row.summary,
   startedAt: row.started_at,
@@ -57,6 +59,7 @@ export interface SessionRecord {
   readonly cwd: string | null;
   readonly gitRemote: string | null;
   readonly gitBranch: string | null;
+  readonly gitCommit: string | null;
   readonly startedAt: string | null;
 }
 
@@ -85,11 +88,11 @@ export class SessionRepository {
     maxPerDay?: number,
   ): Promise<Session | null> {
     const row = `coalesce($3::uuid, gen_random_uuid()), $1::uuid, $2::uuid, $4::text, $5::text, $6::text,
-                 $7::text, $8::text, coalesce($9::timestamptz, now())`;
+                 $7::text, $8::text, coalesce($9::timestamptz, now()), $10::text`;
     const { rows } = await tx.query<SessionRow>(
       `WITH s AS (
-         INSERT INTO sessions (id, tenant_id, user_id, agent, project, cwd, git_remote, git_branch, started_at)
-         ${maxPerDay ? `SELECT ${row} WHERE sessions_started_today($1::uuid) < $10::bigint` : `VALUES (${row})`}
+         INSERT INTO sessions (id, tenant_id, user_id, agent, project, cwd, git_remote, git_branch, started_at, git_commit)
+         ${maxPerDay ? `SELECT ${row} WHERE sessions_started_today($1::uuid) < $11::bigint` : `VALUES (${row})`}
          ON CONFLICT (id) DO NOTHING
          RETURNING *)
        SELECT ${COLUMNS} FROM s`,
@@ -103,6 +106,7 @@ export class SessionRepository {
         record.gitRemote,
         record.gitBranch,
         record.startedAt,
+        record.gitCommit,
         ...(maxPerDay ? [maxPerDay] : []),
       ],
     );

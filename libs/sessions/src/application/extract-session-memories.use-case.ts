@@ -7,6 +7,7 @@ import { CheckMemoryUseCase } from '@app/recall';
 import { type Principal } from '@app/tenancy';
 import { SessionEventRepository } from '../adapters/session-event.repository';
 import { SessionRepository } from '../adapters/session.repository';
+import { captureAnchors } from '../domain/capture-anchors';
 import { decideCapture } from '../domain/capture-decision';
 import { CANDIDATE_LIMITS, type MemoryCandidate } from '../domain/memory-candidate';
 import type { Session } from '../domain/session';
@@ -44,7 +45,9 @@ const noOutcomes = (): Record<CaptureOutcome, number> => ({
  * (stored with a `supersedes` link, as `memory_correct` does), anything new is stored in the
  * session's project, tagged `session-capture` and `session:<id>` (and `requested` when the user
  * explicitly asked to remember it, so the next startup context of the project lists it), with the
- * user's default visibility unless the note asked to stay private.
+ * user's default visibility unless the note asked to stay private. A memory that names a file the
+ * session read or changed (the hooks send each tool call's path and blob id) is anchored to it at the
+ * session's commit.
  *
  * Idempotent: it reads only events not yet extracted and marks them once their candidates are
  * handled; a run that dies in between is repeated, and the rule extractor then proposes the same
@@ -77,6 +80,11 @@ export class ExtractSessionMemoriesUseCase {
     );
     // Re-opened before the job ran: the next end enqueues the job again.
     if (!session || session.status === 'active') return { events, candidates, outcomes };
+    // A memory that names a file the session touched is anchored to it (capture-anchors.ts).
+    const touched =
+      session.project === null
+        ? []
+        : await this.tx.inTenant(principal, (tx) => this.events.touchedFiles(principal, tx, sessionId));
 
     for (;;) {
       const page = await this.tx.inTenant(principal, (tx) =>
@@ -85,7 +93,9 @@ export class ExtractSessionMemoriesUseCase {
       if (page.length === 0) break;
       const found = await this.extractor.extract({ session, events: page });
       const allowed = found.slice(0, Math.max(0, CANDIDATE_LIMITS.maxPerRun - candidates));
-      for (const candidate of allowed) outcomes[await this.capture(principal, session, candidate)] += 1;
+      for (const candidate of allowed) {
+        outcomes[await this.capture(principal, session, candidate, touched)] += 1;
+      }
       candidates += allowed.length;
       await this.tx.inTenant(principal, (tx) =>
         this.events.markExtracted(
@@ -114,7 +124,9 @@ export class ExtractSessionMemoriesUseCase {
     principal: Principal,
     session: Session,
     candidate: MemoryCandidate,
+    touched: ReadonlyArray<{ path: string; hash: string | null }>,
   ): Promise<CaptureOutcome> {
+    const anchors = captureAnchors(candidate.content, touched, session);
     const memory: NewMemory = {
       content: candidate.content,
       category: candidate.category,
@@ -131,6 +143,7 @@ export class ExtractSessionMemoriesUseCase {
       importance: candidate.importance,
       project: session.project,
       visibility: candidate.visibility,
+      ...(anchors.length > 0 ? { anchors } : {}),
     };
     try {
       const decision = decideCapture(candidate.kind, await this.check.execute(principal, candidate.content));

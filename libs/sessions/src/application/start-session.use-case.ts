@@ -35,6 +35,7 @@ export class StartSessionUseCase {
       cwd: this.nullable(input.cwd),
       gitRemote: this.nullable(gitRemote),
       gitBranch: this.nullable(input.gitBranch),
+      gitCommit: input.gitCommit ?? null,
       startedAt: input.startedAt ?? null,
     };
     const maxPerDay = principal.quotas?.maxSessionsPerDay || undefined;

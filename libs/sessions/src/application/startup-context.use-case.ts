@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { clipLine, projectIdentity } from '@app/kernel';
-import { MemoryLookup, sensitivePlaceholder, type Memory } from '@app/memories';
+import { anchorLabel, codeStateOf, MemoryLookup, sensitivePlaceholder, type Memory } from '@app/memories';
 import { TransactionRunner } from '@app/persistence';
 import { RecalledTextScreen } from '@app/secrets';
 import { type Principal } from '@app/tenancy';
@@ -107,11 +107,15 @@ export class StartupContextUseCase {
         project,
         limit: STARTUP_SESSIONS,
       });
+      // A memory whose code changed since is not served as current: it moves to its own section.
+      const current = (items: StartupMemory[]) => items.filter((m) => !m.code);
+      const [listedRequested, listedImportant, listedDecisions] = [requested, important, decisions].map(pick);
       return {
         pinned: pick(pinned),
-        requested: pick(requested),
-        important: pick(important),
-        decisions: pick(decisions),
+        requested: current(listedRequested),
+        important: current(listedImportant),
+        decisions: current(listedDecisions),
+        outdated: [...listedRequested, ...listedImportant, ...listedDecisions].filter((m) => m.code),
         sessions: summarised.map((session) => this.toStartupSession(session)),
       };
     });
@@ -130,6 +134,8 @@ export class StartupContextUseCase {
    */
   private toStartupMemory(memory: Memory, candidate: StartupCandidate): StartupMemory {
     const line = clipLine(this.screen.text(memory.content), STARTUP_LINE_CHARS.memory);
+    const state = codeStateOf(memory.anchors);
+    const changed = memory.anchors?.filter((a) => a.state !== 'current') ?? [];
     return {
       id: memory.id,
       content: memory.isSensitive ? `${line} ${sensitivePlaceholder(memory.id)}` : line,
@@ -141,6 +147,9 @@ export class StartupContextUseCase {
       updatedAt: memory.updatedAt,
       supersedes: candidate.supersedes,
       ...(candidate.pin ? { pin: candidate.pin } : {}),
+      ...(state === 'stale' || state === 'orphaned'
+        ? { code: { state, anchors: changed.map((a) => this.screen.text(anchorLabel(a))) } }
+        : {}),
     };
   }
 

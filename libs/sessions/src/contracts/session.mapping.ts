@@ -24,6 +24,7 @@ export function toNewSession(body: StartSessionBody): NewSession {
     cwd: body.cwd,
     gitRemote: body.git_remote,
     gitBranch: body.git_branch,
+    gitCommit: body.git_commit,
     startedAt: body.started_at,
   };
 }
@@ -49,6 +50,7 @@ export function presentSession(session: Session) {
     cwd: session.cwd,
     git_remote: session.gitRemote,
     git_branch: session.gitBranch,
+    git_commit: session.gitCommit,
     status: session.status,
     summary: session.summary,
     started_at: session.startedAt,

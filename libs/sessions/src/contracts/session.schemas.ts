@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { projectSchema } from '@app/memories';
+import { commitSchema, projectSchema } from '@app/memories';
 import {
   EVENT_KINDS,
   MAX_SESSION_LIST_LIMIT,
@@ -42,6 +42,7 @@ export const startSessionFields = {
       'The repository remote; git@github.com:o/r.git and https://github.com/o/r are both project github.com/o/r',
     ),
   git_branch: z.string().max(255).optional(),
+  git_commit: commitSchema.optional().describe('The commit the working tree is at (git rev-parse HEAD)'),
   started_at: isoDateTime.optional().describe('When it started on the client; now when absent'),
 };
 export const startSessionSchema = z.object(startSessionFields);
@@ -121,6 +122,7 @@ export const sessionResponse = z.object({
   cwd: z.string().nullable(),
   git_remote: z.string().nullable(),
   git_branch: z.string().nullable(),
+  git_commit: z.string().nullable(),
   status: sessionStatusSchema,
   summary: z.string().nullable(),
   started_at: z.string().describe('ISO-8601 with offset'),

@@ -20,6 +20,7 @@ function presentMemory(memory: StartupMemory) {
     updated_at: memory.updatedAt,
     supersedes: [...memory.supersedes],
     ...(memory.pin ? { pin: memory.pin } : {}),
+    ...(memory.code ? { code_state: memory.code.state, anchors: [...memory.code.anchors] } : {}),
   };
 }
 
@@ -47,6 +48,7 @@ export function presentStartupContext(context: StartupContext) {
       requested: context.sections.requested.map(presentMemory),
       important: context.sections.important.map(presentMemory),
       decisions: context.sections.decisions.map(presentMemory),
+      outdated: context.sections.outdated.map(presentMemory),
       sessions: context.sections.sessions.map(presentSession),
     },
     truncated: context.truncated,
@@ -56,6 +58,7 @@ export function presentStartupContext(context: StartupContext) {
       requested: [...context.leftOut.requested],
       important: [...context.leftOut.important],
       decisions: [...context.leftOut.decisions],
+      outdated: [...context.leftOut.outdated],
       sessions: [...context.leftOut.sessions],
     },
   };

@@ -57,6 +57,11 @@ const startupMemoryResponse = z.object({
     .enum(PIN_SCOPES)
     .optional()
     .describe('in `pinned`: the pin that lists it (team: an admin’s, for everyone; user: your own)'),
+  code_state: z
+    .enum(['stale', 'orphaned'])
+    .optional()
+    .describe('the code it is anchored to changed since it was written (stale) or is gone (orphaned)'),
+  anchors: z.array(z.string()).optional().describe('with code_state: its anchors as path:line@commit'),
 });
 
 const startupSessionResponse = z.object({
@@ -93,6 +98,11 @@ export const startupContextResponse = z.object({
     decisions: z
       .array(startupMemoryResponse)
       .describe('decisions and corrections, and memories replacing another one, newest first'),
+    outdated: z
+      .array(startupMemoryResponse)
+      .describe(
+        'memories of the sections above (pinned ones stay pinned) whose anchored code changed since: verify before relying on them',
+      ),
     sessions: z.array(startupSessionResponse).describe('summaries of the last ended sessions, newest first'),
   }),
   truncated: z.boolean().describe('true when items were left out to stay within the budget'),
@@ -103,6 +113,7 @@ export const startupContextResponse = z.object({
       requested: z.array(z.number().int()),
       important: z.array(z.number().int()),
       decisions: z.array(z.number().int()),
+      outdated: z.array(z.number().int()),
       sessions: z.array(z.uuid()),
     })
     .describe('what was left out to stay within the budget, per section: memory ids, session ids'),

@@ -13,6 +13,8 @@ export interface Session {
   readonly cwd: string | null;
   readonly gitRemote: string | null;
   readonly gitBranch: string | null;
+  /** The commit the session started at (captured memories are anchored to it). */
+  readonly gitCommit: string | null;
   readonly startedAt: string;
   readonly endedAt: string | null;
   readonly status: SessionStatus;
@@ -32,6 +34,7 @@ export interface NewSession {
   readonly cwd?: string;
   readonly gitRemote?: string;
   readonly gitBranch?: string;
+  readonly gitCommit?: string;
   readonly startedAt?: string;
 }
 

@@ -41,6 +41,7 @@ const sectionsOf = (given: Partial<StartupSections>): StartupSections => ({
   requested: [],
   important: [],
   decisions: [],
+  outdated: [],
   sessions: [],
   ...given,
 });

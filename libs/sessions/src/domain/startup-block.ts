@@ -50,6 +50,12 @@ const SECTIONS: readonly SectionSpec[] = [
   { name: 'requested', title: 'Asked to remember (newest first)', first: 0.5, noun: 'requested' },
   { name: 'important', title: 'Important', share: 0.4, noun: 'important' },
   { name: 'decisions', title: 'Decisions and corrections (newest first)', share: 0.35, noun: 'decisions' },
+  // No share of its own: what the others leave. Each says which code changed (memory_verify).
+  {
+    name: 'outdated',
+    title: 'May be outdated (their code changed since; verify before relying on them)',
+    noun: 'outdated',
+  },
   { name: 'sessions', title: 'Recent sessions (newest first)', share: 0.25, noun: 'sessions' },
 ];
 
@@ -140,6 +146,7 @@ export function buildStartupBlock(input: {
       requested: items('requested') as StartupMemory[],
       important: items('important') as StartupMemory[],
       decisions: items('decisions') as StartupMemory[],
+      outdated: items('outdated') as StartupMemory[],
       sessions: items('sessions') as StartupSession[],
     },
     truncated: shown < total,
@@ -151,7 +158,7 @@ export function buildStartupBlock(input: {
 const shownOf = (kept: readonly Line[][]) => kept.reduce((n, section) => n + section.length, 0);
 
 function emptySections(): StartupSections {
-  return { pinned: [], requested: [], important: [], decisions: [], sessions: [] };
+  return { pinned: [], requested: [], important: [], decisions: [], outdated: [], sessions: [] };
 }
 
 /** The items of each section that were not kept (each section keeps a prefix). */
@@ -166,6 +173,7 @@ function leftOutOf(lines: readonly Line[][], kept: readonly Line[][]): StartupLe
     requested: ids('requested'),
     important: ids('important'),
     decisions: ids('decisions'),
+    outdated: ids('outdated'),
     sessions: (rest('sessions') as StartupSession[]).map((s) => s.id),
   };
 }
@@ -253,6 +261,9 @@ function memoryLine(memory: StartupMemory, project: string | null, pinned: boole
       `importance ${memory.importance}`,
       memory.project && memory.project !== project ? `project ${memory.project}` : '',
       memory.supersedes.length > 0 ? `replaces ${memory.supersedes.map((id) => `#${id}`).join(', ')}` : '',
+      memory.code
+        ? `${memory.code.state === 'stale' ? 'code changed since' : 'code gone'}: ${memory.code.anchors.join(', ')}`
+        : '',
     ],
     text: memory.content,
   });

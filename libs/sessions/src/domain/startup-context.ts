@@ -17,6 +17,8 @@ export interface StartupMemory {
   readonly supersedes: readonly number[];
   /** In the pinned section: the pin that put it there (`team` when there are both). */
   readonly pin?: PinScope;
+  /** A memory about code that changed since (or is gone): its state and anchors (`path:line@commit`). */
+  readonly code?: { readonly state: 'stale' | 'orphaned'; readonly anchors: readonly string[] };
 }
 
 /** An ended session's summary. */
@@ -40,6 +42,8 @@ export interface StartupSections<M = StartupMemory, S = StartupSession> {
   readonly important: readonly M[];
   /** Decisions and corrections (by category, or replacing another memory), newest first. */
   readonly decisions: readonly M[];
+  /** Memories of the sections above whose anchored code changed since (pinned ones stay pinned). */
+  readonly outdated: readonly M[];
   /** Summaries of the newest ended sessions the caller can read, newest first. */
   readonly sessions: readonly S[];
 }

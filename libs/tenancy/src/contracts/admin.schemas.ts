@@ -44,7 +44,7 @@ export const createApiKeyBody = z.object({
   name: z.string('must be a string').trim().max(100).default(''),
   scopes: scopesSchema
     .optional()
-    .describe('Default: memories:read, memories:write, secrets:read, sessions:write'),
+    .describe('Default: memories:read, memories:write, secrets:read, sessions:write, code-events:write'),
   expires_at: z.iso
     .datetime({ offset: true, error: 'must be an ISO-8601 date-time such as 2030-01-31T00:00:00Z' })
     .nullish(),

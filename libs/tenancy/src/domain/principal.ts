@@ -1,7 +1,14 @@
 import { type TenantScope } from '@app/persistence';
 import type { TenantQuotas } from './tenant-quotas';
 
-export const SCOPES = ['memories:read', 'memories:write', 'secrets:read', 'sessions:write', 'admin'] as const;
+export const SCOPES = [
+  'memories:read',
+  'memories:write',
+  'secrets:read',
+  'sessions:write',
+  'code-events:write',
+  'admin',
+] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Scopes a team member's key gets by default (env-bootstrapped users hold all of them). */
@@ -10,6 +17,8 @@ export const MEMBER_SCOPES: readonly Scope[] = [
   'memories:write',
   'secrets:read',
   'sessions:write',
+  // The hooks report the working tree's changed paths (never contents) with the member's key.
+  'code-events:write',
 ];
 export const ALL_SCOPES: readonly Scope[] = SCOPES;
 

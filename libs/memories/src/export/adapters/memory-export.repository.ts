@@ -1,6 +1,6 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Visibility } from '../../domain/memory';
-import type { VersionedField } from '../../domain/memory-version';
+import type { VersionChangeField } from '../../domain/memory-version';
 import { liveMemorySql, toMemory, type MemoryRow } from '../../read-model/memory-row';
 import type { ExportedMemory, ExportFilter } from '../domain/memory-export';
 
@@ -41,7 +41,7 @@ interface ExportRow extends MemoryRow {
     is_sensitive: boolean;
     valid_from: string;
     replaced_at: string;
-    changed_fields: VersionedField[];
+    changed_fields: VersionChangeField[];
   }[];
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { memoryIdSchema, visibilitySchema } from '../../contracts/memory.schemas';
-import { VERSIONED_FIELDS } from '../../domain/memory-version';
+import { VERSION_CHANGE_FIELDS, VERSIONED_FIELDS } from '../../domain/memory-version';
 import type { ListedMemoryVersion } from '../adapters/memory-version.repository';
 import type { VersionDiff } from '../application/diff-memory-versions.use-case';
 import type { RestoredVersion } from '../application/restore-memory-version.use-case';
@@ -48,6 +48,7 @@ export const diffVersionsQuerySchema = z.object({
 export type DiffVersionsQuery = z.output<typeof diffVersionsQuerySchema>;
 
 const versionedFieldSchema = z.enum(VERSIONED_FIELDS);
+const changeFieldSchema = z.enum(VERSION_CHANGE_FIELDS);
 
 export const memoryVersionResponse = z.object({
   memory_id: z.number().int(),
@@ -65,7 +66,9 @@ export const memoryVersionResponse = z.object({
   replaced_at: z.string().describe('when a change replaced it'),
   replaced_by_id: z.string().nullable().describe('user id of who made that change'),
   replaced_by: z.string().nullable().describe('their username'),
-  changed_fields: z.array(versionedFieldSchema).describe('the fields that change touched'),
+  changed_fields: z
+    .array(changeFieldSchema)
+    .describe('the fields that change touched (`anchors`: its links to code were set or verified)'),
 });
 
 export const memoryVersionsResponse = z.object({

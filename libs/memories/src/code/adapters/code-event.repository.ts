@@ -1,0 +1,118 @@
+import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
+import type { CodeEvent, NewCodeEvent } from '../domain/code-event';
+
+interface CodeEventRow {
+  id: string;
+  repo: string;
+  branch: string | null;
+  before_commit: string | null;
+  after_commit: string | null;
+  merged: boolean;
+  changes: number;
+  created_at: string;
+  applied_at: string | null;
+  anchors_changed: number | null;
+}
+
+const COLUMNS = `e.id, e.repo, e.branch, e.before_commit, e.after_commit, e.merged,
+  jsonb_array_length(e.changes) AS changes, ${isoTimestamp('e.created_at')} AS created_at,
+  ${isoTimestamp('e.applied_at')} AS applied_at, e.anchors_changed`;
+
+const toEvent = (row: CodeEventRow): CodeEvent => ({
+  id: Number(row.id),
+  repo: row.repo,
+  branch: row.branch,
+  before: row.before_commit,
+  after: row.after_commit,
+  merged: row.merged,
+  changes: row.changes,
+  createdAt: row.created_at,
+  appliedAt: row.applied_at,
+  anchorsChanged: row.anchors_changed,
+});
+
+/**
+ * SQL of `code_events` (migration 1763700000050) and of what applying one does to the tenant's
+ * `memory_anchors`. Recording runs as the reporting user; applying runs as the system (the worker).
+ */
+export class CodeEventRepository {
+  async insert(scope: TenantScope, tx: Tx, event: NewCodeEvent): Promise<CodeEvent> {
+    const { rows } = await tx.query<CodeEventRow>(
+      `WITH e AS (
+         INSERT INTO code_events (tenant_id, repo, branch, before_commit, after_commit, merged, changes, reported_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING *)
+       SELECT ${COLUMNS} FROM e`,
+      [
+        scope.tenantId,
+        event.repo,
+        event.branch ?? null,
+        event.before ?? null,
+        event.after ?? null,
+        event.merged,
+        JSON.stringify(event.changes),
+        scope.userId,
+      ],
+    );
+    return toEvent(rows[0]);
+  }
+
+  async find(scope: TenantScope, tx: Tx, id: number): Promise<CodeEvent | null> {
+    const { rows } = await tx.query<CodeEventRow>(
+      `SELECT ${COLUMNS} FROM code_events e WHERE e.id = $1 AND e.tenant_id = $2`,
+      [id, scope.tenantId],
+    );
+    return rows[0] ? toEvent(rows[0]) : null;
+  }
+
+  /**
+   * Applies event `id` of `tenant` to the anchors of its repository, once (an applied event answers
+   * null), in one statement; answers how many anchors changed. For each anchor on a reported path
+   * (a renamed one: on the path before) written or verified before the event (`checked_at`) and not
+   * already changed by a later event:
+   * - deleted → `orphaned`;
+   * - the reported blob id equals the anchor's → `current` again (a revert, or a rename alone);
+   * - renamed without a blob id on the anchor → moved, state kept;
+   * - otherwise → `stale`, with the event, its time, the new blob id and the commit after.
+   * A rename moves the anchor's path in every case. The last change of a path in the list wins.
+   */
+  async apply(tx: Tx, tenantId: string, id: number): Promise<number | null> {
+    const { rows } = await tx.query<{ changed: number | null }>(
+      `WITH e AS (
+         SELECT id, tenant_id, repo, after_commit, created_at, changes FROM code_events
+          WHERE id = $1 AND tenant_id = $2 AND applied_at IS NULL FOR UPDATE),
+       c AS (
+         SELECT c.path, c.status, c.hash, c."from", c.n
+           FROM e, ROWS FROM (jsonb_to_recordset(e.changes) AS (path text, status text, hash text, "from" text))
+                   WITH ORDINALITY AS c(path, status, hash, "from", n)),
+       hit AS (
+         SELECT DISTINCT ON (a.id) a.id, c.path AS path,
+                CASE WHEN c.status = 'deleted' THEN 'orphaned'
+                     WHEN a.hash IS NOT NULL AND a.hash = c.hash THEN 'current'
+                     WHEN c.status = 'renamed' AND a.hash IS NULL THEN a.state
+                     ELSE 'stale' END AS state,
+                c.hash
+           FROM e
+           JOIN memory_anchors a ON a.tenant_id = e.tenant_id AND a.repo = e.repo
+           JOIN c ON a.path = CASE WHEN c.status = 'renamed' THEN c."from" ELSE c.path END
+          WHERE a.checked_at <= e.created_at AND (a.changed_event IS NULL OR a.changed_event < e.id)
+          ORDER BY a.id, c.n DESC),
+       moved AS (
+         UPDATE memory_anchors a
+            SET path = h.path, state = h.state,
+                changed_event = CASE WHEN h.state = 'current' THEN NULL ELSE e.id END,
+                changed_at = CASE WHEN h.state = 'current' THEN NULL ELSE e.created_at END,
+                changed_hash = CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END,
+                changed_commit = CASE WHEN h.state = 'current' THEN NULL ELSE e.after_commit END
+           FROM hit h, e
+          WHERE a.id = h.id
+            AND (a.path <> h.path OR a.state <> h.state
+                 OR a.changed_hash IS DISTINCT FROM CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END)
+         RETURNING a.id)
+       UPDATE code_events SET applied_at = now(), anchors_changed = (SELECT count(*) FROM moved)
+        WHERE id = (SELECT id FROM e)
+       RETURNING anchors_changed AS changed`,
+      [id, tenantId],
+    );
+    return rows[0] ? rows[0].changed : null;
+  }
+}
