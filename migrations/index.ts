@@ -40,6 +40,7 @@ import { MemoryPins1763700000047 } from './1763700000047-memory-pins';
 import { MemoryReview1763700000048 } from './1763700000048-memory-review';
 import { ReviewStateSync1763700000049 } from './1763700000049-review-state-sync';
 import { CodeAnchors1763700000050 } from './1763700000050-code-anchors';
+import { BranchScope1763700000051 } from './1763700000051-branch-scope';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -85,6 +86,7 @@ export const MIGRATIONS = [
   MemoryReview1763700000048,
   ReviewStateSync1763700000049,
   CodeAnchors1763700000050,
+  BranchScope1763700000051,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

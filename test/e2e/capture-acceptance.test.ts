@@ -9,6 +9,7 @@ interface ListedMemory {
   content: string;
   category: string;
   project: string | null;
+  branch?: string;
 }
 
 /**
@@ -69,6 +70,8 @@ describe('a Claude Code session’s decision reaches the next session’s startu
       expect.objectContaining({
         category: 'decisions',
         project: `github.com/acme/${world.repo}`,
+        // Captured on feature-x: that branch's until it is merged (the next session there lists it).
+        branch: 'feature-x',
         content: expect.stringContaining('pnpm workspaces instead of npm'),
       }),
     ]);

@@ -94,6 +94,8 @@ describe('Claude Code hooks (child processes with the input Claude Code passes)'
         );
         expect(Object.fromEntries(asked.searchParams)).toEqual({
           project: `github.com/acme/${world.repo}`,
+          // The session's branch: memories scoped to it are listed too.
+          branch: 'feature-x',
           budget: '6000',
         });
       } finally {

@@ -21,6 +21,7 @@ interface Anchor {
 interface Listed {
   id: number;
   content: string;
+  branch?: string;
   anchors?: Anchor[];
   code_state?: string;
 }
@@ -125,9 +126,12 @@ describe('a memory about code stays honest as the code changes', () => {
     });
     expect(stale.anchors?.[0]).toMatchObject({ path: 'src/pay.ts', hash: edited, state: 'stale' });
 
+    // Captured on feature-x, the memory is that branch's: the hooks' recall names the branch.
+    expect(captured.branch).toBe('feature-x');
     const recall = await world.alice().post<{ memories: Recalled[] }>('/api/memories/recall', {
       context: 'retry must stay idempotent',
       explain: true,
+      tree: { repo: project(), branch: 'feature-x', paths: [] },
     });
     const ids = recall.body.memories.map((m) => m.id);
     expect(ids.indexOf(fresh.body.id)).toBeLessThan(ids.indexOf(captured.id));
@@ -137,7 +141,7 @@ describe('a memory about code stays honest as the code changes', () => {
     const startup = await world
       .alice()
       .get<{ text: string; sections: { outdated: Array<{ id: number }> } }>(
-        `/api/context/startup?project=${encodeURIComponent(project())}`,
+        `/api/context/startup?project=${encodeURIComponent(project())}&branch=feature-x`,
       );
     expect(startup.body.sections.outdated.map((m) => m.id)).toEqual([captured.id]);
     expect(startup.body.text).toContain('May be outdated');

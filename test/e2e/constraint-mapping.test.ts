@@ -121,6 +121,10 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
     'review (migration 1763700000048): the state is set by code to one of its three values; the auto-accept period is checked by the settings contract (1…8760 or null) before the UPDATE',
     ['memories_review_state_check', 'tenants_proposal_auto_accept_hours_check'],
   ],
+  [
+    'branch scope (migration 1763700000051): the branch is checked by the contract (1…255 characters, a git branch name) before any write',
+    ['memories_branch_check'],
+  ],
 ];
 
 type Http = ReturnType<typeof client>;

@@ -192,6 +192,7 @@ describe('startup context and team session visibility (built API)', () => {
         admin_private_access: false,
         review_team_memories: false,
         proposal_auto_accept_hours: null,
+        capture_branch_scope: true,
       });
       expect(await bobReads()).toEqual({ session: 404, timeline: 404, listed: [] });
     });
@@ -215,6 +216,7 @@ describe('startup context and team session visibility (built API)', () => {
         admin_private_access: false,
         review_team_memories: false,
         proposal_auto_accept_hours: null,
+        capture_branch_scope: true,
       });
     });
 

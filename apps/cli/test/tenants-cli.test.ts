@@ -33,7 +33,7 @@ describe('CLI tenants settings', () => {
 
     expect(await cli(['tenants', 'settings', '--tenant', tenant])).toMatchObject({
       code: 0,
-      out: `Tenant "${tenant}": team session visibility off, admin private access off\n`,
+      out: `Tenant "${tenant}": team session visibility off, admin private access off, capture branch scope on\n`,
     });
     const on = await cli(['--json', 'tenants', 'settings', '--team-sessions', 'on', '--tenant', tenant]);
     expect(on.code).toBe(0);
@@ -42,6 +42,7 @@ describe('CLI tenants settings', () => {
       admin_private_access: false,
       review_team_memories: false,
       proposal_auto_accept_hours: null,
+      capture_branch_scope: true,
     });
     expect(await stored(tenant)).toEqual([{ on: true }]);
     expect((await cli(['tenants', 'settings', '--team-sessions', 'off', '--tenant', tenant])).out).toContain(
@@ -49,7 +50,9 @@ describe('CLI tenants settings', () => {
     );
     expect(await stored(tenant)).toEqual([{ on: false }]);
     const admins = await cli(['tenants', 'settings', '--admin-private-access', 'on', '--tenant', tenant]);
-    expect(admins.out).toBe(`Tenant "${tenant}": team session visibility off, admin private access on\n`);
+    expect(admins.out).toBe(
+      `Tenant "${tenant}": team session visibility off, admin private access on, capture branch scope on\n`,
+    );
 
     const audit = (await db.dataSource.query(
       `SELECT a.action, a.actor_id, a.details FROM audit_log a JOIN tenants t ON t.id = a.tenant_id

@@ -21,7 +21,10 @@ runHook('start', async (hook) => {
   if (started.outcome === 'kept') return;
   const project = started.result.body?.project ?? hook.config.project;
   rememberProject(hook, started.result.body?.project);
-  const [context] = await Promise.all([startupContext(hook, project, hook.deadline), hook.drain()]);
+  const [context] = await Promise.all([
+    startupContext(hook, project, hook.deadline, facts.git_branch),
+    hook.drain(),
+  ]);
   if (context) {
     hook.setContext(
       `${context}\n\nTeam memory session id: ${hook.session} (for session_note and session_end).`,

@@ -57,7 +57,14 @@ describe('code anchors against real Postgres', () => {
       .id;
   const anchorsOf = async (who: Principal, id: number) => (await get.withLinks(who, id)).memory.anchors ?? [];
   const report = async (who: Principal, changes: CodeChange[], repo = REPO, after = 'abc1234') => {
-    const event = await record.execute(who, { repo, branch: 'main', after, merged: false, changes });
+    const event = await record.execute(who, {
+      repo,
+      branch: 'main',
+      after,
+      merged: false,
+      branchDeleted: false,
+      changes,
+    });
     return { event, changed: await apply.execute(who.tenantId, event.id) };
   };
   const codeOf = async (work: Promise<unknown>) => {
@@ -192,6 +199,7 @@ describe('code anchors against real Postgres', () => {
     const event = await record.execute(bob, {
       repo: REPO,
       merged: false,
+      branchDeleted: false,
       changes: [{ path: 'src/late.ts', status: 'modified', hash: hash(77) }],
     });
     const id = await store(alice, 'Late binding is on purpose', [{ path: 'src/late.ts', hash: hash(7) }]);

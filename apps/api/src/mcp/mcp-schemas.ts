@@ -47,6 +47,9 @@ export const storeFields = {
   visibility: store.visibility.describe(FIELD_HELP.visibility),
   expires_at: store.expires_at.describe(FIELD_HELP.expires_at),
   anchors: store.anchors.describe(FIELD_HELP.anchors),
+  branch: store.branch.describe(
+    'A branch of the project (needs project) this memory belongs to until it is merged: recall and startup_context serve it on that branch only. Omit for knowledge of the whole project',
+  ),
   force_sensitive: store.force_sensitive.describe(
     'true when the content is a credential or other secret even if it does not look like one: it is kept in the secret store and only secret_get reveals it',
   ),

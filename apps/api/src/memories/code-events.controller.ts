@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { z } from 'zod';
 import {
   codeEventIdSchema,
@@ -8,7 +8,9 @@ import {
   memoryIdSchema,
   presentCodeEvent,
   presentVerify,
+  projectBranchParamsSchema,
   RecordCodeEventUseCase,
+  toBranchEvent,
   toNewCodeEvent,
   toVerifyInput,
   VerifyMemoryUseCase,
@@ -46,6 +48,48 @@ export class CodeEventsController {
   })
   async record(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
     const event = toNewCodeEvent(parseInput(codeEventSchema, body));
+    return presentCodeEvent(await this.recordEvent.execute(principal, event));
+  }
+
+  @Post('projects/:project/branches/:branch/promote')
+  @HttpCode(202)
+  @RequireScopes('code-events:write')
+  @ApiRoute({
+    operationId: 'promoteBranch',
+    tag: 'code',
+    summary:
+      "A branch was merged: its branch-scoped memories become the project's (recorded as a merge event; the worker applies it)",
+    params: projectBranchParamsSchema,
+    response: codeEventResponse,
+    errors: { 403: 'A key without code-events:write', 422: 'An invalid project or branch' },
+  })
+  async promote(
+    @CurrentPrincipal() principal: Principal,
+    @Param('project') project: string,
+    @Param('branch') branch: string,
+  ) {
+    const event = toBranchEvent(parseInput(projectBranchParamsSchema, { project, branch }), 'merged');
+    return presentCodeEvent(await this.recordEvent.execute(principal, event));
+  }
+
+  @Delete('projects/:project/branches/:branch')
+  @HttpCode(202)
+  @RequireScopes('code-events:write')
+  @ApiRoute({
+    operationId: 'dropBranch',
+    tag: 'code',
+    summary:
+      'A branch was deleted without a merge: its branch-scoped memories are deleted (restorable; recorded as an event the worker applies)',
+    params: projectBranchParamsSchema,
+    response: codeEventResponse,
+    errors: { 403: 'A key without code-events:write', 422: 'An invalid project or branch' },
+  })
+  async drop(
+    @CurrentPrincipal() principal: Principal,
+    @Param('project') project: string,
+    @Param('branch') branch: string,
+  ) {
+    const event = toBranchEvent(parseInput(projectBranchParamsSchema, { project, branch }), 'deleted');
     return presentCodeEvent(await this.recordEvent.execute(principal, event));
   }
 

@@ -23,8 +23,15 @@ function switchValue(flag: string, value: string): boolean {
   return on;
 }
 
+interface SettingsOptions {
+  teamSessions?: string;
+  adminPrivateAccess?: string;
+  captureBranchScope?: string;
+}
+
 /**
- * `tenants settings [--team-sessions on|off] [--admin-private-access on|off]`: the same use cases as
+ * `tenants settings [--team-sessions on|off] [--admin-private-access on|off] [--capture-branch-scope
+ * on|off]`: the same use cases as
  * GET/PATCH /api/admin/settings.
  */
 export function registerTenantsCommands(program: Command, context: CliContext): void {
@@ -41,13 +48,21 @@ export function registerTenantsCommands(program: Command, context: CliContext): 
       '--admin-private-access <on|off>',
       "on: admin keys may read members' private memories, each request with an audited reason; off (default): they may not",
     )
+    .option(
+      '--capture-branch-scope <on|off>',
+      'on (default): session capture on a feature branch stores memories scoped to that branch until it is merged',
+    )
     .option('--tenant <slug>', 'tenant slug (default: DEFAULT_TENANT)')
-    .action(async (options: { teamSessions?: string; adminPrivateAccess?: string }, command: Command) => {
+    .action(async (options: SettingsOptions, command: Command) => {
       const globals = command.optsWithGlobals<Globals>();
       const { getTenantSettings, updateTenantSettings } = await context.useCases();
       const actor = await context.actor(globals.tenant);
       let settings;
-      if (options.teamSessions === undefined && options.adminPrivateAccess === undefined) {
+      if (
+        options.teamSessions === undefined &&
+        options.adminPrivateAccess === undefined &&
+        options.captureBranchScope === undefined
+      ) {
         settings = await getTenantSettings.execute(actor);
       } else {
         const patch = parseInput(updateTenantSettingsBodySchema, {
@@ -59,6 +74,10 @@ export function registerTenantsCommands(program: Command, context: CliContext): 
             options.adminPrivateAccess === undefined
               ? undefined
               : switchValue('--admin-private-access', options.adminPrivateAccess),
+          capture_branch_scope:
+            options.captureBranchScope === undefined
+              ? undefined
+              : switchValue('--capture-branch-scope', options.captureBranchScope),
         });
         settings = await updateTenantSettings.execute(actor, patch);
       }
@@ -68,7 +87,8 @@ export function registerTenantsCommands(program: Command, context: CliContext): 
         globals.json
           ? json(shown)
           : `Tenant "${actor.tenantSlug}": team session visibility ${onOff(shown.team_session_visibility)}, ` +
-              `admin private access ${onOff(shown.admin_private_access)}\n`,
+              `admin private access ${onOff(shown.admin_private_access)}, ` +
+              `capture branch scope ${onOff(shown.capture_branch_scope)}\n`,
       );
     });
 }

@@ -21,14 +21,17 @@ function toolText(body) {
 }
 
 /**
- * The startup context block for `project`: `GET /api/context/startup` answers it ready to inject
- * (`text`). A service without that route (404) still has the MCP tool `startup_context`, called
- * once over stateless MCP. Answers '' when neither answers in time (or the key is refused).
+ * The startup context block for `project` (on `branch`: memories scoped to that branch are listed
+ * too): `GET /api/context/startup` answers it ready to inject (`text`). A service without that route
+ * (404) still has the MCP tool `startup_context`, called once over stateless MCP. Answers '' when
+ * neither answers in time (or the key is refused).
  */
-export async function startupContext(hook, project, deadline) {
+export async function startupContext(hook, project, deadline, branch) {
   const query = new URLSearchParams({ budget: String(hook.config.contextBudget) });
   if (hook.config.contextTokens) query.set('tokens', String(hook.config.contextTokens));
   if (project) query.set('project', project);
+  // An older service ignores a query parameter it does not know.
+  if (project && branch) query.set('branch', branch);
   const route = await callApi(hook.config, {
     method: 'GET',
     path: `/api/context/startup?${query}`,

@@ -18,6 +18,20 @@ export const commitSchema = z
   .regex(/^[0-9a-fA-F]{7,64}$/, 'a commit is 7 to 64 hexadecimal characters')
   .transform((v) => v.toLowerCase());
 
+/** What git refuses in a ref name (besides control characters): `git check-ref-format`. */
+const INVALID_REF = /[\s~^:?*[\\]|\.\.|@\{|^[-/]|\/$|\.lock$/;
+
+/** A git branch name as git allows it (no spaces, no `..`, no control characters), up to 255 characters. */
+export const branchSchema = z
+  .string()
+  .trim()
+  .min(1, 'branch must not be empty')
+  .max(255, 'branch is at most 255 characters')
+  .refine(
+    (v) => ![...v].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) && !INVALID_REF.test(v),
+    'branch is not a valid git branch name',
+  );
+
 /** A git blob id (`git hash-object`): 40 (SHA-1) or 64 (SHA-256) hexadecimal characters. */
 export const blobHashSchema = z
   .string()
@@ -139,7 +153,7 @@ export const MAX_CHANGED_PATHS = 5000;
 export const treeFactsSchema = z
   .object({
     repo: projectSchema.describe('project identity or git remote URL of the working tree'),
-    branch: z.string().trim().min(1).max(255).optional(),
+    branch: branchSchema.optional(),
     commit: commitSchema.optional(),
     paths: z
       .array(

@@ -28,6 +28,7 @@ export function toNewMemory(body: StoreMemoryBody & { supersedes?: number }): Ne
     forceSensitive: body.force_sensitive,
     supersedes: body.supersedes,
     ...(anchors?.length ? { anchors } : {}),
+    ...(body.branch !== undefined ? { branch: body.branch } : {}),
   };
 }
 
@@ -130,6 +131,7 @@ export function presentListItem(memory: Memory) {
     updated_at: memory.updatedAt,
     ...(memory.pinned !== undefined ? { pinned: [...memory.pinned] } : {}),
     ...(memory.reviewState !== undefined ? { review_state: memory.reviewState } : {}),
+    ...(memory.branch !== undefined ? { branch: memory.branch } : {}),
     // Only a memory about code has anchors; others read as they always did.
     ...(memory.anchors?.length
       ? { anchors: memory.anchors.map(presentAnchor), code_state: codeStateOf(memory.anchors) ?? 'current' }

@@ -3,7 +3,7 @@ import { canonicalCategory } from '../domain/categories';
 import { LINK_TYPES } from '../domain/memory-link';
 import { VERSION_CHANGE_FIELDS } from '../domain/memory-version';
 import { projectSchema } from './project.schemas';
-import { anchorResponse, anchorsInputSchema } from './anchor.schemas';
+import { anchorResponse, anchorsInputSchema, branchSchema } from './anchor.schemas';
 import { PIN_SCOPES } from '../domain/pin';
 
 /**
@@ -91,6 +91,11 @@ export const storeMemorySchema = z.object({
   expires_at: expiresAtSchema.optional(),
   force_sensitive: z.boolean().default(false),
   anchors: anchorsInputSchema.optional(),
+  branch: branchSchema
+    .optional()
+    .describe(
+      'a branch of the project (needs project): recall and the startup context serve the memory on that branch only, until it is merged',
+    ),
 });
 export type StoreMemoryBody = z.output<typeof storeMemorySchema>;
 
@@ -277,6 +282,10 @@ export const memoryListItemResponse = z.object({
       'present on a proposal waiting for review (a teammate’s correction, or a team memory in a tenant that reviews them) and on a rejected one; absent: in force',
     ),
   anchors: z.array(anchorResponse).optional().describe('the code it speaks of; absent when none'),
+  branch: z
+    .string()
+    .optional()
+    .describe('the branch of its project it belongs to until merged; absent: the whole project'),
   code_state: z
     .enum(['current', 'stale', 'orphaned'])
     .optional()

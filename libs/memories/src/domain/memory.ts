@@ -35,6 +35,8 @@ export interface Memory {
   readonly pinned?: MemoryPins;
   /** Its links to code, in the order they were given; absent where a read does not ask. */
   readonly anchors?: readonly MemoryAnchor[];
+  /** The branch of its project it belongs to until merged (recall serves it on that branch only). */
+  readonly branch?: string;
 }
 
 export interface NewMemory {
@@ -54,6 +56,8 @@ export interface NewMemory {
   readonly supersedes?: number;
   /** The code it speaks of (a repo-less anchor takes the memory's project). */
   readonly anchors?: readonly NewAnchor[];
+  /** A branch of its project: served by recall and the startup context on that branch only, until merged. */
+  readonly branch?: string;
   /** Import only: the original creation time (ISO, kept to the microsecond). Absent: now. */
   readonly createdAt?: string;
   /** Import only: the original last-change time. Absent: the creation time. */

@@ -18,7 +18,7 @@ import type { FinalRead, MemoryLookup } from './memory-lookup.port';
  */
 const memoryColumns = (user: string) => `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive, m.visibility,
-  m.review_state, u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
+  m.review_state, m.branch, u.username AS owner, ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
   ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at,
   CASE WHEN m.owner_id <> ${user} AND ${sharePermissionSql('m', user)} IS NOT NULL THEN u.username END AS shared_by`;
 

@@ -25,6 +25,8 @@ export interface MemoryRow {
   review_state?: string;
   /** The pins the reader sees (`pinnedColumnSql`); absent when the read does not select them. */
   pinned?: PinScope[];
+  /** The branch it is scoped to (null: the project's). */
+  branch?: string | null;
   /** Its anchors (`anchorsColumnSql`); absent when the read does not select them. */
   anchors?: AnchorRow[];
 }
@@ -102,6 +104,7 @@ export function toMemory(row: MemoryRow): Memory {
     deletedAt: row.deleted_at,
     ...(row.pinned !== undefined ? { pinned: row.pinned } : {}),
     ...(row.anchors !== undefined ? { anchors: row.anchors.map(toAnchor) } : {}),
+    ...(row.branch ? { branch: row.branch } : {}),
   };
 }
 

@@ -239,6 +239,15 @@ export class MemoryWriteRepository {
     return result.rowCount > 0;
   }
 
+  /** Scopes a memory just written to a branch of its project (`memories.branch`, migration 1763700000051). */
+  async scopeToBranch(scope: TenantScope, tx: Tx, id: number, branch: string): Promise<void> {
+    await tx.query(`UPDATE memories SET branch = $3 WHERE id = $1 AND tenant_id = $2`, [
+      id,
+      scope.tenantId,
+      branch,
+    ]);
+  }
+
   async softDelete(scope: TenantScope, tx: Tx, id: number): Promise<void> {
     await tx.query(
       `UPDATE memories SET deleted_at = now(), updated_at = now()

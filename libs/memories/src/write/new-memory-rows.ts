@@ -5,6 +5,7 @@ import { canonicalCategory } from '../domain/categories';
 import { assertContentSize, contentHash, sensitiveContentHash } from '../domain/content-rules';
 import type { NewMemory, StoredMemory, Visibility } from '../domain/memory';
 import type { NewMemoryLink } from '../domain/memory-link';
+import { MemoryError, MemoryErrorCode } from '../domain/memory.errors';
 import { withResolvedDates } from '../domain/relative-dates';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from './memory-limits';
 import { MemoryIndexing } from './memory-indexing';
@@ -55,6 +56,12 @@ export class NewMemoryRows {
   screenNew(memory: NewMemory): Screened<NewMemory> {
     assertContentSize(memory.content, this.limits.maxContentBytes);
     if (memory.anchors) resolveAnchors(memory.anchors, memory.project);
+    if (memory.branch !== undefined && memory.project === null) {
+      throw new MemoryError(
+        MemoryErrorCode.InvalidInput,
+        'branch needs project: a branch is a branch of a project',
+      );
+    }
     return this.screen.screenNew(memory);
   }
 
@@ -129,12 +136,22 @@ export class NewMemoryRows {
       },
       quota,
       followers,
-      { last: last && staged === null && memory.supersedes === undefined && !memory.anchors?.length },
+      {
+        last:
+          last &&
+          staged === null &&
+          memory.supersedes === undefined &&
+          !memory.anchors?.length &&
+          memory.branch === undefined,
+      },
     );
     if (stored === null) return null;
     if (stored.id === null) throw await this.quotaRefusal(principal, tx, quota, memory.content);
     if (staged) await this.staging.confirm(principal, tx, [staged]);
-    // A store that answers an existing memory leaves its anchors as they are.
+    // A store that answers an existing memory leaves its anchors and scope as they are.
+    if (stored.created && memory.branch !== undefined) {
+      await this.rows.scopeToBranch(principal, tx, stored.id, memory.branch);
+    }
     if (stored.created && memory.anchors?.length) {
       await this.anchors.replace(principal, tx, stored.id, resolveAnchors(memory.anchors, memory.project));
     }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { type Memory, type TreeFacts } from '@app/memories';
-import { rankByCode } from '../domain/code-staleness';
+import { rankByCode, servedOnBranch } from '../domain/code-staleness';
 import {
   RecallCandidateRepository,
   type RankingFacts,
@@ -147,7 +147,9 @@ export class RecallMemoriesUseCase {
   ) {}
 
   async execute(principal: Principal, input: RecallInput, now = new Date()): Promise<RecalledMemory[]> {
-    const served = await this.recall(principal, input, now);
+    const served = (await this.recall(principal, input, now)).filter((item) =>
+      servedOnBranch(item.memory, input.tree),
+    );
     // What the code says now ranks a memory about changed code down (code-staleness.ts).
     return rankByCode(served, {
       tree: input.tree,

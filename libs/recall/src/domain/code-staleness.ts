@@ -6,6 +6,15 @@ import { anchorsInTree, codeStateOf, type Memory, type TreeFacts } from '@app/me
  */
 export const STALE_CODE_FACTOR = 0.5;
 
+/**
+ * A branch-scoped memory is served on its branch only: to a caller whose tree is that branch of the
+ * memory's project. Memories of the whole project are served to everyone who may read them.
+ */
+export function servedOnBranch(memory: Pick<Memory, 'branch' | 'project'>, tree?: TreeFacts): boolean {
+  if (memory.branch === undefined) return true;
+  return tree !== undefined && tree.branch === memory.branch && tree.repo === memory.project;
+}
+
 interface Ranked {
   readonly memory: Memory;
   readonly rank: number;

@@ -113,6 +113,12 @@ export class SessionRepository {
     return rows[0] ? toSession(rows[0]) : null;
   }
 
+  /** Whether the caller's tenant scopes what capture stores on a feature branch to it (migration 1763700000051). */
+  async captureBranchScope(tx: Tx): Promise<boolean> {
+    const { rows } = await tx.query<{ on: boolean }>(`SELECT app_capture_branch_scope() AS on`);
+    return rows[0]?.on === true;
+  }
+
   /** Sessions the caller's tenant started since 00:00 UTC. */
   async startedToday(scope: TenantScope, tx: Tx): Promise<number> {
     const { rows } = await tx.query<{ n: string }>(`SELECT sessions_started_today($1) AS n`, [

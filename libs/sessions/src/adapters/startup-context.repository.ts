@@ -23,6 +23,13 @@ const SUPERSEDES = (m: string) => `array(SELECT d.id FROM memory_links l JOIN me
                        AND ${readable('d')}
                      ORDER BY d.id)`;
 
+/**
+ * A memory of the whole project, or of the caller's branch of it (`$b`: the caller's branch, null
+ * when unknown): branch-scoped memories are listed on their branch only (migration 1763700000051).
+ */
+const onBranch = (m: string, branch: string) =>
+  `(${m}.branch IS NULL OR (${m}.branch = ${branch} AND ${m}.project = $3))`;
+
 /** A live memory the caller reads (`visibleMemorySql`: own, team, shared, admin) — alias given. */
 const readable = (m: string) =>
   `${m}.tenant_id = $1 AND ${visibleMemorySql(m, '$2')} AND ${servedMemorySql(m)}`;
@@ -60,7 +67,7 @@ export class StartupContextRepository {
   async candidates(
     scope: TenantScope,
     tx: Tx,
-    query: { section: StartupSectionQuery; project: string | null; limit: number },
+    query: { section: StartupSectionQuery; project: string | null; branch: string | null; limit: number },
   ): Promise<StartupCandidate[]> {
     const section = SECTION_SQL[query.section];
     const { rows } = await tx.query<{ id: string; supersedes: string[] }>(
@@ -69,12 +76,13 @@ export class StartupContextRepository {
         WHERE ${readable('m')}
           AND ($3::text IS NULL OR m.project = $3 OR m.project IS NULL)
           AND ${section.where}
+          AND ${onBranch('m', '$6')}
           AND NOT EXISTS (SELECT 1 FROM memory_links l JOIN memories x ON x.id = l.src_id
                            WHERE l.dst_id = m.id AND l.link_type = 'supersedes' AND l.tenant_id = $1
                              AND ${readable('x')})
         ORDER BY ${section.orderBy}
         LIMIT $4`,
-      [scope.tenantId, scope.userId, query.project, query.limit, section.param],
+      [scope.tenantId, scope.userId, query.project, query.limit, section.param, query.branch],
     );
     return rows.map((row) => ({ id: Number(row.id), supersedes: row.supersedes.map(Number) }));
   }
@@ -88,7 +96,7 @@ export class StartupContextRepository {
   async pinned(
     scope: TenantScope,
     tx: Tx,
-    query: { project: string | null; limit: number },
+    query: { project: string | null; branch: string | null; limit: number },
   ): Promise<StartupCandidate[]> {
     const { rows } = await tx.query<{ id: string; supersedes: string[]; pin: PinScope }>(
       `SELECT m.id, ${SUPERSEDES('m')} AS supersedes, pin.scope AS pin
@@ -99,9 +107,10 @@ export class StartupContextRepository {
          JOIN memories m ON m.id = pin.memory_id
         WHERE ${readable('m')}
           AND ($3::text IS NULL OR m.project = $3 OR m.project IS NULL)
+          AND ${onBranch('m', '$5')}
         ORDER BY pin.scope = 'team' DESC, pin.created_at DESC, m.id DESC
         LIMIT $4`,
-      [scope.tenantId, scope.userId, query.project, query.limit],
+      [scope.tenantId, scope.userId, query.project, query.limit, query.branch],
     );
     return rows.map((row) => ({
       id: Number(row.id),

@@ -7,7 +7,7 @@ import { CheckMemoryUseCase } from '@app/recall';
 import { type Principal } from '@app/tenancy';
 import { SessionEventRepository } from '../adapters/session-event.repository';
 import { SessionRepository } from '../adapters/session.repository';
-import { captureAnchors } from '../domain/capture-anchors';
+import { captureAnchors, captureBranch } from '../domain/capture-anchors';
 import { decideCapture } from '../domain/capture-decision';
 import { CANDIDATE_LIMITS, type MemoryCandidate } from '../domain/memory-candidate';
 import type { Session } from '../domain/session';
@@ -47,7 +47,8 @@ const noOutcomes = (): Record<CaptureOutcome, number> => ({
  * explicitly asked to remember it, so the next startup context of the project lists it), with the
  * user's default visibility unless the note asked to stay private. A memory that names a file the
  * session read or changed (the hooks send each tool call's path and blob id) is anchored to it at the
- * session's commit.
+ * session's commit. On a feature branch (not main, master, trunk or develop) the memory is scoped to
+ * that branch until it is merged, unless the tenant turned `capture_branch_scope` off.
  *
  * Idempotent: it reads only events not yet extracted and marks them once their candidates are
  * handled; a run that dies in between is repeated, and the rule extractor then proposes the same
@@ -81,10 +82,11 @@ export class ExtractSessionMemoriesUseCase {
     // Re-opened before the job ran: the next end enqueues the job again.
     if (!session || session.status === 'active') return { events, candidates, outcomes };
     // A memory that names a file the session touched is anchored to it (capture-anchors.ts).
-    const touched =
-      session.project === null
-        ? []
-        : await this.tx.inTenant(principal, (tx) => this.events.touchedFiles(principal, tx, sessionId));
+    const { touched, branch } = await this.tx.inTenant(principal, async (tx) => ({
+      touched: session.project === null ? [] : await this.events.touchedFiles(principal, tx, sessionId),
+      // On a feature branch, what the session learned is that branch's until it is merged.
+      branch: captureBranch(session, await this.sessions.captureBranchScope(tx)),
+    }));
 
     for (;;) {
       const page = await this.tx.inTenant(principal, (tx) =>
@@ -94,7 +96,7 @@ export class ExtractSessionMemoriesUseCase {
       const found = await this.extractor.extract({ session, events: page });
       const allowed = found.slice(0, Math.max(0, CANDIDATE_LIMITS.maxPerRun - candidates));
       for (const candidate of allowed) {
-        outcomes[await this.capture(principal, session, candidate, touched)] += 1;
+        outcomes[await this.capture(principal, session, candidate, { touched, branch })] += 1;
       }
       candidates += allowed.length;
       await this.tx.inTenant(principal, (tx) =>
@@ -124,9 +126,9 @@ export class ExtractSessionMemoriesUseCase {
     principal: Principal,
     session: Session,
     candidate: MemoryCandidate,
-    touched: ReadonlyArray<{ path: string; hash: string | null }>,
+    code: { touched: ReadonlyArray<{ path: string; hash: string | null }>; branch: string | undefined },
   ): Promise<CaptureOutcome> {
-    const anchors = captureAnchors(candidate.content, touched, session);
+    const anchors = captureAnchors(candidate.content, code.touched, session);
     const memory: NewMemory = {
       content: candidate.content,
       category: candidate.category,
@@ -144,6 +146,7 @@ export class ExtractSessionMemoriesUseCase {
       project: session.project,
       visibility: candidate.visibility,
       ...(anchors.length > 0 ? { anchors } : {}),
+      ...(code.branch !== undefined ? { branch: code.branch } : {}),
     };
     try {
       const decision = decideCapture(candidate.kind, await this.check.execute(principal, candidate.content));

@@ -34,6 +34,8 @@ export interface StartupContextInput {
   readonly budget?: number;
   /** Tokens (estimated) the block may take; the configured default when absent. */
   readonly tokens?: number;
+  /** The session's branch: memories scoped to that branch of the project are listed too. */
+  readonly branch?: string;
 }
 
 /** Budgets of the block when a request names none, and the largest ones it may ask for (configuration). */
@@ -76,6 +78,8 @@ export class StartupContextUseCase {
       throw SessionError.startupProject(project.length);
     }
     const limit = startupCandidates(budget);
+    // A branch-scoped memory needs its project: without one, no branch applies.
+    const branch = project !== null ? (input.branch ?? null) : null;
     const sections = await this.tx.inTenant(principal, async (tx) => {
       const listed = new Set<number>();
       // Each section leaves out what an earlier one lists; it fetches as many more as they may take away.
@@ -85,12 +89,17 @@ export class StartupContextUseCase {
         return kept;
       };
       const pinned = unlisted(
-        await this.startup.pinned(principal, tx, { project, limit: STARTUP_PINNED }),
+        await this.startup.pinned(principal, tx, { project, branch, limit: STARTUP_PINNED }),
         STARTUP_PINNED,
       );
       const section = async (name: StartupSectionQuery, max: number) =>
         unlisted(
-          await this.startup.candidates(principal, tx, { section: name, project, limit: max + listed.size }),
+          await this.startup.candidates(principal, tx, {
+            section: name,
+            project,
+            branch,
+            limit: max + listed.size,
+          }),
           max,
         );
       const requested = await section('requested', STARTUP_REQUESTED);

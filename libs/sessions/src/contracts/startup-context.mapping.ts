@@ -5,7 +5,7 @@ import type { StartupContextQuery } from './startup-context.schemas';
 /** The one mapping between the startup context contract and its use case, for REST and MCP. */
 
 export function toStartupContextInput(query: StartupContextQuery): StartupContextInput {
-  return { project: query.project, budget: query.budget, tokens: query.tokens };
+  return { project: query.project, budget: query.budget, tokens: query.tokens, branch: query.branch };
 }
 
 function presentMemory(memory: StartupMemory) {

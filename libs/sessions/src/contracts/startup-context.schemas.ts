@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PIN_SCOPES, projectSchema } from '@app/memories';
+import { branchSchema, PIN_SCOPES, projectSchema } from '@app/memories';
 
 /** Wire contract of the session startup context, shared by REST, MCP and OpenAPI. */
 
@@ -7,8 +7,13 @@ const projectField = projectSchema.describe(
   'A project identity or a git remote URL (git@github.com:o/r.git and https://github.com/o/r are both github.com/o/r); every project when absent',
 );
 
+const branchField = branchSchema.describe(
+  'The session’s branch: memories scoped to that branch of the project are listed too (others’ branches never)',
+);
+
 export const startupContextQuerySchema = z.object({
   project: projectField.optional(),
+  branch: branchField.optional(),
   budget: z
     .string()
     .regex(/^\d{1,7}$/, 'budget must be a whole number of characters')
@@ -31,6 +36,7 @@ export type StartupContextQuery = z.output<typeof startupContextQuerySchema>;
 /** The same inputs as tool arguments (JSON numbers instead of query strings). */
 export const startupContextArgs = {
   project: projectField.optional(),
+  branch: branchField.optional(),
   budget: z
     .number()
     .int('budget must be a whole number of characters')

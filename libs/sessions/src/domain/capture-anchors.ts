@@ -41,6 +41,18 @@ export function captureAnchors(
     }));
 }
 
+/** Branches that are the project's mainline: what capture stores there is the whole project's. */
+export const MAINLINE_BRANCHES: readonly string[] = ['main', 'master', 'trunk', 'develop'];
+
+/** The branch a captured memory is scoped to: the session's feature branch, when the tenant scopes them. */
+export function captureBranch(
+  session: { readonly project: string | null; readonly gitBranch: string | null },
+  scoped: boolean,
+): string | undefined {
+  if (!scoped || session.project === null || session.gitBranch === null) return undefined;
+  return MAINLINE_BRANCHES.includes(session.gitBranch) ? undefined : session.gitBranch;
+}
+
 /** `text` names `name` as a whole token: not inside a longer path or word. */
 function mentions(text: string, name: string): boolean {
   let from = 0;

@@ -8,13 +8,14 @@ export interface TenantRef {
 }
 
 const SETTINGS =
-  'team_session_visibility, admin_private_access, review_team_memories, proposal_auto_accept_hours';
+  'team_session_visibility, admin_private_access, review_team_memories, proposal_auto_accept_hours, capture_branch_scope';
 
 interface SettingsRow {
   team_session_visibility: boolean;
   admin_private_access: boolean;
   review_team_memories: boolean;
   proposal_auto_accept_hours: number | null;
+  capture_branch_scope: boolean;
 }
 
 const toSettings = (row: SettingsRow): TenantSettings => ({
@@ -22,6 +23,7 @@ const toSettings = (row: SettingsRow): TenantSettings => ({
   adminPrivateAccess: row.admin_private_access,
   reviewTeamMemories: row.review_team_memories,
   proposalAutoAcceptHours: row.proposal_auto_accept_hours,
+  captureBranchScope: row.capture_branch_scope,
 });
 
 /**
@@ -64,7 +66,8 @@ export class TenantRepository {
       `UPDATE tenants SET team_session_visibility = coalesce($2, team_session_visibility),
                           admin_private_access = coalesce($3, admin_private_access),
                           review_team_memories = coalesce($4, review_team_memories),
-                          proposal_auto_accept_hours = CASE WHEN $5 THEN $6::integer ELSE proposal_auto_accept_hours END
+                          proposal_auto_accept_hours = CASE WHEN $5 THEN $6::integer ELSE proposal_auto_accept_hours END,
+                          capture_branch_scope = coalesce($7, capture_branch_scope)
         WHERE id = $1
         RETURNING ${SETTINGS}`,
       [
@@ -74,6 +77,7 @@ export class TenantRepository {
         patch.reviewTeamMemories ?? null,
         patch.proposalAutoAcceptHours !== undefined,
         patch.proposalAutoAcceptHours ?? null,
+        patch.captureBranchScope ?? null,
       ],
     );
     return rows[0] ? toSettings(rows[0]) : null;

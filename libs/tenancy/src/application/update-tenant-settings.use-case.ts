@@ -30,6 +30,7 @@ export class UpdateTenantSettingsUseCase {
           admin_private_access: patch.adminPrivateAccess,
           review_team_memories: patch.reviewTeamMemories,
           proposal_auto_accept_hours: patch.proposalAutoAcceptHours,
+          capture_branch_scope: patch.captureBranchScope,
         },
       });
       return settings;

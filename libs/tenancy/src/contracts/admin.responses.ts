@@ -125,6 +125,9 @@ export const tenantSettingsResponseSchema = z.object({
     .int()
     .nullable()
     .describe('a proposal nobody rejected is accepted after this many hours; null: never'),
+  capture_branch_scope: z
+    .boolean()
+    .describe('session capture on a feature branch stores memories scoped to that branch until it is merged'),
 });
 export type TenantSettingsResponse = z.infer<typeof tenantSettingsResponseSchema>;
 
@@ -134,5 +137,6 @@ export function toTenantSettingsResponse(settings: TenantSettings): TenantSettin
     admin_private_access: settings.adminPrivateAccess,
     review_team_memories: settings.reviewTeamMemories,
     proposal_auto_accept_hours: settings.proposalAutoAcceptHours,
+    capture_branch_scope: settings.captureBranchScope,
   };
 }

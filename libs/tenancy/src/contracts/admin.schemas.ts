@@ -111,10 +111,16 @@ export const updateTenantSettingsBody = z
       .nullable()
       .optional()
       .describe('a proposal nobody rejected is accepted after this many hours; null: never (the default)'),
+    capture_branch_scope: z
+      .boolean('must be true or false')
+      .optional()
+      .describe(
+        'true (default): session capture on a branch other than main, master, trunk or develop stores memories scoped to that branch until it is merged',
+      ),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
     message:
-      'pass at least one setting: team_session_visibility, admin_private_access, review_team_memories, proposal_auto_accept_hours',
+      'pass at least one setting: team_session_visibility, admin_private_access, review_team_memories, proposal_auto_accept_hours, capture_branch_scope',
   });
 
 export const updateTenantSettingsBodySchema = updateTenantSettingsBody.transform(
@@ -123,5 +129,6 @@ export const updateTenantSettingsBodySchema = updateTenantSettingsBody.transform
     adminPrivateAccess: body.admin_private_access,
     reviewTeamMemories: body.review_team_memories,
     proposalAutoAcceptHours: body.proposal_auto_accept_hours,
+    captureBranchScope: body.capture_branch_scope,
   }),
 );

@@ -16,6 +16,8 @@ export interface TenantSettings {
   readonly reviewTeamMemories: boolean;
   /** A proposal nobody rejected is accepted after this many hours; null (default): never. */
   readonly proposalAutoAcceptHours: number | null;
+  /** Session capture on a branch other than the mainline stores branch-scoped memories. On by default. */
+  readonly captureBranchScope: boolean;
 }
 
 export type TenantSettingsPatch = Partial<TenantSettings>;

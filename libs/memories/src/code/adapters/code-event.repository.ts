@@ -8,13 +8,15 @@ interface CodeEventRow {
   before_commit: string | null;
   after_commit: string | null;
   merged: boolean;
+  branch_deleted: boolean;
   changes: number;
   created_at: string;
   applied_at: string | null;
   anchors_changed: number | null;
+  branch_memories: number | null;
 }
 
-const COLUMNS = `e.id, e.repo, e.branch, e.before_commit, e.after_commit, e.merged,
+const COLUMNS = `e.id, e.repo, e.branch, e.before_commit, e.after_commit, e.merged, e.branch_deleted, e.branch_memories,
   jsonb_array_length(e.changes) AS changes, ${isoTimestamp('e.created_at')} AS created_at,
   ${isoTimestamp('e.applied_at')} AS applied_at, e.anchors_changed`;
 
@@ -25,10 +27,12 @@ const toEvent = (row: CodeEventRow): CodeEvent => ({
   before: row.before_commit,
   after: row.after_commit,
   merged: row.merged,
+  branchDeleted: row.branch_deleted,
   changes: row.changes,
   createdAt: row.created_at,
   appliedAt: row.applied_at,
   anchorsChanged: row.anchors_changed,
+  branchMemories: row.branch_memories,
 });
 
 /**
@@ -39,8 +43,9 @@ export class CodeEventRepository {
   async insert(scope: TenantScope, tx: Tx, event: NewCodeEvent): Promise<CodeEvent> {
     const { rows } = await tx.query<CodeEventRow>(
       `WITH e AS (
-         INSERT INTO code_events (tenant_id, repo, branch, before_commit, after_commit, merged, changes, reported_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8) RETURNING *)
+         INSERT INTO code_events (tenant_id, repo, branch, before_commit, after_commit, merged, changes, reported_by,
+                                  branch_deleted)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) RETURNING *)
        SELECT ${COLUMNS} FROM e`,
       [
         scope.tenantId,
@@ -51,6 +56,7 @@ export class CodeEventRepository {
         event.merged,
         JSON.stringify(event.changes),
         scope.userId,
+        event.branchDeleted,
       ],
     );
     return toEvent(rows[0]);
@@ -74,11 +80,13 @@ export class CodeEventRepository {
    * - renamed without a blob id on the anchor → moved, state kept;
    * - otherwise → `stale`, with the event, its time, the new blob id and the commit after.
    * A rename moves the anchor's path in every case. The last change of a path in the list wins.
+   * A merge makes the branch's memories of that project the project's (`branch` cleared); a deleted
+   * branch soft-deletes them (restorable), in the same statement.
    */
   async apply(tx: Tx, tenantId: string, id: number): Promise<number | null> {
     const { rows } = await tx.query<{ changed: number | null }>(
       `WITH e AS (
-         SELECT id, tenant_id, repo, after_commit, created_at, changes FROM code_events
+         SELECT id, tenant_id, repo, branch, merged, branch_deleted, after_commit, created_at, changes FROM code_events
           WHERE id = $1 AND tenant_id = $2 AND applied_at IS NULL FOR UPDATE),
        c AS (
          SELECT c.path, c.status, c.hash, c."from", c.n
@@ -107,8 +115,18 @@ export class CodeEventRepository {
           WHERE a.id = h.id
             AND (a.path <> h.path OR a.state <> h.state
                  OR a.changed_hash IS DISTINCT FROM CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END)
-         RETURNING a.id)
-       UPDATE code_events SET applied_at = now(), anchors_changed = (SELECT count(*) FROM moved)
+         RETURNING a.id),
+       scoped AS (
+         UPDATE memories m
+            SET branch = CASE WHEN e.merged THEN NULL ELSE m.branch END,
+                deleted_at = CASE WHEN e.branch_deleted THEN now() ELSE m.deleted_at END,
+                updated_at = now()
+           FROM e
+          WHERE (e.merged OR e.branch_deleted) AND m.tenant_id = e.tenant_id AND m.project = e.repo
+            AND m.branch = e.branch AND m.deleted_at IS NULL
+         RETURNING m.id)
+       UPDATE code_events SET applied_at = now(), anchors_changed = (SELECT count(*) FROM moved),
+                              branch_memories = CASE WHEN merged OR branch_deleted THEN (SELECT count(*) FROM scoped) END
         WHERE id = (SELECT id FROM e)
        RETURNING anchors_changed AS changed`,
       [id, tenantId],

@@ -3,6 +3,7 @@ import {
   MAX_CHANGED_PATHS,
   anchorPathSchema,
   blobHashSchema,
+  branchSchema,
   commitSchema,
   treeFactsSchema,
 } from '../../contracts/anchor.schemas';
@@ -37,16 +38,34 @@ const changeSchema = z
 export const codeEventSchema = z
   .object({
     repo: projectSchema.describe('project identity or git remote URL'),
-    branch: z.string().trim().min(1).max(255).optional(),
+    branch: branchSchema.optional(),
     before: commitSchema.optional().describe('the commit before the change'),
     after: commitSchema.optional().describe('the commit after the change'),
-    merged: z.boolean().default(false).describe('true: a merge of `branch` into its base'),
-    changes: z
-      .array(changeSchema)
-      .min(1, 'changes must name at least one path')
-      .max(MAX_CHANGED_PATHS, `at most ${MAX_CHANGED_PATHS} changes`),
+    merged: z
+      .boolean()
+      .default(false)
+      .describe("true: `branch` was merged; its branch-scoped memories become the project's"),
+    branch_deleted: z
+      .boolean()
+      .default(false)
+      .describe(
+        'true: `branch` was deleted without a merge; its branch-scoped memories are deleted (restorable)',
+      ),
+    changes: z.array(changeSchema).max(MAX_CHANGED_PATHS, `at most ${MAX_CHANGED_PATHS} changes`).default([]),
   })
-  .strict();
+  .strict()
+  .refine((e) => e.changes.length > 0 || e.merged || e.branch_deleted, {
+    message: 'changes must name at least one path (or the event reports a merge or a deleted branch)',
+    path: ['changes'],
+  })
+  .refine((e) => !(e.merged || e.branch_deleted) || e.branch !== undefined, {
+    message: 'a merge or a deleted branch needs branch',
+    path: ['branch'],
+  })
+  .refine((e) => !(e.merged && e.branch_deleted), {
+    message: 'an event reports a merge or a deleted branch, not both',
+    path: ['branch_deleted'],
+  });
 export type CodeEventBody = z.output<typeof codeEventSchema>;
 
 export const codeEventIdSchema = z.coerce
@@ -62,10 +81,18 @@ export const codeEventResponse = z.object({
   before: z.string().nullable(),
   after: z.string().nullable(),
   merged: z.boolean(),
+  branch_deleted: z.boolean(),
   changes: z.number().int().describe('how many paths it reported'),
   created_at: z.string(),
   applied_at: z.string().nullable().describe('when the worker applied it to the anchors (null: queued)'),
   anchors_changed: z.number().int().nullable().describe('anchors it made stale, orphaned or moved'),
+  branch_memories: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "a merge: memories of the branch that became the project's; a deleted branch: memories deleted",
+    ),
 });
 
 export function toNewCodeEvent(body: CodeEventBody): NewCodeEvent {
@@ -75,6 +102,7 @@ export function toNewCodeEvent(body: CodeEventBody): NewCodeEvent {
     before: body.before,
     after: body.after,
     merged: body.merged,
+    branchDeleted: body.branch_deleted,
     changes: body.changes.map((c) => ({
       path: c.path,
       status: c.status,
@@ -92,10 +120,12 @@ export function presentCodeEvent(event: CodeEvent): z.output<typeof codeEventRes
     before: event.before,
     after: event.after,
     merged: event.merged,
+    branch_deleted: event.branchDeleted,
     changes: event.changes,
     created_at: event.createdAt,
     applied_at: event.appliedAt,
     anchors_changed: event.anchorsChanged,
+    branch_memories: event.branchMemories,
   };
 }
 
@@ -130,4 +160,24 @@ export const verifyMemoryResponse = z.object({
 export function presentVerify(outcome: VerifyOutcome): z.output<typeof verifyMemoryResponse> {
   if ('verified' in outcome) return { id: outcome.verified, verified: true, anchors: outcome.anchors };
   return { id: outcome.corrected, verified: false, corrected_by: presentStored(outcome.by) };
+}
+
+/** `/api/projects/:project/branches/:branch`: both URL-encoded (`github.com%2Facme%2Fpay`, `feature%2Fx`). */
+export const projectBranchParamsSchema = z.object({
+  project: projectSchema.describe('The project (host/owner/repo, or a git remote URL), URL-encoded'),
+  branch: branchSchema.describe('The branch, URL-encoded'),
+});
+
+/** The event a merge (`promote`) or a deletion of a branch records: no paths, the branch's fate. */
+export function toBranchEvent(
+  where: z.output<typeof projectBranchParamsSchema>,
+  outcome: 'merged' | 'deleted',
+): NewCodeEvent {
+  return {
+    repo: where.project,
+    branch: where.branch,
+    merged: outcome === 'merged',
+    branchDeleted: outcome === 'deleted',
+    changes: [],
+  };
 }

@@ -14,7 +14,10 @@ export interface NewCodeEvent {
   readonly branch?: string;
   readonly before?: string;
   readonly after?: string;
+  /** `branch` was merged: its branch-scoped memories become the project's. */
   readonly merged: boolean;
+  /** `branch` was deleted without a merge: its branch-scoped memories are soft-deleted. */
+  readonly branchDeleted: boolean;
   readonly changes: readonly CodeChange[];
 }
 
@@ -25,9 +28,12 @@ export interface CodeEvent {
   readonly before: string | null;
   readonly after: string | null;
   readonly merged: boolean;
+  readonly branchDeleted: boolean;
   readonly changes: number;
   readonly createdAt: string;
   /** When the worker applied it to the tenant's anchors; null while queued. */
   readonly appliedAt: string | null;
   readonly anchorsChanged: number | null;
+  /** Memories of the branch the event promoted (a merge) or deleted (a deleted branch). */
+  readonly branchMemories: number | null;
 }
