@@ -148,6 +148,12 @@ describe('a memory about code stays honest as the code changes', () => {
 
     // The agent reads the code and confirms the memory over MCP: current again, at today's code.
     const mcp = await connectMcp(`${world.url()}/mcp`, bearer(world.team.keys.alice));
+    const recalled = await callTool(mcp, 'memory_recall', {
+      context: 'retry must stay idempotent',
+      tree: { repo: project(), branch: 'feature-x', paths: [] },
+    });
+    expect(recalled.text).toContain('STALE: its code changed since');
+    expect(recalled.text).toContain(`code: src/pay.ts@${base.slice(0, 12)} (stale)`);
     const verified = await callTool(mcp, 'memory_verify', { id: captured.id });
     expect(verified.isError).toBeFalsy();
     const now = (await world.alice().get<Listed>(`/api/memories/${captured.id}`)).body;
