@@ -117,14 +117,15 @@ export class StartupContextUseCase {
         limit: STARTUP_SESSIONS,
       });
       // A memory whose code changed since is not served as current: it moves to its own section.
-      const current = (items: StartupMemory[]) => items.filter((m) => !m.code);
+      const outdated = (m: StartupMemory) => m.code !== undefined && m.code.state !== 'current';
+      const current = (items: StartupMemory[]) => items.filter((m) => !outdated(m));
       const [listedRequested, listedImportant, listedDecisions] = [requested, important, decisions].map(pick);
       return {
         pinned: pick(pinned),
         requested: current(listedRequested),
         important: current(listedImportant),
         decisions: current(listedDecisions),
-        outdated: [...listedRequested, ...listedImportant, ...listedDecisions].filter((m) => m.code),
+        outdated: [...listedRequested, ...listedImportant, ...listedDecisions].filter(outdated),
         sessions: summarised.map((session) => this.toStartupSession(session)),
       };
     });
@@ -156,8 +157,15 @@ export class StartupContextUseCase {
       updatedAt: memory.updatedAt,
       supersedes: candidate.supersedes,
       ...(candidate.pin ? { pin: candidate.pin } : {}),
-      ...(state === 'stale' || state === 'orphaned'
-        ? { code: { state, anchors: changed.map((a) => this.screen.text(anchorLabel(a))) } }
+      ...(state !== null
+        ? {
+            code: {
+              state,
+              anchors: (state === 'current' ? (memory.anchors ?? []) : changed).map((a) =>
+                this.screen.text(anchorLabel(a)),
+              ),
+            },
+          }
         : {}),
     };
   }

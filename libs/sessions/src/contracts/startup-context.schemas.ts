@@ -64,10 +64,15 @@ const startupMemoryResponse = z.object({
     .optional()
     .describe('in `pinned`: the pin that lists it (team: an admin’s, for everyone; user: your own)'),
   code_state: z
-    .enum(['stale', 'orphaned'])
+    .enum(['current', 'stale', 'orphaned'])
     .optional()
-    .describe('the code it is anchored to changed since it was written (stale) or is gone (orphaned)'),
-  anchors: z.array(z.string()).optional().describe('with code_state: its anchors as path:line@commit'),
+    .describe(
+      'a memory about code: current, or its code changed since it was written (stale) or is gone (orphaned)',
+    ),
+  anchors: z
+    .array(z.string())
+    .optional()
+    .describe('with code_state: its anchors as path:line@commit (when its code changed, the changed ones)'),
 });
 
 const startupSessionResponse = z.object({

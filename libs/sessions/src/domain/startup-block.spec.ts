@@ -77,6 +77,32 @@ describe('buildStartupBlock', () => {
     expect(block).toMatchObject({ truncated: false, omitted: 0 });
   });
 
+  it('lists memories whose code changed under "May be outdated", naming the changed code, and current anchors as code', () => {
+    const block = buildStartupBlock({
+      project: 'atlas',
+      budget: { chars: 4000, tokens: 2000 },
+      sections: sectionsOf({
+        important: [
+          memory(1, 'The retry stays idempotent', {
+            code: { state: 'current', anchors: ['src/pay.ts@abc1234'] },
+          }),
+        ],
+        outdated: [
+          memory(2, 'Refunds go through the ledger', {
+            code: { state: 'stale', anchors: ['src/refund.ts:10-20@def5678'] },
+          }),
+        ],
+      }),
+    });
+    const important = block.text.indexOf('## Important');
+    const outdated = block.text.indexOf('## May be outdated');
+    expect(important).toBeGreaterThan(-1);
+    expect(outdated).toBeGreaterThan(important);
+    expect(block.text).toContain('code: src/pay.ts@abc1234');
+    expect(block.text.slice(outdated)).toContain('code changed since: src/refund.ts:10-20@def5678');
+    expect(block.sections.outdated.map((m) => m.id)).toEqual([2]);
+  });
+
   it('frames stored text as quoted data: instructions in it are marked, the frame cannot be closed', () => {
     const block = buildStartupBlock({
       project: null,

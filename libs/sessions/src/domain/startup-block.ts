@@ -261,13 +261,13 @@ function memoryLine(memory: StartupMemory, project: string | null, pinned: boole
       `importance ${memory.importance}`,
       memory.project && memory.project !== project ? `project ${memory.project}` : '',
       memory.supersedes.length > 0 ? `replaces ${memory.supersedes.map((id) => `#${id}`).join(', ')}` : '',
-      memory.code
-        ? `${memory.code.state === 'stale' ? 'code changed since' : 'code gone'}: ${memory.code.anchors.join(', ')}`
-        : '',
+      memory.code ? `${CODE_FACT[memory.code.state]}: ${memory.code.anchors.join(', ')}` : '',
     ],
     text: memory.content,
   });
 }
+
+const CODE_FACT = { current: 'code', stale: 'code changed since', orphaned: 'code gone' } as const;
 
 /** `session · claude-code · by alice · 2026-01-03` then `> Switched the build to pnpm` */
 function sessionLine(session: StartupSession, project: string | null): string {

@@ -17,8 +17,8 @@ export interface StartupMemory {
   readonly supersedes: readonly number[];
   /** In the pinned section: the pin that put it there (`team` when there are both). */
   readonly pin?: PinScope;
-  /** A memory about code that changed since (or is gone): its state and anchors (`path:line@commit`). */
-  readonly code?: { readonly state: 'stale' | 'orphaned'; readonly anchors: readonly string[] };
+  /** A memory about code: its anchors (`path:line@commit`, the changed ones when its code changed). */
+  readonly code?: { readonly state: 'current' | 'stale' | 'orphaned'; readonly anchors: readonly string[] };
 }
 
 /** An ended session's summary. */
