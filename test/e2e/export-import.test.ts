@@ -48,6 +48,17 @@ describe('export and exact re-import (built API process)', () => {
       visibility: 'private',
       expires_at: expires,
       supersedes: old,
+      // Its code and branch come back with it.
+      anchors: [
+        {
+          path: '.buildkite/pipeline.yml',
+          line_start: 3,
+          line_end: 9,
+          commit: 'abc1234',
+          hash: 'a'.repeat(40),
+        },
+      ],
+      branch: 'feature/ci',
     });
     await store({ content: `the staging token is ${SECRET}`, category: 'runbooks', project: 'platform' });
     await store({ content: 'Prefer small pull requests', category: 'preferences', visibility: 'private' });
@@ -68,6 +79,17 @@ describe('export and exact re-import (built API process)', () => {
     expect(original[1]).toMatchObject({
       links: [{ id: old, link_type: 'supersedes' }],
       tags: ['ci', 'buildkite'],
+      anchors: [
+        {
+          repo: 'platform',
+          path: '.buildkite/pipeline.yml',
+          line_start: 3,
+          line_end: 9,
+          commit: 'abc1234',
+          hash: 'a'.repeat(40),
+        },
+      ],
+      branch: 'feature/ci',
     });
     expect(original[2]).toMatchObject({ is_sensitive: true, content: expect.stringContaining('[REDACTED:') });
 

@@ -1,7 +1,7 @@
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { Visibility } from '../../domain/memory';
 import type { VersionChangeField } from '../../domain/memory-version';
-import { liveMemorySql, toMemory, type MemoryRow } from '../../read-model/memory-row';
+import { anchorsColumnSql, liveMemorySql, toMemory, type MemoryRow } from '../../read-model/memory-row';
 import type { ExportedMemory, ExportFilter } from '../domain/memory-export';
 
 const EXPORT_CURSOR = 'memory_export_dump';
@@ -9,7 +9,7 @@ const EXPORT_CURSOR = 'memory_export_dump';
 /** Links, shares and versions are aggregated per row, so one FETCH returns whole records. */
 const EXPORT_COLUMNS = `
   m.id, m.content, m.category, m.tags, m.expanded_keywords, m.importance, m.project, m.is_sensitive,
-  m.visibility, '' AS owner,
+  m.visibility, m.branch, '' AS owner, ${anchorsColumnSql('m')},
   ${isoTimestamp('m.created_at')} AS created_at, ${isoTimestamp('m.updated_at')} AS updated_at,
   ${isoTimestamp('m.deleted_at')} AS deleted_at, ${isoTimestamp('m.expires_at')} AS expires_at,
   coalesce((SELECT json_agg(json_build_object('id', l.dst_id, 'link_type', l.link_type)

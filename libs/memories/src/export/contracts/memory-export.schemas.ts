@@ -44,6 +44,21 @@ export const exportedMemoryResponse = z.object({
   links: z.array(z.object({ id: z.number().int(), link_type: z.enum(LINK_TYPES) })).describe('outgoing'),
   shares: z.array(z.object({ username: z.string(), permission: z.enum(['read', 'write']) })),
   versions: z.array(portableVersionSchema).describe('earlier versions, oldest first (redacted text only)'),
+  anchors: z
+    .array(
+      z.object({
+        repo: z.string(),
+        path: z.string(),
+        symbol: z.string().optional(),
+        line_start: z.number().int().optional(),
+        line_end: z.number().int().optional(),
+        commit: z.string().optional(),
+        hash: z.string().optional(),
+      }),
+    )
+    .optional()
+    .describe('the code it is anchored to, as an import takes it (an import makes them current again)'),
+  branch: z.string().optional().describe('the branch of its project it belongs to until merged'),
 });
 export const exportResponse = z
   .array(exportedMemoryResponse)
@@ -67,5 +82,18 @@ export function presentExportedMemory(memory: ExportedMemory): z.output<typeof e
     links: memory.links.map((l) => ({ id: l.id, link_type: l.linkType })),
     shares: memory.shares.map((s) => ({ username: s.username, permission: s.permission })),
     versions: memory.versions.map(presentPortableVersion),
+    ...(memory.anchors?.length
+      ? {
+          anchors: memory.anchors.map((a) => ({
+            repo: a.repo,
+            path: a.path,
+            ...(a.symbol !== null ? { symbol: a.symbol } : {}),
+            ...(a.lines !== null ? { line_start: a.lines.start, line_end: a.lines.end } : {}),
+            ...(a.commit !== null ? { commit: a.commit } : {}),
+            ...(a.hash !== null ? { hash: a.hash } : {}),
+          })),
+        }
+      : {}),
+    ...(memory.branch !== undefined ? { branch: memory.branch } : {}),
   };
 }
