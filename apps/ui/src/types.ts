@@ -14,6 +14,48 @@ export interface MemoryItem {
   created_at: string;
   updated_at: string;
   expires_at: string | null;
+  /** Present only on a memory about code. */
+  anchors?: CodeAnchor[];
+  /** The worst state of its anchors; present with `anchors`. */
+  code_state?: CodeState;
+  /** The branch of its project it belongs to until merged. */
+  branch?: string;
+}
+
+export type CodeState = 'current' | 'stale' | 'orphaned';
+
+/** An anchor as the service reads it back (docs/api.md, "Code anchors"). */
+export interface CodeAnchor {
+  repo: string;
+  path: string;
+  symbol: string | null;
+  line_start: number | null;
+  line_end: number | null;
+  commit: string | null;
+  hash: string | null;
+  state: CodeState;
+  /** The change that made it stale or orphaned. */
+  changed: { event_id: number | null; at: string; hash: string | null; commit: string | null } | null;
+  label: string;
+}
+
+/** An anchor as `POST /api/memories` and `PUT /api/memories/:id` take it. */
+export interface AnchorInput {
+  path: string;
+  repo?: string;
+  symbol?: string;
+  line_start?: number;
+  line_end?: number;
+  commit?: string;
+  hash?: string;
+}
+
+/** `POST /api/memories/:id/verify`: confirmed, or replaced by a correction. */
+export interface VerifyAnswer {
+  id: number;
+  verified: boolean;
+  anchors?: number;
+  corrected_by?: { id: number; category: string; importance: number; review_state?: 'proposed' };
 }
 
 export interface MemoryLink {

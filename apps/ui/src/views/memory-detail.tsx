@@ -4,6 +4,7 @@ import { Badge, ConfirmDialog, ErrorNote, Link, Loading, ViewTitle, formatDate }
 import { describeError, useAction, useApi } from '../hooks';
 import { navigate } from '../router';
 import type { AuditEntry, Me, MemoryDetail, MyShares } from '../types';
+import { BranchBadge, CodeSection, CodeStateBadge } from './code-section';
 import { SharePanel } from './share-panel';
 import { VersionHistory } from './version-history';
 
@@ -67,7 +68,8 @@ export function MemoryDetailView(props: { id: number; me: Me }) {
       <ViewTitle>Memory {m.id}</ViewTitle>
       <p class="meta">
         <Badge>{m.category}</Badge> <Badge tone="muted">{m.visibility}</Badge>{' '}
-        {m.is_sensitive && <Badge tone="warn">sensitive</Badge>} by <strong>{m.owner}</strong>
+        {m.is_sensitive && <Badge tone="warn">sensitive</Badge>} <CodeStateBadge state={m.code_state} />{' '}
+        <BranchBadge branch={m.branch} /> by <strong>{m.owner}</strong>
         {m.shared_by && <> (shared with you)</>} · importance {m.importance}
         {m.project && <> · project {m.project}</>}
       </p>
@@ -148,6 +150,7 @@ export function MemoryDetailView(props: { id: number; me: Me }) {
       </div>
       <ErrorNote error={action.error} />
 
+      <CodeSection memory={m} onChanged={memory.reload} />
       <h2>Links</h2>
       {m.links_out.length + m.links_in.length === 0 ? (
         <p>No links.</p>

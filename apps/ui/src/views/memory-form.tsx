@@ -4,6 +4,7 @@ import { ErrorNote, ViewTitle } from '../components';
 import { useAction } from '../hooks';
 import { navigate } from '../router';
 import type { MemoryDetail } from '../types';
+import { AnchorEditor, anchorInputs, rowsOf, type AnchorRow } from './anchor-editor';
 
 interface Draft {
   content: string;
@@ -30,6 +31,9 @@ export function MemoryFormView(props: { id?: number }) {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   // The text as loaded: a sensitive memory shows its redacted text, which must not overwrite the original.
   const [loadedContent, setLoadedContent] = useState('');
+  const [anchorRows, setAnchorRows] = useState<AnchorRow[]>([]);
+  // The anchors as loaded, as the API takes them: an edit sends the list only when it changed.
+  const [loadedAnchors, setLoadedAnchors] = useState('[]');
   const action = useAction();
   const editing = props.id !== undefined;
 
@@ -39,6 +43,9 @@ export function MemoryFormView(props: { id?: number }) {
       const m = await get<MemoryDetail>(`/api/memories/${props.id}`);
       setDraft({ ...EMPTY, ...m, project: m.project ?? '' });
       setLoadedContent(m.content);
+      const rows = rowsOf(m.anchors);
+      setAnchorRows(rows);
+      setLoadedAnchors(JSON.stringify(anchorInputs(rows)));
     });
   }, [props.id]);
 
@@ -53,10 +60,15 @@ export function MemoryFormView(props: { id?: number }) {
 
   const save = (event: Event) => {
     event.preventDefault();
+    const anchors = anchorInputs(anchorRows);
     void action.run(async () => {
       if (editing) {
         const { content, category, tags, importance, visibility } = draft;
-        const changed = content !== loadedContent ? { content } : {};
+        const changed = {
+          ...(content !== loadedContent ? { content } : {}),
+          // The whole list ([] when every row was removed): an update replaces it.
+          ...(JSON.stringify(anchors) !== loadedAnchors ? { anchors } : {}),
+        };
         await put(`/api/memories/${props.id}`, { ...changed, category, tags, importance, visibility });
         navigate(`/memories/${props.id}`);
       } else {
@@ -64,6 +76,7 @@ export function MemoryFormView(props: { id?: number }) {
           ...draft,
           project: draft.project || undefined,
           force_sensitive: draft.force_sensitive || undefined,
+          anchors: anchors.length > 0 ? anchors : undefined,
         });
         navigate(`/memories/${stored.id}`);
       }
@@ -111,6 +124,7 @@ export function MemoryFormView(props: { id?: number }) {
             The whole text is secret (kept in the secret store, shown redacted)
           </label>
         )}
+        <AnchorEditor rows={anchorRows} editing={editing} onChange={setAnchorRows} />
         <div class="actions">
           <button type="submit" class="primary" disabled={action.busy}>
             {editing ? 'Save' : 'Store memory'}

@@ -3,6 +3,7 @@ import { query } from '../api';
 import { Badge, TableHead, ErrorNote, Link, Loading, ViewTitle, formatDate } from '../components';
 import { useApi } from '../hooks';
 import type { ExportedMemory, Me, MemoryItem } from '../types';
+import { BranchBadge, CodeStateBadge } from './code-section';
 
 interface Filters {
   category: string;
@@ -168,7 +169,8 @@ export function MemoryTable(props: {
           <tr key={m.id}>
             <td>
               <Link to={`/memories/${m.id}`}>{preview(m.content)}</Link>{' '}
-              {m.is_sensitive && <Badge tone="warn">sensitive</Badge>}
+              {m.is_sensitive && <Badge tone="warn">sensitive</Badge>} <CodeStateBadge state={m.code_state} />{' '}
+              <BranchBadge branch={m.branch} />
               {m.tags && <span class="tags">{m.tags}</span>}
             </td>
             <td>{m.category}</td>
