@@ -167,7 +167,7 @@ describe('in-memory vector index against the SQL exact scan', () => {
             }
           },
         ),
-        { numRuns: 15 },
+        { numRuns: 15, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}) },
       );
     });
   }

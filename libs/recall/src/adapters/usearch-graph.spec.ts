@@ -164,4 +164,25 @@ describe('TenantVectorIndex with a USearch graph', () => {
     expect(got?.plan).toBe('graph');
     expect(got?.hits[0]).toEqual({ memoryId: 999_999, distance: expect.closeTo(0, 5) });
   });
+
+  it('scores exactly, with no graph, when few vectors are held however many memories the caller reads', () => {
+    // Room for 10 distances; the caller reads 1,000 memories, of which 5 have a vector (the others are
+    // not embedded yet, or were re-embedded as zero vectors): no graph is built for 5, none is needed.
+    const few = new TenantVectorIndex('m', D, 10 * D);
+    const held = [...vectors].slice(0, 8);
+    for (const [id, values] of held) few.apply({ id, seq: 1, values });
+    for (const [id] of held.slice(5)) few.apply({ id, seq: 2, values: Array.from({ length: D }, () => 0) });
+    expect(few.size).toBe(5);
+    const ids = [...vectors.keys()].slice(0, 1_000);
+    const got = few.search({
+      vector: queries[1],
+      k: 3,
+      accepts: () => true,
+      forEachAccepted: (visit) => ids.forEach(visit),
+      bound: ids.length,
+    });
+    expect(got?.plan).toBe('exact');
+    const expected = truth(new Map(held.slice(0, 5)), queries[1], 3, () => true);
+    expect(got?.hits.map((h) => h.memoryId)).toEqual(expected.map((t) => t.id));
+  });
 });

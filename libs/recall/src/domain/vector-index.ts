@@ -60,8 +60,9 @@ const REMOVAL_MEMORY_MS = 120_000;
  * read model; Postgres stays the source of truth). Vectors are kept unit length in one Float32
  * pool, so cosine distance is one dot product; a search scores exactly with them:
  *
- * - a caller whose readable set is small (`bound` × dimensions ≤ EXACT_WORK) is answered by
- *   scoring every memory the pre-filter lets through — exact, as the SQL exact scan;
+ * - a caller whose readable set is small, or an index holding few vectors (the smaller of the two ×
+ *   dimensions ≤ EXACT_WORK), is answered by scoring every memory the pre-filter lets through —
+ *   exact, as the SQL exact scan;
  * - otherwise the HNSW graph proposes the nearest `4k` (at least 100) ids, the pre-filter drops
  *   what the caller may not read, and the rest are re-scored from the pool. If fewer than k pass,
  *   the graph is asked for four times as many, up to 4,000, and past that the exact search answers.
@@ -191,7 +192,12 @@ export class TenantVectorIndex {
   search(query: NearestQuery): { hits: NearestHit[]; plan: NearestPlan } | null {
     const unit = normalised(query.vector, this.dimensions);
     if (unit === null || query.k <= 0) return { hits: [], plan: 'exact' };
-    if (this.answersExactly(query.bound)) return { hits: this.exact(unit, query), plan: 'exact' };
+    // Exact scoring computes at most one distance per held vector: with few vectors (zero vectors and
+    // memories not embedded yet hold none) it is cheap however many memories the caller reads, and the
+    // graph, built only once the vectors outgrow exact scoring, is not needed.
+    if (this.answersExactly(Math.min(query.bound, this.size))) {
+      return { hits: this.exact(unit, query), plan: 'exact' };
+    }
     const graph = this.graphState;
     if (graph === null) return null;
     for (let count = Math.max(query.k * GRAPH_FETCH_FACTOR, GRAPH_FETCH_MIN); ; count *= GRAPH_FETCH_FACTOR) {
