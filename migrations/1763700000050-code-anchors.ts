@@ -9,8 +9,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   reads as it did: `current`, `stale` (the file changed: `changed_*` say by which code event, when,
  *   to which blob and commit) or `orphaned` (the file was deleted). A rename moves the anchor's path.
  *   Anchors follow their memory: readable exactly when the memory is (the policy asks `memories`,
- *   whose own policy decides), written by the write path in the memory's own transaction, gone with
- *   it (ON DELETE CASCADE on purge and erasure). The worker's staleness job changes them as the
+ *   whose own policy decides), written by the write path in the memory's own transaction by whoever
+ *   may change the memory (`app_memory_writable`: the memories' write rule), gone with it (ON DELETE
+ *   CASCADE on purge and erasure). The worker's staleness job changes them as the
  *   system, in event order: an event older than an anchor's `checked_at` (written or verified
  *   since) does not change it.
  * - `code_events`: what changed in a repository, as a client's hook or a CI bot reported it (paths
@@ -76,22 +77,30 @@ export class CodeAnchors1763700000050 implements MigrationInterface {
         EXECUTE format('CREATE POLICY system_access ON code_events FOR ALL TO %I USING (app_is_system()) WITH CHECK (app_is_system())', current_user);
       END $$;
 
-      -- Anchors are visible when their memory is; the write path changes them in the memory's own
-      -- transaction after checking the caller may change the memory.
+      -- Anchors are visible when their memory is, and changed by whoever may change the memory (the
+      -- memories' own write rule: owner, admin, a write share directly or by tag), in its transaction.
+      CREATE FUNCTION app_memory_writable(p_memory bigint) RETURNS boolean
+        LANGUAGE sql STABLE PARALLEL SAFE
+        AS $f$ SELECT EXISTS (
+          SELECT 1 FROM memories m
+           WHERE m.id = p_memory AND m.tenant_id = app_tenant_id()
+             AND (m.owner_id = app_user_id() OR app_is_admin()
+                  OR EXISTS (SELECT 1 FROM memory_shares s
+                              WHERE s.memory_id = m.id AND s.shared_with = app_user_id() AND s.permission = 'write')
+                  OR EXISTS (SELECT 1 FROM tag_shares t
+                              WHERE t.owner_id = m.owner_id AND t.shared_with = app_user_id()
+                                AND t.permission = 'write' AND t.tag = ANY (m.tags)))) $f$;
+      GRANT EXECUTE ON FUNCTION app_memory_writable(bigint) TO memory_app;
       CREATE POLICY visible_read ON memory_anchors FOR SELECT TO memory_app
         USING (tenant_id = (SELECT app_tenant_id())
                AND EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_anchors.memory_id));
-      CREATE POLICY visible_insert ON memory_anchors FOR INSERT TO memory_app
-        WITH CHECK (tenant_id = (SELECT app_tenant_id())
-                    AND EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_anchors.memory_id
-                                                        AND m.tenant_id = memory_anchors.tenant_id));
-      CREATE POLICY visible_update ON memory_anchors FOR UPDATE TO memory_app
-        USING (tenant_id = (SELECT app_tenant_id())
-               AND EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_anchors.memory_id))
-        WITH CHECK (tenant_id = (SELECT app_tenant_id()));
-      CREATE POLICY visible_delete ON memory_anchors FOR DELETE TO memory_app
-        USING (tenant_id = (SELECT app_tenant_id())
-               AND EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_anchors.memory_id));
+      CREATE POLICY writer_insert ON memory_anchors FOR INSERT TO memory_app
+        WITH CHECK (tenant_id = (SELECT app_tenant_id()) AND app_memory_writable(memory_id));
+      CREATE POLICY writer_update ON memory_anchors FOR UPDATE TO memory_app
+        USING (tenant_id = (SELECT app_tenant_id()) AND app_memory_writable(memory_id))
+        WITH CHECK (tenant_id = (SELECT app_tenant_id()) AND app_memory_writable(memory_id));
+      CREATE POLICY writer_delete ON memory_anchors FOR DELETE TO memory_app
+        USING (tenant_id = (SELECT app_tenant_id()) AND app_memory_writable(memory_id));
       GRANT SELECT, INSERT, UPDATE, DELETE ON memory_anchors TO memory_app;
 
       CREATE POLICY tenant_read ON code_events FOR SELECT TO memory_app
@@ -112,6 +121,7 @@ export class CodeAnchors1763700000050 implements MigrationInterface {
       UPDATE api_keys SET scopes = array_remove(scopes, 'code-events:write');
       ALTER TABLE sessions DROP COLUMN git_commit;
       DROP TABLE memory_anchors;
+      DROP FUNCTION app_memory_writable(bigint);
       DROP TABLE code_events;
     `);
   }

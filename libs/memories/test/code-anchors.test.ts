@@ -311,5 +311,26 @@ describe('code anchors against real Postgres', () => {
         (e: { code?: string }) => e.code,
       );
     expect(direct).toBe('42501');
+    // Nor anchor, re-anchor or unanchor a teammate's team memory he may read but not change.
+    const team = await store(alice, 'Team fact about src/team.ts', [{ path: 'src/team.ts' }]);
+    const as = (who: Principal, sql: string) =>
+      db.tx
+        .inTenant(who, (tx) => tx.query(sql, [who.tenantId, team, REPO]))
+        .then(
+          (r) => `ok:${r.rowCount}`,
+          (e: { code?: string }) => e.code,
+        );
+    expect(
+      await as(
+        bob,
+        `INSERT INTO memory_anchors (tenant_id, memory_id, ordinal, repo, path) VALUES ($1, $2, 5, $3, 'x.ts')`,
+      ),
+    ).toBe('42501');
+    const touch = `UPDATE memory_anchors SET path = 'y.ts' WHERE tenant_id = $1 AND memory_id = $2 AND repo = $3`;
+    const drop = `DELETE FROM memory_anchors WHERE tenant_id = $1 AND memory_id = $2 AND repo = $3`;
+    expect(await as(bob, touch)).toBe('ok:0');
+    expect(await as(bob, drop)).toBe('ok:0');
+    expect((await anchorsOf(bob, team)).map((a) => a.path)).toEqual(['src/team.ts']);
+    expect(await as(alice, touch)).toBe('ok:1');
   });
 });
