@@ -19,15 +19,16 @@ import { teamFixture } from '../support/e2e-env';
  * Each is a ceiling, so a change that adds statements to the request path fails here; lower them as
  * the paths get cheaper.
  */
-const CEILING = { store: 3, recall: 4, 'fresh recall': 3, list: 4, get: 3 } as const;
+const CEILING = { store: 3, recall: 4, 'fresh recall': 3, list: 4, get: 3, 'code event': 3 } as const;
 
 /**
  * The most round trips: times a connection waited for an answer before sending more. The opening
  * goes with the first statement, and COMMIT with a statement marked last: store 1 (the opening, the
  * memory with its bookkeeping, and COMMIT), recall 2 (the opening with the delta; the served rows
- * with COMMIT), a recall on a fresh index 1, list 3 (COMMIT waits for the page's reads), get 1.
+ * with COMMIT), a recall on a fresh index 1, list 3 (COMMIT waits for the page's reads), get 1, a code
+ * event 1 (the opening, the event with its job, and COMMIT).
  */
-const ROUND_TRIPS = { store: 1, recall: 2, 'fresh recall': 1, list: 3, get: 1 } as const;
+const ROUND_TRIPS = { store: 1, recall: 2, 'fresh recall': 1, list: 3, get: 1, 'code event': 1 } as const;
 
 interface Sent {
   readonly sql: string;
@@ -143,7 +144,12 @@ const describeCeilings = (title: string, env: Record<string, string>, kinds: rea
       restore?.();
     });
 
-    const requests = { store, recall, 'fresh recall': freshRecall, list, get };
+    const codeEvent = () =>
+      send('POST', '/api/code-events', {
+        repo: 'github.com/acme/pay',
+        changes: [{ path: `src/pay-${++n}.ts`, hash: 'a'.repeat(40) }],
+      });
+    const requests = { store, recall, 'fresh recall': freshRecall, list, get, 'code event': codeEvent };
     it.each(kinds)('a %s request stays within its statement and round-trip ceilings', async (name) => {
       const statements = await requests[name]();
       const shown = statements.map((s) => `${s.behind ? '(pipelined) ' : ''}${s.sql}`).join('\n---\n');
@@ -158,6 +164,7 @@ describeCeilings('SQL statements per REST request (in-process API, real Postgres
   'recall',
   'list',
   'get',
+  'code event',
 ]);
 describeCeilings(
   'SQL statements per store with tenant quotas configured',

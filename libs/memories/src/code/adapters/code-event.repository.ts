@@ -1,4 +1,4 @@
-import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
+import { insertThen, isoTimestamp, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
 import type { CodeEvent, NewCodeEvent } from '../domain/code-event';
 
 interface CodeEventRow {
@@ -40,14 +40,25 @@ const toEvent = (row: CodeEventRow): CodeEvent => ({
  * `memory_anchors`. Recording runs as the reporting user; applying runs as the system (the worker).
  */
 export class CodeEventRepository {
-  async insert(scope: TenantScope, tx: Tx, event: NewCodeEvent): Promise<CodeEvent> {
-    const { rows } = await tx.query<CodeEventRow>(
-      `WITH e AS (
-         INSERT INTO code_events (tenant_id, repo, branch, before_commit, after_commit, merged, changes, reported_by,
+  /**
+   * Inserts the event and, in the same statement, `followers` built on its id (`NEW_ROW`: its job);
+   * with `last` the statement carries the commit too (one round trip).
+   */
+  async insert(
+    scope: TenantScope,
+    tx: Tx,
+    event: NewCodeEvent,
+    followers: readonly SqlStatement[] = [],
+    options: { readonly last?: boolean } = {},
+  ): Promise<CodeEvent> {
+    const insert: SqlStatement = {
+      sql: `INSERT INTO code_events (tenant_id, repo, branch, before_commit, after_commit, merged, changes, reported_by,
                                   branch_deleted)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) RETURNING *)
-       SELECT ${COLUMNS} FROM e`,
-      [
+            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+            RETURNING id, repo, branch, before_commit, after_commit, merged, branch_deleted, branch_memories,
+                      jsonb_array_length(changes) AS changes, ${isoTimestamp('created_at')} AS created_at,
+                      NULL::text AS applied_at, anchors_changed`,
+      params: [
         scope.tenantId,
         event.repo,
         event.branch ?? null,
@@ -58,8 +69,9 @@ export class CodeEventRepository {
         scope.userId,
         event.branchDeleted,
       ],
-    );
-    return toEvent(rows[0]);
+    };
+    const [row] = await insertThen<CodeEventRow>(tx, insert, followers, null, { last: options.last });
+    return toEvent(row);
   }
 
   async find(scope: TenantScope, tx: Tx, id: number): Promise<CodeEvent | null> {

@@ -20,14 +20,20 @@ export class RecordCodeEventUseCase {
   ) {}
 
   execute(principal: Principal, event: NewCodeEvent): Promise<CodeEvent> {
-    return this.tx.inTenant(principal, async (tx) => {
-      const recorded = await this.events.insert(principal, tx, event);
-      await this.outbox.enqueue(principal, tx, {
-        name: 'code-events.apply',
-        payload: { tenantId: principal.tenantId, eventId: recorded.id, requestId: principal.requestId },
-        requestId: principal.requestId,
-      });
-      return recorded;
+    // The event and its job in one statement that carries the commit: one round trip.
+    return this.tx.inTenant(principal, (tx) => {
+      const job = this.outbox.enqueueStatement(
+        principal,
+        tx,
+        {
+          name: 'code-events.apply',
+          // The id is the new row's (`NEW_ROW`); 1 holds its place through the payload's schema.
+          payload: { tenantId: principal.tenantId, eventId: 1, requestId: principal.requestId },
+          requestId: principal.requestId,
+        },
+        'eventId',
+      );
+      return this.events.insert(principal, tx, event, [job], { last: true });
     });
   }
 }
