@@ -129,6 +129,11 @@ export const JOB_DEFINITIONS = {
     eventId: z.coerce.number().int().positive(),
     requestId: z.string().max(200).optional(),
   }),
+  /** Delete applied code events past their retention (all tenants), on a schedule. */
+  'code-events.purge': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
   /** Process the events of an imported transcript, with progress in the `jobs` row `jobId`. */
   'sessions.import': z.object({
     tenantId: uuid,

@@ -80,6 +80,7 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'sessions.extract': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
   // Idempotent (an applied event is not applied again); its row keeps the outcome.
   'code-events.apply': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  'code-events.purge': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
   // Resumable (each step takes what is still unprocessed); its `jobs` row keeps the outcome.
   'sessions.import': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
 };

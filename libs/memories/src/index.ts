@@ -85,3 +85,4 @@ export * from './code/application/record-code-event.use-case';
 export * from './code/application/get-code-event.use-case';
 export * from './code/application/apply-code-event.use-case';
 export * from './code/application/verify-memory.use-case';
+export * from './code/application/purge-code-events.use-case';

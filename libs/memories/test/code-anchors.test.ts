@@ -6,6 +6,7 @@ import {
   GetMemoryUseCase,
   MemoryError,
   MemoryErrorCode,
+  PurgeCodeEventsUseCase,
   RecordCodeEventUseCase,
   UpdateMemoryUseCase,
   VerifyMemoryUseCase,
@@ -46,6 +47,7 @@ describe('code anchors against real Postgres', () => {
   let record: RecordCodeEventUseCase;
   let apply: ApplyCodeEventUseCase;
   let verify: VerifyMemoryUseCase;
+  let purge: PurgeCodeEventsUseCase;
 
   const store = async (
     who: Principal,
@@ -92,6 +94,7 @@ describe('code anchors against real Postgres', () => {
     record = new RecordCodeEventUseCase(db.tx, events, new OutboxWriter());
     apply = new ApplyCodeEventUseCase(db.tx, events);
     verify = new VerifyMemoryUseCase(db.tx, reads, parts.update, parts.writer);
+    purge = new PurgeCodeEventsUseCase(db.tx, events);
   });
   afterAll(async () => db?.close());
 
@@ -288,6 +291,35 @@ describe('code anchors against real Postgres', () => {
       ),
     );
     expect(versions.rows.map((r) => r.changed_fields)).toEqual([['anchors'], ['anchors']]);
+  });
+
+  it('applied events past their retention are deleted; the anchors they changed keep the change', async () => {
+    const id = await store(alice, 'Backoff caps at one minute', [{ path: 'src/backoff.ts', hash: hash(12) }]);
+    const { event } = await report(bob, [{ path: 'src/backoff.ts', status: 'modified', hash: hash(120) }]);
+    const queued = await record.execute(bob, {
+      repo: REPO,
+      merged: false,
+      branchDeleted: false,
+      changes: [{ path: 'src/queued.ts', status: 'modified', hash: hash(13) }],
+    });
+    await db.tx.asSystem((tx) =>
+      tx.query(
+        `UPDATE code_events SET created_at = now() - interval '40 days' WHERE id = ANY($1::bigint[])`,
+        [[event.id, queued.id]],
+      ),
+    );
+    expect(await purge.execute(30)).toBeGreaterThanOrEqual(1);
+    const left = await db.tx.asSystem((tx) =>
+      tx.query<{ id: string }>(`SELECT id FROM code_events WHERE id = ANY($1::bigint[])`, [
+        [event.id, queued.id],
+      ]),
+    );
+    // Not applied yet: kept, whatever its age.
+    expect(left.rows.map((r) => Number(r.id))).toEqual([queued.id]);
+    expect((await anchorsOf(alice, id))[0]).toMatchObject({
+      state: 'stale',
+      change: { eventId: null, hash: hash(120), commit: 'abc1234' },
+    });
   });
 
   it('anchors of a private memory are as private as the memory', async () => {

@@ -4,10 +4,17 @@ import { MemoryWriteModule } from '../write/memory-write.module';
 import { CodeEventRepository } from './adapters/code-event.repository';
 import { ApplyCodeEventUseCase } from './application/apply-code-event.use-case';
 import { GetCodeEventUseCase } from './application/get-code-event.use-case';
+import { PurgeCodeEventsUseCase } from './application/purge-code-events.use-case';
 import { RecordCodeEventUseCase } from './application/record-code-event.use-case';
 import { VerifyMemoryUseCase } from './application/verify-memory.use-case';
 
-const USE_CASES = [RecordCodeEventUseCase, GetCodeEventUseCase, ApplyCodeEventUseCase, VerifyMemoryUseCase];
+const USE_CASES = [
+  RecordCodeEventUseCase,
+  GetCodeEventUseCase,
+  ApplyCodeEventUseCase,
+  PurgeCodeEventsUseCase,
+  VerifyMemoryUseCase,
+];
 
 /**
  * The code wing: code events (what changed in a repository, as hooks and CI report it), the job

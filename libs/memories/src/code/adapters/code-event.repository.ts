@@ -83,6 +83,22 @@ export class CodeEventRepository {
   }
 
   /**
+   * Deletes up to `batch` applied events (every tenant) older than `days`, as the system; answers how
+   * many. An anchor a deleted event made stale keeps its change's time, blob id and commit (its
+   * `changed_event` becomes null). Events not applied yet are kept whatever their age.
+   */
+  async purgeApplied(tx: Tx, days: number, batch: number): Promise<number> {
+    const result = await tx.query(
+      `DELETE FROM code_events WHERE id IN (
+         SELECT id FROM code_events
+          WHERE applied_at IS NOT NULL AND created_at < now() - make_interval(days => $1)
+          ORDER BY id LIMIT $2)`,
+      [days, batch],
+    );
+    return result.rowCount;
+  }
+
+  /**
    * Applies event `id` of `tenant` to the anchors of its repository, once (an applied event answers
    * null), in one statement; answers how many anchors changed. For each anchor on a reported path
    * (a renamed one: on the path before) written or verified before the event (`checked_at`) and not
