@@ -60,6 +60,9 @@ export class CodeAnchors1763700000050 implements MigrationInterface {
         changed_at      timestamptz,
         changed_hash    text,
         changed_commit  text,
+        -- The newest code event applied to it, whatever it changed: events applied out of order
+        -- (a retried job) never undo a newer one.
+        seen_event      bigint,
         created_at      timestamptz NOT NULL DEFAULT now(),
         -- Since when its hash is known to hold (written, or verified): older code events pass it by.
         checked_at      timestamptz NOT NULL DEFAULT now(),

@@ -162,6 +162,19 @@ describe('code anchors against real Postgres', () => {
       (await report(bob, [{ path: 'src/webhooks.ts', status: 'modified', hash: hash(2) }])).changed,
     ).toBe(1);
     expect((await anchorsOf(alice, id))[0]).toMatchObject({ state: 'current', change: null });
+    // Two events applied out of order (a retried job): the older change must not undo the newer revert.
+    const reported = (h: string) =>
+      record.execute(bob, {
+        repo: REPO,
+        merged: false,
+        branchDeleted: false,
+        changes: [{ path: 'src/webhooks.ts', status: 'modified', hash: h }],
+      });
+    const older = await reported(hash(23));
+    const newer = await reported(hash(2));
+    expect(await apply.execute(bob.tenantId, newer.id)).toBe(0);
+    expect(await apply.execute(bob.tenantId, older.id)).toBe(0);
+    expect((await anchorsOf(alice, id))[0]).toMatchObject({ state: 'current', change: null });
   });
 
   it('a rename moves the anchor (stale only when the content changed too); a deletion orphans it', async () => {

@@ -102,12 +102,14 @@ export class CodeEventRepository {
    * Applies event `id` of `tenant` to the anchors of its repository, once (an applied event answers
    * null), in one statement; answers how many anchors changed. For each anchor on a reported path
    * (a renamed one: on the path before) written or verified before the event (`checked_at`) and not
-   * already changed by a later event:
+   * already named by a later event:
    * - deleted → `orphaned`;
    * - the reported blob id equals the anchor's → `current` again (a revert, or a rename alone);
    * - renamed without a blob id on the anchor → moved, state kept;
    * - otherwise → `stale`, with the event, its time, the new blob id and the commit after.
    * A rename moves the anchor's path in every case. The last change of a path in the list wins.
+   * Every anchor the event names remembers it (`seen_event`), changed or not, so events applied out
+   * of order (a retried job) never undo a newer one.
    * A merge makes the branch's memories of that project the project's (`branch` cleared); a deleted
    * branch soft-deletes them (restorable), in the same statement.
    */
@@ -130,20 +132,24 @@ export class CodeEventRepository {
            FROM e
            JOIN memory_anchors a ON a.tenant_id = e.tenant_id AND a.repo = e.repo
            JOIN c ON a.path = CASE WHEN c.status = 'renamed' THEN c."from" ELSE c.path END
-          WHERE a.checked_at <= e.created_at AND (a.changed_event IS NULL OR a.changed_event < e.id)
+          WHERE a.checked_at <= e.created_at AND (a.seen_event IS NULL OR a.seen_event < e.id)
           ORDER BY a.id, c.n DESC),
+       said AS (
+         SELECT h.*, CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END AS changed_hash,
+                (a.path <> h.path OR a.state <> h.state
+                 OR a.changed_hash IS DISTINCT FROM CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END) AS differs
+           FROM hit h JOIN memory_anchors a ON a.id = h.id),
        moved AS (
          UPDATE memory_anchors a
-            SET path = h.path, state = h.state,
-                changed_event = CASE WHEN h.state = 'current' THEN NULL ELSE e.id END,
-                changed_at = CASE WHEN h.state = 'current' THEN NULL ELSE e.created_at END,
-                changed_hash = CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END,
-                changed_commit = CASE WHEN h.state = 'current' THEN NULL ELSE e.after_commit END
-           FROM hit h, e
+            SET seen_event = e.id, path = h.path, state = h.state,
+                changed_event = CASE WHEN NOT h.differs THEN a.changed_event WHEN h.state = 'current' THEN NULL ELSE e.id END,
+                changed_at = CASE WHEN NOT h.differs THEN a.changed_at WHEN h.state = 'current' THEN NULL ELSE e.created_at END,
+                changed_hash = h.changed_hash,
+                changed_commit = CASE WHEN NOT h.differs THEN a.changed_commit WHEN h.state = 'current' THEN NULL
+                                      ELSE e.after_commit END
+           FROM said h, e
           WHERE a.id = h.id
-            AND (a.path <> h.path OR a.state <> h.state
-                 OR a.changed_hash IS DISTINCT FROM CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END)
-         RETURNING a.id),
+         RETURNING h.differs),
        scoped AS (
          UPDATE memories m
             SET branch = CASE WHEN e.merged THEN NULL ELSE m.branch END,
@@ -153,7 +159,7 @@ export class CodeEventRepository {
           WHERE (e.merged OR e.branch_deleted) AND m.tenant_id = e.tenant_id AND m.project = e.repo
             AND m.branch = e.branch AND m.deleted_at IS NULL
          RETURNING m.id)
-       UPDATE code_events SET applied_at = now(), anchors_changed = (SELECT count(*) FROM moved),
+       UPDATE code_events SET applied_at = now(), anchors_changed = (SELECT count(*) FROM moved WHERE differs),
                               branch_memories = CASE WHEN merged OR branch_deleted THEN (SELECT count(*) FROM scoped) END
         WHERE id = (SELECT id FROM e)
        RETURNING anchors_changed AS changed`,
