@@ -5,7 +5,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * - `memories.branch`: set on a memory that belongs to one branch of its project (what a session on a
  *   feature branch learned). Recall and the startup context serve it only to sessions on that branch
- *   of that project; reading it by id, lists, export and sync show it to whoever may read it, with
+ *   of that project; reading it by id, lists and export show it to whoever may read it, with
  *   its branch. A merge of the branch (a code event, or the promote route) clears it: the memory is
  *   the project's from then on. Deleting the branch without a merge soft-deletes its memories
  *   (restorable). Not a sync-tracked column: the scope says where recall serves a memory, not who may
