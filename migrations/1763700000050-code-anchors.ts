@@ -37,6 +37,8 @@ export class CodeAnchors1763700000050 implements MigrationInterface {
         merged          boolean NOT NULL DEFAULT false,
         changes         jsonb NOT NULL,
         reported_by     uuid REFERENCES users(id) ON DELETE SET NULL,
+        -- The reporting key was an admin's: a deleted branch then takes the team's memories of it too.
+        reported_by_admin boolean NOT NULL DEFAULT false,
         created_at      timestamptz NOT NULL DEFAULT now(),
         applied_at      timestamptz,
         anchors_changed integer
@@ -70,6 +72,8 @@ export class CodeAnchors1763700000050 implements MigrationInterface {
       );
       -- The staleness job finds a tenant's anchors on the changed paths of one repository.
       CREATE INDEX memory_anchors_path ON memory_anchors (tenant_id, repo, path);
+      -- Deleting old events sets their anchors' changed_event to null: found by this index, not a scan.
+      CREATE INDEX memory_anchors_changed_event ON memory_anchors (changed_event) WHERE changed_event IS NOT NULL;
 
       ALTER TABLE memory_anchors ENABLE ROW LEVEL SECURITY;
       ALTER TABLE memory_anchors FORCE ROW LEVEL SECURITY;

@@ -96,13 +96,34 @@ describe('a memory of a feature branch stays on that branch until it is merged',
       project,
       branch: 'spike/cache',
     });
+    // Bob's memories of the same branches: his team one follows the merge, his private one is his alone.
+    const bobsTeam = await bob().post<{ id: number }>('/api/memories', {
+      content: 'Export pages are signed with the ledger key',
+      project,
+      branch: 'feature/export',
+    });
+    const bobsPrivate = await bob().post<{ id: number }>('/api/memories', {
+      content: 'My notes on the export branch',
+      project,
+      branch: 'feature/export',
+      visibility: 'private',
+    });
+    const bobsSpike = await bob().post<{ id: number }>('/api/memories', {
+      content: 'The cache spike measured a 3x speedup',
+      project,
+      branch: 'spike/cache',
+    });
     const event = await alice().post<{ id: number }>('/api/code-events', {
       repo: project,
       branch: 'feature/export',
       merged: true,
     });
     expect(event.status).toBe(202);
-    expect((await applied(event.body.id)).branch_memories).toBe(1);
+    expect((await applied(event.body.id)).branch_memories).toBe(2);
+    expect((await bob().get<Listed>(`/api/memories/${bobsTeam.body.id}`)).body.branch).toBeUndefined();
+    expect((await bob().get<Listed>(`/api/memories/${bobsPrivate.body.id}`)).body.branch).toBe(
+      'feature/export',
+    );
     expect(await recallIds(alice(), 'ledger exports stream CSV pages')).toContain(merged.body.id);
 
     const deleted = await alice().request<{ id: number }>(
@@ -110,11 +131,39 @@ describe('a memory of a feature branch stays on that branch until it is merged',
       `/api/projects/${encoded}/branches/${encodeURIComponent('spike/cache')}`,
     );
     expect(deleted.status).toBe(202);
+    // A member's key drops only the member's own memories of the branch; a teammate's stay.
     expect((await applied(deleted.body.id)).branch_memories).toBe(1);
+    expect((await bob().get(`/api/memories/${bobsSpike.body.id}`)).status).toBe(200);
     expect((await alice().get(`/api/memories/${dropped.body.id}`)).status).toBe(404);
     expect((await alice().post(`/api/memories/${dropped.body.id}/restore`, {})).status).toBe(200);
     const restored = (await alice().get<Listed>(`/api/memories/${dropped.body.id}`)).body;
     expect(restored.branch).toBe('spike/cache');
+  });
+
+  it('a correction on a branch replaces its memory on that branch only; elsewhere the original is served', async () => {
+    const original = await alice().post<{ id: number }>('/api/memories', {
+      content: 'Invoices are numbered per tenant and year',
+      project,
+      importance: 0.9,
+      category: 'decisions',
+    });
+    const correction = await alice().post<{ id: number }>('/api/memories', {
+      content: 'Invoices are numbered per tenant, year and series',
+      project,
+      importance: 0.9,
+      category: 'decisions',
+      branch: 'feature/series',
+      supersedes: original.body.id,
+    });
+    expect(correction.status).toBe(200);
+    const query = 'invoices numbered per tenant year';
+    expect(await recallIds(alice(), query)).toContain(original.body.id);
+    expect(await recallIds(alice(), query)).not.toContain(correction.body.id);
+    const onBranch = await recallIds(alice(), query, 'feature/series');
+    expect(onBranch).toContain(correction.body.id);
+    expect(onBranch).not.toContain(original.body.id);
+    expect(await startupIds('main')).toContain(original.body.id);
+    expect(await startupIds('feature/series')).toContain(correction.body.id);
   });
 
   it('refuses a branch without a project, a bad branch name, and a merge event without a branch (422)', async () => {

@@ -64,9 +64,22 @@ async function upload(
 
 /**
  * Writes `chunks` one by one (chunked, or with a declared Content-Length) and resolves with the
- * answer as soon as it comes, whatever happens to the rest of the upload.
+ * answer as soon as it comes, whatever happens to the rest of the upload. A server that answers and
+ * closes while the body is still being sent may reset the connection before this client has read the
+ * answer (EPIPE, ECONNRESET): the upload is then sent again, up to three times.
  */
-function rawUpload(url: string, key: string, chunks: readonly string[], contentLength?: number) {
+async function rawUpload(url: string, key: string, chunks: readonly string[], contentLength?: number) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await rawUploadOnce(url, key, chunks, contentLength);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt >= 3 || (code !== 'EPIPE' && code !== 'ECONNRESET')) throw error;
+    }
+  }
+}
+
+function rawUploadOnce(url: string, key: string, chunks: readonly string[], contentLength?: number) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     let answered = false;
     const req = httpRequest(
@@ -95,7 +108,8 @@ function rawUpload(url: string, key: string, chunks: readonly string[], contentL
         if (!req.write(chunk)) await new Promise((r) => req.once('drain', r));
       }
       if (contentLength === undefined) req.end();
-    })();
+      // A write that fails ends up in the request's 'error' event; nothing to do here.
+    })().catch(() => undefined);
   });
 }
 

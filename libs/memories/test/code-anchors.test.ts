@@ -177,6 +177,34 @@ describe('code anchors against real Postgres', () => {
     expect((await anchorsOf(alice, id))[0]).toMatchObject({ state: 'current', change: null });
   });
 
+  it('a change on a feature branch concerns that branch’s memories only; the mainline’s concerns the project’s', async () => {
+    const project = await store(alice, 'Rates are cached for an hour', [
+      { path: 'src/rates.ts', hash: hash(14) },
+    ]);
+    const onBranch = await store(
+      alice,
+      'On the rates branch the cache is per tenant',
+      [{ path: 'src/rates.ts', hash: hash(14) }],
+      {
+        branch: 'feature/rates',
+      },
+    );
+    const local = await record.execute(bob, {
+      repo: REPO,
+      branch: 'feature/rates',
+      merged: false,
+      branchDeleted: false,
+      changes: [{ path: 'src/rates.ts', status: 'modified', hash: hash(140) }],
+    });
+    expect(await apply.execute(bob.tenantId, local.id)).toBe(1);
+    expect((await anchorsOf(alice, project))[0].state).toBe('current');
+    expect((await anchorsOf(alice, onBranch))[0].state).toBe('stale');
+    expect((await report(bob, [{ path: 'src/rates.ts', status: 'modified', hash: hash(141) }])).changed).toBe(
+      1,
+    );
+    expect((await anchorsOf(alice, project))[0].state).toBe('stale');
+  });
+
   it('a rename moves the anchor (stale only when the content changed too); a deletion orphans it', async () => {
     const same = await store(alice, 'Config loader reads env once', [
       { path: 'src/config.ts', hash: hash(4) },

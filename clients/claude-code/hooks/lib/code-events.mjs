@@ -7,6 +7,8 @@ import { codeRecord } from './delivery.mjs';
 import { changesSince, workTree } from './git.mjs';
 import { readSessionState, updateSessionState } from './state.mjs';
 
+const COMMIT_ID = /^[0-9a-f]{7,64}$/;
+
 /** Remembers the commit the session started at; a later start of the same session keeps the first. */
 export function rememberStart(hook, facts) {
   if (!facts.git_commit || readSessionState(hook.config, hook.session).commit) return;
@@ -46,12 +48,9 @@ export async function codeEventRecord(hook) {
   }
   // Each report goes on from the commit the last one reached: a file renamed or deleted after an
   // earlier report is reported under the path that report gave it.
-  const start =
-    typeof state.reportedTo === 'string'
-      ? state.reportedTo
-      : typeof state.commit === 'string'
-        ? state.commit
-        : tree.head;
+  // The state file is ours, yet what goes to git as a revision must be a commit id and nothing else.
+  const commitId = (value) => (typeof value === 'string' && COMMIT_ID.test(value) ? value : undefined);
+  const start = commitId(state.reportedTo) ?? commitId(state.commit) ?? tree.head;
   const changes = await changesSince(tree.top, start, hook.deadline);
   if (!changes) {
     hook.log(

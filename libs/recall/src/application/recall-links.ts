@@ -32,6 +32,7 @@ export class RecallLinks {
     heads: ReadonlyMap<number, number>,
     limit: number,
     options: FinalRead = {},
+    servable?: (memory: Memory) => boolean,
   ): Promise<Array<ServedItem<T>>> {
     const ids = ranked.map((item) => item.memoryId);
     const prefix = ranked.slice(0, servedPrefixLength(ids, heads, limit));
@@ -46,7 +47,7 @@ export class RecallLinks {
       const memory = rows.get(memoryId);
       return memory ? [{ ...item, memory }] : [];
     });
-    return redirectToHeads(withRows, heads, rows, limit).map((item) => ({
+    return redirectToHeads(withRows, heads, rows, limit, servable).map((item) => ({
       ...item,
       links: links.get(item.memory.id) ?? [],
     }));

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { TransactionRunner, type Tx } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { type Memory, type TreeFacts } from '@app/memories';
 import { rankByCode, servedOnBranch } from '../domain/code-staleness';
@@ -161,6 +161,19 @@ export class RecallMemoriesUseCase {
   }
 
   private async recall(principal: Principal, input: RecallInput, now: Date): Promise<RecalledMemory[]> {
+    // A branch memory is served on its branch only; off it, what it supersedes is served instead.
+    const servable = (memory: Memory) => servedOnBranch(memory, input.tree);
+    // The ranked candidates' rows (and links), the transaction's last read: its commit goes with it.
+    const serve = (tx: Tx, candidates: RecallCandidates) =>
+      this.links.serve(
+        principal,
+        tx,
+        rank(candidates),
+        candidates.heads,
+        input.limit,
+        { last: true },
+        servable,
+      );
     const text = `${input.context} ${input.expandedQuery}`.trim();
     const filter: RecallFilter = {
       category: input.category,
@@ -256,20 +269,9 @@ export class RecallMemoriesUseCase {
             heads: !input.includeSuperseded,
           });
           // Ranking needed only the facts; rows and links are read for what is served.
-          return this.links.serve(principal, tx, rank(candidates), candidates.heads, input.limit, {
-            last: true,
-          });
+          return serve(tx, candidates);
         }
-        const served = await this.links.serve(
-          principal,
-          tx,
-          rank({ ...indexed, heads: NO_HEADS }),
-          NO_HEADS,
-          input.limit,
-          {
-            last: true,
-          },
-        );
+        const served = await serve(tx, { ...indexed, heads: NO_HEADS });
         // A served memory that a memory the caller can see supersedes shows it among its links.
         return input.includeSuperseded || !served.some(isSuperseded) ? served : null;
       },
@@ -282,9 +284,7 @@ export class RecallMemoriesUseCase {
       principal,
       async (tx) => {
         const candidates = await this.candidates.describe(principal, tx, hitIds, { threads, heads: true });
-        return this.links.serve(principal, tx, rank(candidates), candidates.heads, input.limit, {
-          last: true,
-        });
+        return serve(tx, candidates);
       },
       { genericPlans: true },
     );

@@ -79,7 +79,7 @@ export class StartupContextRepository {
           AND ${onBranch('m', '$6')}
           AND NOT EXISTS (SELECT 1 FROM memory_links l JOIN memories x ON x.id = l.src_id
                            WHERE l.dst_id = m.id AND l.link_type = 'supersedes' AND l.tenant_id = $1
-                             AND ${readable('x')})
+                             AND ${readable('x')} AND ${onBranch('x', '$6')})
         ORDER BY ${section.orderBy}
         LIMIT $4`,
       [scope.tenantId, scope.userId, query.project, query.limit, section.param, query.branch],

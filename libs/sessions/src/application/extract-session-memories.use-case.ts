@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { HandlesJob, type JobPayload } from '@app/jobs';
 import { DomainError } from '@app/kernel';
-import { CreateMemoryUseCase, MAX_TAGS, type NewMemory } from '@app/memories';
+import { branchSchema, CreateMemoryUseCase, MAX_TAGS, type NewMemory } from '@app/memories';
 import { TransactionRunner } from '@app/persistence';
 import { CheckMemoryUseCase } from '@app/recall';
 import { type Principal } from '@app/tenancy';
@@ -85,7 +85,12 @@ export class ExtractSessionMemoriesUseCase {
     const { touched, branch } = await this.tx.inTenant(principal, async (tx) => ({
       touched: session.project === null ? [] : await this.events.touchedFiles(principal, tx, sessionId),
       // On a feature branch, what the session learned is that branch's until it is merged.
-      branch: captureBranch(session, await this.sessions.captureBranchScope(tx)),
+      // A branch name git would refuse (the session's is stored as sent) scopes nothing.
+      branch: captureBranch(
+        session,
+        branchSchema.safeParse(session.gitBranch ?? '').success &&
+          (await this.sessions.captureBranchScope(tx)),
+      ),
     }));
 
     for (;;) {

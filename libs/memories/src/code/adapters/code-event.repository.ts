@@ -53,8 +53,8 @@ export class CodeEventRepository {
   ): Promise<CodeEvent> {
     const insert: SqlStatement = {
       sql: `INSERT INTO code_events (tenant_id, repo, branch, before_commit, after_commit, merged, changes, reported_by,
-                                  branch_deleted)
-            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9)
+                                  branch_deleted, reported_by_admin)
+            VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)
             RETURNING id, repo, branch, before_commit, after_commit, merged, branch_deleted, branch_memories,
                       jsonb_array_length(changes) AS changes, ${isoTimestamp('created_at')} AS created_at,
                       NULL::text AS applied_at, anchors_changed`,
@@ -68,6 +68,7 @@ export class CodeEventRepository {
         JSON.stringify(event.changes),
         scope.userId,
         event.branchDeleted,
+        scope.scopes?.includes('admin') === true,
       ],
     };
     const [row] = await insertThen<CodeEventRow>(tx, insert, followers, null, { last: options.last });
@@ -110,13 +111,22 @@ export class CodeEventRepository {
    * A rename moves the anchor's path in every case. The last change of a path in the list wins.
    * Every anchor the event names remembers it (`seen_event`), changed or not, so events applied out
    * of order (a retried job) never undo a newer one.
-   * A merge makes the branch's memories of that project the project's (`branch` cleared); a deleted
-   * branch soft-deletes them (restorable), in the same statement.
+   * Which anchors an event concerns: on the mainline (main, master, trunk, develop), with no branch
+   * named, or a merge, the project's memories and those of that branch; on a feature branch, that
+   * branch's memories only (a teammate's local work does not stale the team's knowledge).
+   * A merge makes the branch's memories of that project the project's (`branch` cleared): the team's
+   * and the reporter's own; a deleted branch soft-deletes (restorably) the reporter's own, and with an
+   * admin key the team's too — never someone else's private memory. In the same statement.
    */
   async apply(tx: Tx, tenantId: string, id: number): Promise<number | null> {
     const { rows } = await tx.query<{ changed: number | null }>(
       `WITH e AS (
-         SELECT id, tenant_id, repo, branch, merged, branch_deleted, after_commit, created_at, changes FROM code_events
+         SELECT id, tenant_id, repo, branch, merged, branch_deleted, after_commit, created_at, changes, reported_by,
+                reported_by_admin,
+                -- A change on the mainline (or a merge, or no branch named) is the project's; a change on
+                -- a feature branch concerns that branch's memories only.
+                (branch IS NULL OR merged OR branch IN ('main', 'master', 'trunk', 'develop')) AS mainline
+           FROM code_events
           WHERE id = $1 AND tenant_id = $2 AND applied_at IS NULL FOR UPDATE),
        c AS (
          SELECT c.path, c.status, c.hash, c."from", c.n
@@ -131,8 +141,10 @@ export class CodeEventRepository {
                 c.hash
            FROM e
            JOIN memory_anchors a ON a.tenant_id = e.tenant_id AND a.repo = e.repo
+           JOIN memories m ON m.id = a.memory_id
            JOIN c ON a.path = CASE WHEN c.status = 'renamed' THEN c."from" ELSE c.path END
           WHERE a.checked_at <= e.created_at AND (a.seen_event IS NULL OR a.seen_event < e.id)
+            AND (m.branch = e.branch OR (e.mainline AND m.branch IS NULL))
           ORDER BY a.id, c.n DESC),
        said AS (
          SELECT h.*, CASE WHEN h.state = 'current' THEN NULL ELSE h.hash END AS changed_hash,
@@ -158,6 +170,11 @@ export class CodeEventRepository {
            FROM e
           WHERE (e.merged OR e.branch_deleted) AND m.tenant_id = e.tenant_id AND m.project = e.repo
             AND m.branch = e.branch AND m.deleted_at IS NULL
+            -- A merge promotes the team's memories of the branch and the reporter's own; a deleted
+            -- branch drops the reporter's own, and with an admin key the team's too. Nobody's private
+            -- memory is changed by someone else's event.
+            AND (m.owner_id = e.reported_by
+                 OR (m.visibility = 'team' AND (e.merged OR e.reported_by_admin)))
          RETURNING m.id)
        UPDATE code_events SET applied_at = now(), anchors_changed = (SELECT count(*) FROM moved WHERE differs),
                               branch_memories = CASE WHEN merged OR branch_deleted THEN (SELECT count(*) FROM scoped) END

@@ -61,6 +61,8 @@ export class VerifyMemoryUseCase {
           project: memory.project,
           visibility: memory.visibility,
           supersedes: id,
+          // The correction is of the same branch as what it corrects, until that branch is merged.
+          ...(memory.branch !== undefined ? { branch: memory.branch } : {}),
           ...(next.length > 0 ? { anchors: next } : {}),
         },
       ]);

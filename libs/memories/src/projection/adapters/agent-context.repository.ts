@@ -47,11 +47,11 @@ export class AgentContextRepository {
                          WHERE p.memory_id = m.id AND p.scope = 'team' AND p.tenant_id = $1) AS pinned,
                 EXISTS (SELECT 1 FROM unnest(m.tags) t WHERE lower(t) = ANY ($4::text[])) AS convention
            FROM memories m JOIN users u ON u.id = m.owner_id
-          WHERE ${teamServed('m')} AND m.project = $2 AND NOT m.is_sensitive
+          WHERE ${teamServed('m')} AND m.project = $2 AND NOT m.is_sensitive AND m.branch IS NULL
             AND NOT EXISTS (SELECT 1 FROM memory_anchors a WHERE a.memory_id = m.id AND a.state <> 'current')
             AND NOT EXISTS (SELECT 1 FROM memory_links l JOIN memories x ON x.id = l.src_id
                              WHERE l.dst_id = m.id AND l.link_type = 'supersedes' AND l.tenant_id = $1
-                               AND x.id <> m.id AND ${teamServed('x')})
+                               AND x.id <> m.id AND ${teamServed('x')} AND x.branch IS NULL)
        )
        SELECT id, content, category, tags, importance, author, pinned, count(*) OVER () AS matched
          FROM picked
