@@ -41,6 +41,12 @@ export interface MemoryAnchor {
   readonly change: AnchorChange | null;
 }
 
+/**
+ * Branches that are a project's mainline: what capture stores there, and what changes there, are the
+ * whole project's; elsewhere a branch's memories and changes are that branch's (until merged).
+ */
+export const MAINLINE_BRANCHES: readonly string[] = ['main', 'master', 'trunk', 'develop'];
+
 /** At most this many anchors per memory. */
 export const MAX_ANCHORS = 20;
 export const MAX_ANCHOR_PATH = 1024;

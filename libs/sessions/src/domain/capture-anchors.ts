@@ -1,4 +1,4 @@
-import { MAX_ANCHORS, normaliseAnchorPath, type NewAnchor } from '@app/memories';
+import { MAINLINE_BRANCHES, MAX_ANCHORS, normaliseAnchorPath, type NewAnchor } from '@app/memories';
 
 const BLOB_ID = /^([0-9a-f]{40}|[0-9a-f]{64})$/;
 const COMMIT = /^[0-9a-f]{7,64}$/;
@@ -40,9 +40,6 @@ export function captureAnchors(
       ...(file.hash ? { hash: file.hash } : {}),
     }));
 }
-
-/** Branches that are the project's mainline: what capture stores there is the whole project's. */
-export const MAINLINE_BRANCHES: readonly string[] = ['main', 'master', 'trunk', 'develop'];
 
 /** The branch a captured memory is scoped to: the session's feature branch, when the tenant scopes them. */
 export function captureBranch(

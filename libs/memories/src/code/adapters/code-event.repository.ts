@@ -1,4 +1,5 @@
 import { insertThen, isoTimestamp, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
+import { MAINLINE_BRANCHES } from '../../domain/anchor';
 import type { CodeEvent, NewCodeEvent } from '../domain/code-event';
 
 interface CodeEventRow {
@@ -125,7 +126,7 @@ export class CodeEventRepository {
                 reported_by_admin,
                 -- A change on the mainline (or a merge, or no branch named) is the project's; a change on
                 -- a feature branch concerns that branch's memories only.
-                (branch IS NULL OR merged OR branch IN ('main', 'master', 'trunk', 'develop')) AS mainline
+                (branch IS NULL OR merged OR branch = ANY ($3::text[])) AS mainline
            FROM code_events
           WHERE id = $1 AND tenant_id = $2 AND applied_at IS NULL FOR UPDATE),
        c AS (
@@ -180,7 +181,7 @@ export class CodeEventRepository {
                               branch_memories = CASE WHEN merged OR branch_deleted THEN (SELECT count(*) FROM scoped) END
         WHERE id = (SELECT id FROM e)
        RETURNING anchors_changed AS changed`,
-      [id, tenantId],
+      [id, tenantId, MAINLINE_BRANCHES],
     );
     return rows[0] ? rows[0].changed : null;
   }
