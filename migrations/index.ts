@@ -41,6 +41,7 @@ import { MemoryReview1763700000048 } from './1763700000048-memory-review';
 import { ReviewStateSync1763700000049 } from './1763700000049-review-state-sync';
 import { CodeAnchors1763700000050 } from './1763700000050-code-anchors';
 import { BranchScope1763700000051 } from './1763700000051-branch-scope';
+import { StandbySyncHorizon1763700000052 } from './1763700000052-standby-sync-horizon';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -87,6 +88,7 @@ export const MIGRATIONS = [
   ReviewStateSync1763700000049,
   CodeAnchors1763700000050,
   BranchScope1763700000051,
+  StandbySyncHorizon1763700000052,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

@@ -3,6 +3,8 @@
 # PostgreSQL 15 with the pgvector extension, and Redis, both on 127.0.0.1.
 # pgvector is not packaged for Debian 12, so it is built from Debian trixie's
 # source package against PostgreSQL 15 (needs root and the apt repositories).
+# It also lets 127.0.0.1 open replication connections, for the streaming replica
+# the read-replica tests start (libs/testing/src/streaming-replica.ts).
 set -euo pipefail
 
 PG_PORT="${PGPORT:-5432}"
@@ -66,6 +68,36 @@ install_pgvector() {
   log "pgvector installed"
 }
 
+pg_setting() { psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -XAtc "show $1"; }
+
+# pg_basebackup and the replica's walreceiver connect over TCP as `postgres`: they need a
+# `replication` line (an `all` database line does not match replication connections).
+allow_local_replication() {
+  local hba line='host replication all 127.0.0.1/32 trust'
+  hba=$(pg_setting hba_file)
+  if awk '!/^[[:space:]]*#/ { $1 = $1; print }' "$hba" | grep -qxF "$line"; then return 0; fi
+  log "allowing replication connections from 127.0.0.1 in $hba"
+  # Before the first rule, since the first matching line wins; rewritten in place to keep owner and mode.
+  local updated
+  updated=$(awk -v line="$line" '!done && /^[[:space:]]*[^#[:space:]]/ { print line; done = 1 } { print } END { if (!done) print line }' "$hba")
+  printf '%s\n' "$updated" >"$hba"
+  psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -XAtqc 'select pg_reload_conf()' >/dev/null
+}
+
+# Both need a restart to change, so they are only reported; the defaults are fine.
+check_replication_settings() {
+  local wal_level senders
+  wal_level=$(pg_setting wal_level)
+  senders=$(pg_setting max_wal_senders)
+  if [ "$wal_level" = minimal ]; then
+    log "warning: wal_level is minimal; streaming replicas need replica or logical (restart required)"
+  fi
+  if [ "$senders" -le 0 ]; then
+    log "warning: max_wal_senders is $senders; streaming replicas need at least 1 (restart required)"
+  fi
+  log "replication: wal_level=$wal_level max_wal_senders=$senders"
+}
+
 start_redis() {
   if redis-cli -h 127.0.0.1 -p "$REDIS_PORT" ping >/dev/null 2>&1; then return 0; fi
   if ! command -v redis-server >/dev/null; then
@@ -81,6 +113,8 @@ start_redis() {
 }
 
 start_postgres
+allow_local_replication
+check_replication_settings
 install_pgvector
 start_redis
 log "PostgreSQL (with pgvector) and Redis are ready"

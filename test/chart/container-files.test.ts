@@ -208,7 +208,7 @@ describe('docker/compose.yaml', () => {
 });
 
 describe('shell scripts', () => {
-  const scripts = ['docker', 'deploy/vault', 'scripts/chart'].flatMap((dir) =>
+  const scripts = ['docker', 'deploy/vault', 'deploy/cloudnative-pg', 'scripts/chart'].flatMap((dir) =>
     readdirSync(join(ROOT, dir))
       .filter((f) => f.endsWith('.sh'))
       .map((f) => `${dir}/${f}`),

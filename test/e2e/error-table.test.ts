@@ -197,6 +197,11 @@ describe('every error docs/api.md lists answers exactly its status and code', ()
       run: () => alice().post('/api/memories', '{"content": "unterminated'),
     },
     {
+      row: /X-Memory-Consistency/,
+      code: 'invalid_consistency_token',
+      run: () => alice().get('/api/memories', { 'x-memory-consistency': 'lsn:not-a-position' }),
+    },
+    {
       row: /__proto__/,
       code: 'forbidden_property',
       run: () => alice().post('/api/memories', '{"content":"x","__proto__":{"admin":true}}'),

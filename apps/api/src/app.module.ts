@@ -3,7 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@app/config';
 import { JobsRuntimeModule } from '@app/jobs';
 import { ObservabilityModule } from '@app/observability';
-import { PersistenceModule } from '@app/persistence';
+import { LocalWritePositions, PersistenceModule } from '@app/persistence';
 import { createUrlRedactor } from '@app/secrets';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
@@ -22,6 +22,8 @@ import { UsageHttpModule } from './usage/usage-http.module';
  * install with Postgres only) the in-process queue runs the `@HandlesJob` handlers that the
  * domain modules imported here declare.
  */
+import { RedisWritePositions } from './replicas/redis-write-positions';
+
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -31,7 +33,17 @@ export class AppModule {
         ConfigModule.forRoot(config),
         // Logged URLs pass the same secret detector as memory text (a token in `?project=…`).
         ObservabilityModule.forRoot(config, { redactUrl: createUrlRedactor() }),
-        PersistenceModule.forRoot({ applicationName: 'memory-api', migrate: true }),
+        PersistenceModule.forRoot({
+          applicationName: 'memory-api',
+          migrate: true,
+          // Several API processes share users' write positions through Redis; one keeps its own.
+          readReplicas: {
+            writePositions: (c) =>
+              c.redis.url
+                ? new RedisWritePositions(c.redis.url, c.redis.queuePrefix)
+                : new LocalWritePositions(),
+          },
+        }),
         JobsRuntimeModule.forRoot({ role: 'api' }),
         AuthModule,
         AdminModule,

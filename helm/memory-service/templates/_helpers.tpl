@@ -77,6 +77,9 @@ app.kubernetes.io/part-of: memory-service
 {{/* The secrets.<entry> items the pods need, each as "ENTRY=ENV_VAR=required". */}}
 {{- define "memory-service.secretEnv" -}}
 {{- $items := list "databaseUrl=DATABASE_URL=true" "redisUrl=REDIS_URL=true" "apiKeys=API_KEYS=false" "apiKey=API_KEY=false" "adminApiKey=ADMIN_API_KEY=false" "encryptionKey=MEMORY_ENCRYPTION_KEY=false" "syncCursorSecret=SYNC_CURSOR_SECRET=false" "extractorLlmApiKey=EXTRACTOR_LLM_API_KEY=false" -}}
+{{- if .Values.databaseReplicas.enabled -}}
+{{- $items = append $items "databaseReplicaUrls=DATABASE_REPLICA_URLS=true" -}}
+{{- end -}}
 {{- if .Values.metrics.token.enabled -}}
 {{- $items = append $items "metricsToken=METRICS_TOKEN=true" -}}
 {{- end -}}

@@ -34,6 +34,10 @@ export interface AppConfig {
     readonly appRole: string;
     readonly statementTimeoutMs: number;
     readonly runMigrations: boolean;
+    /** Streaming replicas serving reads; empty: every read goes to the primary. */
+    readonly replicaUrls: readonly string[];
+    readonly replicaMaxLagMs: number;
+    readonly replicaMaxWaitMs: number;
   };
   readonly redis: { readonly url: string | undefined; readonly queuePrefix: string };
   readonly embedded: { readonly dataDir: string };
@@ -268,6 +272,9 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       appRole: env.DATABASE_APP_ROLE,
       statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
       runMigrations: env.RUN_MIGRATIONS,
+      replicaUrls: env.DATABASE_REPLICA_URLS,
+      replicaMaxLagMs: env.REPLICA_MAX_LAG_MS,
+      replicaMaxWaitMs: env.REPLICA_MAX_WAIT_MS,
     },
     redis: { url: env.REDIS_URL, queuePrefix: env.QUEUE_PREFIX },
     embedded: { dataDir: env.DATA_DIR },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 /** Variables whose values must never appear in logs or error messages. */
 export const SENSITIVE_ENV_KEYS = [
   'DATABASE_URL',
+  'DATABASE_REPLICA_URLS',
   'REDIS_URL',
   'API_KEYS',
   'API_KEY',
@@ -111,6 +112,14 @@ export const envSchema = z.object({
     .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier')
     .default('memory_app'),
   DATABASE_STATEMENT_TIMEOUT_MS: int(15_000, 100, 600_000),
+  /** Streaming replicas (hot standbys) of DATABASE_URL's primary, comma-separated; reads go to them. */
+  DATABASE_REPLICA_URLS: commaList.refine((urls) => urls.every((u) => /^postgres(ql)?:\/\//.test(u)), {
+    message: 'every entry must start with postgres:// or postgresql://',
+  }),
+  /** A replica further behind the primary than this is out of rotation until it catches up. */
+  REPLICA_MAX_LAG_MS: int(5_000, 100, 600_000),
+  /** A read that must see a newer write than a replica has replayed waits this long, then goes to the primary. */
+  REPLICA_MAX_WAIT_MS: int(250, 0, 10_000),
   RUN_MIGRATIONS: bool(true),
   REDIS_URL: optionalString.refine((v) => v === undefined || /^rediss?:\/\//.test(v), {
     message: 'must start with redis:// or rediss://',

@@ -12,3 +12,14 @@ export * from './statistics';
 export * from './probe-postgres';
 export * from './database-unavailable.error';
 export { TENANT_WRITES, type TenantWrites } from './tenant-writes';
+export * from './replicas/lsn';
+export * from './replicas/read-consistency';
+export * from './replicas/write-positions';
+export {
+  ReplicaReads,
+  ReplicaBehindError,
+  type ReplicaReadsOptions,
+  type ReplicaStatus,
+  type PrimaryReason,
+  type ReplicaReadsListener,
+} from './replicas/replica-reads';

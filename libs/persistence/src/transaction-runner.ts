@@ -3,6 +3,8 @@ import type { DataSource, QueryRunner } from 'typeorm';
 import { DatabaseUnavailableError } from './database-unavailable.error';
 import { readsEveryMemory, type QueryOptions, type QueryResult, type TenantScope, type Tx } from './tx';
 import { mayWrite, TENANT_WRITES } from './tenant-writes';
+import { formatLsn, parseLsn, type Lsn } from './replicas/lsn';
+import { ReplicaBehindError, type AwaitedPosition, type ReplicaReads } from './replicas/replica-reads';
 
 const ROLE = /^[a-z_][a-z0-9_]{0,62}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -45,7 +47,18 @@ export interface TransactionOptions {
    * timeout for this transaction and waits for the database's answers however long they take.
    */
   readonly unbounded?: boolean;
+  /**
+   * The work only reads (the transaction is opened READ ONLY, so a write in it fails). Where read
+   * replicas are configured a replica that has replayed every write the caller must see may answer
+   * it; the primary otherwise, and also when the replica fails under the work, which then runs
+   * again there. `streamed`: the work sends its answer while it reads, so it never runs twice (a
+   * replica failing under it fails it, as the primary failing would).
+   */
+  readonly readOnly?: boolean | 'streamed';
 }
+
+/** For work that only reads (see `TransactionOptions.readOnly`). */
+export const READ_ONLY: TransactionOptions = { readOnly: true };
 
 export interface TransactionRunnerOptions {
   /**
@@ -87,6 +100,8 @@ export class InvalidTenantScopeError extends Error {
  *   `app.system` for the transaction, which only the schema owner's policy honours.
  */
 export class TransactionRunner {
+  private replicas: ReplicaReads | undefined;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly appRole: string,
@@ -96,17 +111,43 @@ export class TransactionRunner {
       throw new Error(`application role must be a lower-case SQL identifier, got ${appRole}`);
   }
 
+  /**
+   * Serves read-only tenant work from streaming replicas (see ReplicaReads); from then on each
+   * tenant write's commit position is recorded, so that its author's reads see it.
+   */
+  readFrom(replicas: ReplicaReads): void {
+    this.replicas = replicas;
+  }
+
   async inTenant<T>(
     scope: TenantScope,
     work: (tx: Tx) => Promise<T>,
     options: TransactionOptions = {},
+  ): Promise<T> {
+    if (options.readOnly && this.replicas) {
+      return this.replicas.read(
+        scope,
+        options.readOnly !== 'streamed',
+        (replica, awaited) => replica.inTenantOn(scope, work, options, awaited),
+        () => this.inTenantOn(scope, work, options, null),
+      );
+    }
+    return this.inTenantOn(scope, work, options, null);
+  }
+
+  /** `inTenant` on this runner's own database; `awaited`: a position to see replayed first. */
+  private async inTenantOn<T>(
+    scope: TenantScope,
+    work: (tx: Tx) => Promise<T>,
+    options: TransactionOptions,
+    awaited: AwaitedPosition | null,
   ): Promise<T> {
     if (!UUID.test(scope.tenantId) || !UUID.test(scope.userId)) throw new InvalidTenantScopeError();
     // One round trip opens the transaction and sets its context: a simple query may hold several
     // statements but no parameters, so the values are written in (UUIDs checked, the role quoted).
     const tenantAdmin = scope.scopes?.includes('admin') ? 'on' : 'off';
     const admin = readsEveryMemory(scope) ? 'on' : 'off';
-    const opening = `BEGIN; SELECT set_config('role', ${literal(this.appRole)}, true),
+    const opening = `BEGIN${options.readOnly ? ' READ ONLY' : ''}; SELECT set_config('role', ${literal(this.appRole)}, true),
       set_config('app.tenant_id', '${scope.tenantId}', true), set_config('app.user_id', '${scope.userId}', true),
       set_config('app.tenant_admin', '${tenantAdmin}', true), set_config('app.admin', '${admin}', true)${
         options.genericPlans && this.options.preparedStatements
@@ -115,7 +156,11 @@ export class TransactionRunner {
       }`;
     for (let retries = options.retryConflicts ?? 0; ; retries--) {
       try {
-        return await this.run(work, opening, options.unbounded === true, scope.tenantId);
+        return await this.run(work, opening, options.unbounded === true, scope.tenantId, {
+          awaited,
+          // A write's position is kept for its author's reads only where replicas may serve them.
+          author: this.replicas && !options.readOnly ? scope : null,
+        });
       } catch (error) {
         if (retries <= 0 || !isTransactionConflict(error)) throw error;
       }
@@ -131,6 +176,7 @@ export class TransactionRunner {
       `BEGIN; SELECT set_config('app.system', 'on', true)`,
       options.unbounded === true,
       null,
+      NO_POSITIONS,
     );
   }
 
@@ -170,6 +216,29 @@ export class TransactionRunner {
     }
   }
 
+  /**
+   * Where this server stands in the write-ahead log, outside any transaction, within `timeoutMs`:
+   * a primary's write position, or a standby's (`recovering`) replay position.
+   */
+  async serverPosition(timeoutMs: number): Promise<{ recovering: boolean; lsn: Lsn | null }> {
+    const runner = await this.connected();
+    try {
+      const rows = (await answered(
+        runner,
+        runner
+          .query(
+            `SELECT pg_is_in_recovery() AS recovering, (CASE WHEN pg_is_in_recovery()
+               THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END)::text AS lsn`,
+          )
+          .catch(lostConnection),
+        timeoutMs,
+      )) as Array<{ recovering: boolean; lsn: string | null }>;
+      return { recovering: rows[0].recovering, lsn: parseLsn(rows[0].lsn) };
+    } finally {
+      await runner.release();
+    }
+  }
+
   /** A pooled connection, or unavailability: none within the pool's connect timeout, or refused (nothing was sent). */
   private async connected(): Promise<QueryRunner> {
     const runner = this.dataSource.createQueryRunner();
@@ -181,12 +250,17 @@ export class TransactionRunner {
     }
   }
 
-  /** `tenantId`: whose write a committed write is (TENANT_WRITES); null for a system transaction. */
+  /**
+   * `tenantId`: whose write a committed write is (TENANT_WRITES); null for a system transaction.
+   * `positions.awaited`: a position this connection's server must have replayed before the work
+   * reads; `positions.author`: whose reads must see the transaction's commit, if it wrote.
+   */
   private async run<T>(
     work: (tx: Tx) => Promise<T>,
     opening: string,
     unbounded: boolean,
     tenantId: string | null,
+    positions: Positions,
   ): Promise<T> {
     const runner = await this.connected();
     const answer = unbounded ? undefined : this.options.answerTimeoutMs;
@@ -194,9 +268,12 @@ export class TransactionRunner {
       answered(runner, runner.query(statement as string, params, true).catch(lostConnection), answer);
     const begin = unbounded ? `${opening}; SET LOCAL statement_timeout = 0` : opening;
     const pipelining = this.options.pipelining === true && pipelineOf(runner) !== undefined;
+    // Recording the commit position: whether the transaction wrote, COMMIT, then the position.
+    const closing = positions.author ? [WROTE, 'COMMIT', POSITION] : ['COMMIT'];
     // pending: the opening not sent yet (it goes with the first statement); committed: COMMIT went
     // with a statement marked last (the server ended the transaction either way).
     const state = { pending: pipelining, committed: false, wrote: false };
+    let closed: ReadonlyArray<PromiseSettledResult<Answer>> = [];
     try {
       try {
         if (!pipelining) await send(begin);
@@ -207,11 +284,11 @@ export class TransactionRunner {
           const batch: Array<[string | { name: string; text: string }, unknown[] | undefined]> = [];
           if (state.pending) batch.push([begin, undefined]);
           batch.push([statement, params]);
-          if (last && pipelining) batch.push(['COMMIT', undefined]);
+          if (last && pipelining) for (const text of closing) batch.push([text, undefined]);
           state.pending = false;
           if (batch.length === 1) return send(statement, params);
           state.committed = last && pipelining;
-          const answers = await inPipeline(
+          const settled = await pipelineSettled(
             runner,
             batch.map(
               ([text, values]) =>
@@ -219,12 +296,31 @@ export class TransactionRunner {
                   send(text, values),
             ),
           );
-          return answers[batch[0][0] === begin ? 1 : 0];
+          const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+          if (failed) throw failed.reason;
+          if (state.committed) closed = settled.slice(settled.length - closing.length);
+          return (settled[batch[0][0] === begin ? 1 : 0] as PromiseFulfilledResult<Answer>).value;
         };
+        if (positions.awaited) await awaitReplay(statements, positions.awaited);
         const result = await work(wrap(statements, committed, this.options.preparedStatements === true));
         // Nothing was sent (a pipelined opening waits for a statement): nothing to commit.
-        if (!state.committed && !state.pending) await send('COMMIT');
+        if (!state.committed && !state.pending) {
+          closed = await (pipelining && closing.length > 1
+            ? pipelineSettled(
+                runner,
+                closing.map((text) => () => send(text)),
+              )
+            : inTurn(closing.map((text) => () => send(text))));
+          // The work may have swallowed a failed statement, leaving the transaction aborted: COMMIT
+          // then rolls back without an error, and the check before it fails (nothing was written).
+          const commit = closed[closing.indexOf('COMMIT')];
+          if (commit.status === 'rejected') throw commit.reason;
+        }
         if (state.wrote) TENANT_WRITES.committed(tenantId);
+        if (positions.author && this.replicas) {
+          const position = commitPosition(closed);
+          if (position !== undefined) await this.replicas.wrote(positions.author, position);
+        }
         for (const callback of committed) callback();
         return result;
       } catch (error) {
@@ -237,6 +333,67 @@ export class TransactionRunner {
       await runner.release();
     }
   }
+}
+
+/** What `run` is to wait for and to record; see `run`. */
+interface Positions {
+  readonly awaited: AwaitedPosition | null;
+  readonly author: TenantScope | null;
+}
+
+const NO_POSITIONS: Positions = { awaited: null, author: null };
+
+/** Whether the transaction holds a transaction id: it wrote (a read-only transaction never gets one). */
+const WROTE = `SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote`;
+/** After COMMIT: a position at or past the commit's record (flushed before COMMIT answered). */
+const POSITION = `SELECT pg_current_wal_lsn()::text AS lsn`;
+
+/**
+ * The position to record from the answers of [WROTE, COMMIT, POSITION]: undefined when the
+ * transaction wrote nothing; null when it wrote but the position could not be read (unknown).
+ */
+function commitPosition(closed: ReadonlyArray<PromiseSettledResult<Answer>>): Lsn | null | undefined {
+  if (closed.length !== 3) return undefined;
+  const [wrote, , position] = closed;
+  const row = (answer: PromiseSettledResult<Answer>) =>
+    answer.status === 'fulfilled'
+      ? (answer.value.records?.[0] as Record<string, unknown> | undefined)
+      : undefined;
+  if (row(wrote)?.wrote !== true) return undefined;
+  return parseLsn(row(position)?.lsn as string | undefined);
+}
+
+/**
+ * Waits, inside the transaction, until its server has replayed `awaited.lsn` (READ COMMITTED: each
+ * later statement reads a snapshot taken after the wait). Gives up after `maxWaitMs`.
+ */
+async function awaitReplay(statements: StatementSender, awaited: AwaitedPosition): Promise<void> {
+  const deadline = Date.now() + awaited.maxWaitMs;
+  const lsn = formatLsn(awaited.lsn);
+  for (;;) {
+    const answer = await statements(
+      `SELECT coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false) AS replayed`,
+      [lsn],
+      false,
+    );
+    if ((answer.records?.[0] as { replayed?: boolean } | undefined)?.replayed === true) return;
+    const left = deadline - Date.now();
+    if (left <= 0) throw new ReplicaBehindError();
+    await new Promise((resolve) => setTimeout(resolve, Math.min(5, left)));
+  }
+}
+
+/** Sends statements one after another, each once the previous answered; every outcome is kept. */
+async function inTurn(sends: ReadonlyArray<() => Promise<Answer>>): Promise<PromiseSettledResult<Answer>[]> {
+  const settled: PromiseSettledResult<Answer>[] = [];
+  for (const next of sends) {
+    try {
+      settled.push({ status: 'fulfilled', value: await next() });
+    } catch (reason) {
+      settled.push({ status: 'rejected', reason });
+    }
+  }
+  return settled;
 }
 
 /** The `pg` client under a TypeORM query runner, where it can pipeline (`pg` 8.23's pipeline mode). */
@@ -253,11 +410,14 @@ function pipelineOf(runner: QueryRunner): PipelineClient | undefined {
 /**
  * Sends every statement at once and waits for all answers (in pipeline mode `pg` writes each
  * query as it is issued, each with its own Sync; inside a transaction block an error aborts the
- * block, so a statement after a failed one fails too, and a COMMIT after it rolls back). The
- * first failure in order is thrown, so a COMMIT's failure is never hidden behind a statement's
- * success. The client leaves pipeline mode once nothing is in flight.
+ * block, so a statement after a failed one fails too, and a COMMIT after it rolls back). Every
+ * outcome is returned in order: callers throw the first failure, so a COMMIT's failure is never
+ * hidden behind a statement's success. The client leaves pipeline mode once nothing is in flight.
  */
-async function inPipeline<R>(runner: QueryRunner, sends: ReadonlyArray<() => Promise<R>>): Promise<R[]> {
+async function pipelineSettled<R>(
+  runner: QueryRunner,
+  sends: ReadonlyArray<() => Promise<R>>,
+): Promise<PromiseSettledResult<R>[]> {
   const client = pipelineOf(runner);
   if (!client) throw new Error('pipelining needs a pg client');
   client.pipeline = true;
@@ -266,15 +426,11 @@ async function inPipeline<R>(runner: QueryRunner, sends: ReadonlyArray<() => Pro
   const stream = client.connection?.stream;
   stream?.cork();
   if (stream) setImmediate(() => stream.uncork());
-  let settled: PromiseSettledResult<R>[];
   try {
-    settled = await Promise.allSettled(sends.map((next) => next()));
+    return await Promise.allSettled(sends.map((next) => next()));
   } finally {
     client.pipeline = false;
   }
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<R>).value);
 }
 
 /** How the transaction's work sends a statement; `last`: COMMIT may go with it. */
@@ -284,10 +440,10 @@ type StatementSender = (
   last: boolean,
 ) => Promise<{ records?: unknown[]; affected?: number }>;
 
-type Send = (
-  statement: string | { name: string; text: string },
-  params?: unknown[],
-) => Promise<{ records?: unknown[]; affected?: number }>;
+type Send = (statement: string | { name: string; text: string }, params?: unknown[]) => Promise<Answer>;
+
+/** A statement's answer as TypeORM's query runner gives it (raw results). */
+type Answer = { records?: unknown[]; affected?: number };
 
 /**
  * Waits for a statement's answer at most `timeoutMs`. Past that the connection is closed (pg-pool

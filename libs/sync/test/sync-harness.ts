@@ -27,12 +27,17 @@ export const SYNC_SETTINGS_FOR_TESTS: SyncSettings = {
   sinceOverlapMs: 1000,
 };
 
-export function syncUseCases(db: TestDatabase, settings: SyncSettings = SYNC_SETTINGS_FOR_TESTS) {
+/** `pages`: where the change feed's pages are read (a replica's database); `db` otherwise. */
+export function syncUseCases(
+  db: TestDatabase,
+  settings: SyncSettings = SYNC_SETTINGS_FOR_TESTS,
+  pages: TestDatabase = db,
+) {
   const config: Pick<AppConfig, 'sync'> = { sync: { cursorSecret: undefined, ...settings } };
   const codecs = new SyncCursorCodecProvider(config, db.tx, new ServerSecretRepository());
   return {
     codecs,
-    changes: new SyncMemoryChangesUseCase(db.tx, new SyncFeedRepository(), codecs, settings),
+    changes: new SyncMemoryChangesUseCase(pages.tx, new SyncFeedRepository(), codecs, settings),
     seed: new SyncSeedDumpUseCase(db.tx, new MemorySyncRepository(), codecs, settings),
     retention: new SyncPurgeTombstonesUseCase(db.tx, new SyncRetentionRepository(), settings),
   };

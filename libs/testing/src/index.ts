@@ -5,3 +5,4 @@ export * from './deterministic-embedder';
 export * from './chaos';
 export * from './query-spy';
 export * from './use-case-testing';
+export * from './streaming-replica';

@@ -59,7 +59,8 @@ const BUILT_IN: Record<string, BuiltInModel> = {
 
 /**
  * CRDs have no model in kubernetes-models: their shape is checked against the fields of the
- * Prometheus Operator and KEDA CRDs that the chart uses (strict, so a misspelt field fails).
+ * Prometheus Operator and KEDA CRDs that the chart uses, and of the CloudNativePG Cluster that
+ * deploy/ uses (strict, so a misspelt field fails).
  */
 const metadata = z.object({ name: z.string().min(1), labels: z.record(z.string(), z.string()) }).strict();
 const matchLabels = z.object({ matchLabels: z.record(z.string(), z.string()) }).strict();
@@ -142,6 +143,46 @@ const CUSTOM: Record<string, z.ZodType> = {
           secretTargetRef: z
             .array(z.object({ parameter: z.string(), name: z.string(), key: z.string() }).strict())
             .min(1),
+        })
+        .strict(),
+    })
+    .strict(),
+  // deploy/cloudnative-pg/cluster.yaml: the CloudNativePG fields the example sets.
+  'postgresql.cnpg.io/v1/Cluster': z
+    .object({
+      apiVersion: z.literal('postgresql.cnpg.io/v1'),
+      kind: z.literal('Cluster'),
+      metadata: z
+        .object({
+          name: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/),
+          labels: z.record(z.string(), z.string()).optional(),
+        })
+        .strict(),
+      spec: z
+        .object({
+          instances: z.number().int().min(1),
+          // The operator reads the major version from the tag.
+          imageName: z.string().regex(/^[^:@]+:\d+(\.\d+)?[^:@]*(@sha256:[a-f0-9]{64})?$/),
+          postgresql: z
+            .object({ parameters: z.record(z.string(), z.string()) })
+            .strict()
+            .optional(),
+          bootstrap: z
+            .object({
+              initdb: z
+                .object({
+                  database: z.string().min(1),
+                  owner: z.string().min(1),
+                  postInitApplicationSQL: z.array(z.string().min(1)).optional(),
+                })
+                .strict(),
+            })
+            .strict(),
+          storage: z.object({ size: z.string().regex(/^\d+(Mi|Gi|Ti)$/) }).strict(),
+          affinity: z
+            .object({ enablePodAntiAffinity: z.boolean(), topologyKey: z.string().min(1) })
+            .strict()
+            .optional(),
         })
         .strict(),
     })

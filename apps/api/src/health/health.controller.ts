@@ -1,16 +1,21 @@
-import { Controller, Get, Res, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get, Inject, Res, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult } from '@nestjs/terminus';
 import type { FastifyReply } from 'fastify';
 import { Public } from '../auth/auth.decorators';
 import { DatabaseHealthIndicator, RedisHealthIndicator } from './dependency-health.indicators';
 import { ShutdownState } from './shutdown-state';
+import { REPLICA_READS } from '@app/persistence';
+import type { ReplicaRouting } from './replica-metrics';
 
 export type ReadinessBody = HealthCheckResult & {
   detail?: string;
   code?: string;
-  /** Dependencies that are down without making the API unready (Redis). */
+  /** Dependencies that are down without making the API unready (Redis, every read replica). */
   degraded?: string[];
 };
+
+/** What the API does when no read replica is in rotation. */
+const REPLICAS_DOWN_IMPACT = 'every read goes to the primary';
 
 /** What the API does without Redis, said where the probe body reports it down. */
 const REDIS_DOWN_IMPACT =
@@ -26,6 +31,7 @@ export class HealthController {
     private readonly database: DatabaseHealthIndicator,
     private readonly redis: RedisHealthIndicator,
     private readonly shutdown: ShutdownState,
+    @Inject(REPLICA_READS) private readonly replicas: ReplicaRouting,
   ) {}
 
   /** The seed contract: exactly `{"status":"ok"}`, touching nothing, so it stays cheap. */
@@ -56,18 +62,7 @@ export class HealthController {
     ];
     const redis = this.redis.enabled ? this.redis.check() : undefined;
     try {
-      const result = await this.health.check(checks);
-      const state = (await redis)?.redis;
-      if (!state) return result;
-      if (state.status === 'up') {
-        return {
-          ...result,
-          info: { ...result.info, redis: state },
-          details: { ...result.details, redis: state },
-        };
-      }
-      const degraded = { ...state, impact: REDIS_DOWN_IMPACT };
-      return { ...result, details: { ...result.details, redis: degraded }, degraded: ['redis'] };
+      return this.withReplicas(await this.withRedis(await this.health.check(checks), redis));
     } catch (error) {
       // Answer the probe body directly: the global error filter would flatten it to {detail, code}.
       if (!(error instanceof ServiceUnavailableException)) throw error;
@@ -75,5 +70,39 @@ export class HealthController {
       void reply.status(503);
       return { ...body, detail: `not ready: ${Object.keys(body.error ?? {}).join(', ')}`, code: 'not_ready' };
     }
+  }
+
+  private async withRedis(
+    result: ReadinessBody,
+    redis: ReturnType<RedisHealthIndicator['check']> | undefined,
+  ): Promise<ReadinessBody> {
+    const state = (await redis)?.redis;
+    if (!state) return result;
+    if (state.status === 'up') {
+      return { ...result, info: { ...result.info, redis: state }, details: { ...result.details, redis: state } };
+    }
+    const degraded = { ...state, impact: REDIS_DOWN_IMPACT };
+    return { ...result, details: { ...result.details, redis: degraded }, degraded: ['redis'] };
+  }
+
+  /**
+   * Read replicas are reported, not required: with none in rotation every read goes to the
+   * primary, so the API stays ready and lists them under `degraded`.
+   */
+  private withReplicas(result: ReadinessBody): ReadinessBody {
+    if (!this.replicas) return result;
+    const replicas = this.replicas.reads.status();
+    const up = replicas.some((r) => r.inRotation);
+    const state = {
+      status: up ? ('up' as const) : ('down' as const),
+      replicas,
+      ...(up ? {} : { impact: REPLICAS_DOWN_IMPACT }),
+    };
+    return {
+      ...result,
+      ...(up ? { info: { ...result.info, database_replicas: state } } : {}),
+      details: { ...result.details, database_replicas: state },
+      ...(up ? {} : { degraded: [...(result.degraded ?? []), 'database_replicas'] }),
+    };
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseHealthIndicator, RedisHealthIndicator } from './dependency-health.indicators';
 import { DependencyMetrics } from './dependency-metrics';
+import { ReplicaMetrics } from './replica-metrics';
 import { HealthController } from './health.controller';
 import { MetricsController } from './metrics.controller';
 import { MetricsPortServer } from './metrics-port.server';
@@ -21,6 +22,7 @@ import { ShutdownState } from './shutdown-state';
     RedisHealthIndicator,
     MetricsPortServer,
     DependencyMetrics,
+    ReplicaMetrics,
   ],
   exports: [ShutdownState],
 })

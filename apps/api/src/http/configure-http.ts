@@ -10,6 +10,7 @@ import { anyBudgetLimited } from '../rate-limit/rate-limit-budgets';
 import { createRateLimitRedis } from '../rate-limit/rate-limit-redis';
 import { registerRateLimit } from '../rate-limit/register-rate-limit';
 import { registerInputGuards } from './input-guards';
+import { registerReadConsistency } from './read-consistency.hook';
 import { CONSOLE_PATH, registerWebConsole } from './web-console';
 
 /** Every controller route is served under this prefix, except UNPREFIXED_PATHS. */
@@ -22,6 +23,7 @@ export const UNPREFIXED_PATHS = ['health', 'health/live', 'health/ready', 'metri
 export async function configureHttp(app: NestFastifyApplication, config: AppConfig): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
   registerInputGuards(fastify);
+  registerReadConsistency(fastify);
 
   // Errors raised by Fastify itself (body parsing, size limit) and by its plugins (rate limit) reach
   // HttpExceptionFilter too: Nest installs Fastify's error handler during init and routes it through

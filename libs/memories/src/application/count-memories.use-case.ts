@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryReadRepository } from '../read-model/memory-read.repository';
 import type { MemoryFilter } from '../domain/memory';
@@ -13,8 +13,10 @@ export class CountMemoriesUseCase {
   ) {}
 
   async execute(principal: Principal, filter: MemoryFilter = {}): Promise<{ total: number }> {
-    const total = await this.tx.inTenant(principal, (tx) =>
-      this.memories.countMatching(principal, tx, filter),
+    const total = await this.tx.inTenant(
+      principal,
+      (tx) => this.memories.countMatching(principal, tx, filter),
+      READ_ONLY,
     );
     return { total };
   }

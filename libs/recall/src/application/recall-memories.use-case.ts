@@ -275,7 +275,7 @@ export class RecallMemoriesUseCase {
         // A served memory that a memory the caller can see supersedes shows it among its links.
         return input.includeSuperseded || !served.some(isSuperseded) ? served : null;
       },
-      { genericPlans: true },
+      { genericPlans: true, readOnly: true },
     );
     if (outcome !== null) return outcome;
     // Rare: an answer holds an older version of something. Its chain is walked in Postgres, and
@@ -286,7 +286,7 @@ export class RecallMemoriesUseCase {
         const candidates = await this.candidates.describe(principal, tx, hitIds, { threads, heads: true });
         return serve(tx, candidates);
       },
-      { genericPlans: true },
+      { genericPlans: true, readOnly: true },
     );
   }
 

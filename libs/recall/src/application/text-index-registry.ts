@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@app/observability';
-import { TENANT_WRITES, TransactionRunner, type TenantScope } from '@app/persistence';
+import { TENANT_WRITES, READ_ONLY, TransactionRunner, type TenantScope } from '@app/persistence';
 import {
   TextIndexFeedRepository,
   type TenantAudiences,
@@ -350,10 +350,14 @@ export class TextIndexRegistry {
     model: { modelId: string; dimensions: number } | null,
   ): Promise<void> {
     const started = Date.now();
-    const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx));
+    const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx), READ_ONLY);
     const index = new TenantTextIndex();
     for (let after = 0; ;) {
-      const docs = await this.tx.inTenant(scope, (tx) => this.feed.page(tx, after, this.options.pageSize));
+      const docs = await this.tx.inTenant(
+        scope,
+        (tx) => this.feed.page(tx, after, this.options.pageSize),
+        READ_ONLY,
+      );
       for (const doc of docs) index.apply(doc);
       if (this.tenants.get(scope.tenantId) !== entry) return; // evicted or reset meanwhile
       if (index.bytes > this.options.maxBytes) {
@@ -411,11 +415,13 @@ export class TextIndexRegistry {
    */
   private async loadVectors(scope: TenantScope, entry: TenantEntry, vectors: VectorEntry): Promise<void> {
     const started = Date.now();
-    const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx));
+    const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx), READ_ONLY);
     const index = vectors.index;
     for (let after = 0; ;) {
-      const page = await this.tx.inTenant(scope, (tx) =>
-        this.feed.vectorPage(tx, vectors.modelId, after, this.options.pageSize),
+      const page = await this.tx.inTenant(
+        scope,
+        (tx) => this.feed.vectorPage(tx, vectors.modelId, after, this.options.pageSize),
+        READ_ONLY,
       );
       for (const vector of page) index.apply(vector);
       if (entry.vectors !== vectors) return; // replaced or evicted meanwhile

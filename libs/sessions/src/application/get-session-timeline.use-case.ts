@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { MemoryError, MemoryLookup } from '@app/memories';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { SessionEventRepository } from '../adapters/session-event.repository';
 import { SessionRepository } from '../adapters/session.repository';
@@ -41,17 +41,21 @@ export class GetSessionTimelineUseCase {
     input: TimelineInput = {},
   ): Promise<SessionTimeline> {
     const window = Math.min(input.window ?? DEFAULT_TIMELINE_WINDOW, MAX_TIMELINE_WINDOW);
-    return this.tx.inTenant(principal, async (tx) => {
-      const session = await this.sessions.findReadable(principal, tx, sessionId);
-      if (!session) throw SessionError.notFound(sessionId);
-      let around: string | null = null;
-      if (input.around !== undefined) {
-        const [memory] = await this.memories.findVisible(principal, tx, [input.around]);
-        if (!memory) throw MemoryError.notFound(input.around);
-        around = memory.createdAt;
-      }
-      const events = await this.events.timeline(principal, tx, { sessionId, around, window });
-      return { sessionId, around, events };
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const session = await this.sessions.findReadable(principal, tx, sessionId);
+        if (!session) throw SessionError.notFound(sessionId);
+        let around: string | null = null;
+        if (input.around !== undefined) {
+          const [memory] = await this.memories.findVisible(principal, tx, [input.around]);
+          if (!memory) throw MemoryError.notFound(input.around);
+          around = memory.createdAt;
+        }
+        const events = await this.events.timeline(principal, tx, { sessionId, around, window });
+        return { sessionId, around, events };
+      },
+      READ_ONLY,
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { SessionEventRepository } from '../adapters/session-event.repository';
 import { SessionRepository } from '../adapters/session.repository';
@@ -19,10 +19,14 @@ export class GetSessionUseCase {
   ) {}
 
   async execute(principal: Principal, id: string): Promise<SessionDetail> {
-    return this.tx.inTenant(principal, async (tx) => {
-      const session = await this.sessions.findReadable(principal, tx, id);
-      if (!session) throw SessionError.notFound(id);
-      return { ...session, eventCounts: await this.events.counts(principal, tx, id) };
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const session = await this.sessions.findReadable(principal, tx, id);
+        if (!session) throw SessionError.notFound(id);
+        return { ...session, eventCounts: await this.events.counts(principal, tx, id) };
+      },
+      READ_ONLY,
+    );
   }
 }

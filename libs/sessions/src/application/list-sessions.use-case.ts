@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
 import { projectIdentity } from '@app/kernel';
@@ -29,6 +29,6 @@ export class ListSessionsUseCase {
       limit: Math.min(input.limit ?? DEFAULT_SESSION_LIST_LIMIT, MAX_SESSION_LIST_LIMIT),
       team: input.team ?? false,
     };
-    return this.tx.inTenant(principal, (tx) => this.sessions.list(principal, tx, query));
+    return this.tx.inTenant(principal, (tx) => this.sessions.list(principal, tx, query), READ_ONLY);
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { clipLine, projectIdentity } from '@app/kernel';
 import { anchorLabel, codeStateOf, MemoryLookup, sensitivePlaceholder, type Memory } from '@app/memories';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { RecalledTextScreen } from '@app/secrets';
 import { type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
@@ -80,55 +80,61 @@ export class StartupContextUseCase {
     const limit = startupCandidates(budget);
     // A branch-scoped memory needs its project: without one, no branch applies.
     const branch = project !== null ? (input.branch ?? null) : null;
-    const sections = await this.tx.inTenant(principal, async (tx) => {
-      const listed = new Set<number>();
-      // Each section leaves out what an earlier one lists; it fetches as many more as they may take away.
-      const unlisted = (candidates: StartupCandidate[], max: number) => {
-        const kept = candidates.filter((c) => !listed.has(c.id)).slice(0, max);
-        for (const c of kept) listed.add(c.id);
-        return kept;
-      };
-      const pinned = unlisted(
-        await this.startup.pinned(principal, tx, { project, branch, limit: STARTUP_PINNED }),
-        STARTUP_PINNED,
-      );
-      const section = async (name: StartupSectionQuery, max: number) =>
-        unlisted(
-          await this.startup.candidates(principal, tx, {
-            section: name,
-            project,
-            branch,
-            limit: max + listed.size,
-          }),
-          max,
+    const sections = await this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const listed = new Set<number>();
+        // Each section leaves out what an earlier one lists; it fetches as many more as they may take away.
+        const unlisted = (candidates: StartupCandidate[], max: number) => {
+          const kept = candidates.filter((c) => !listed.has(c.id)).slice(0, max);
+          for (const c of kept) listed.add(c.id);
+          return kept;
+        };
+        const pinned = unlisted(
+          await this.startup.pinned(principal, tx, { project, branch, limit: STARTUP_PINNED }),
+          STARTUP_PINNED,
         );
-      const requested = await section('requested', STARTUP_REQUESTED);
-      const important = await section('important', limit);
-      const decisions = await section('decisions', limit);
-      const rows = await this.memories.findVisible(principal, tx, [...listed]);
-      const byId = new Map(rows.map((memory) => [memory.id, memory]));
-      const pick = (candidates: StartupCandidate[]) =>
-        candidates.flatMap((c) => {
-          const memory = byId.get(c.id);
-          return memory ? [this.toStartupMemory(memory, c)] : [];
+        const section = async (name: StartupSectionQuery, max: number) =>
+          unlisted(
+            await this.startup.candidates(principal, tx, {
+              section: name,
+              project,
+              branch,
+              limit: max + listed.size,
+            }),
+            max,
+          );
+        const requested = await section('requested', STARTUP_REQUESTED);
+        const important = await section('important', limit);
+        const decisions = await section('decisions', limit);
+        const rows = await this.memories.findVisible(principal, tx, [...listed]);
+        const byId = new Map(rows.map((memory) => [memory.id, memory]));
+        const pick = (candidates: StartupCandidate[]) =>
+          candidates.flatMap((c) => {
+            const memory = byId.get(c.id);
+            return memory ? [this.toStartupMemory(memory, c)] : [];
+          });
+        const summarised = await this.sessions.listSummarised(principal, tx, {
+          project,
+          limit: STARTUP_SESSIONS,
         });
-      const summarised = await this.sessions.listSummarised(principal, tx, {
-        project,
-        limit: STARTUP_SESSIONS,
-      });
-      // A memory whose code changed since is not served as current: it moves to its own section.
-      const outdated = (m: StartupMemory) => m.code !== undefined && m.code.state !== 'current';
-      const current = (items: StartupMemory[]) => items.filter((m) => !outdated(m));
-      const [listedRequested, listedImportant, listedDecisions] = [requested, important, decisions].map(pick);
-      return {
-        pinned: pick(pinned),
-        requested: current(listedRequested),
-        important: current(listedImportant),
-        decisions: current(listedDecisions),
-        outdated: [...listedRequested, ...listedImportant, ...listedDecisions].filter(outdated),
-        sessions: summarised.map((session) => this.toStartupSession(session)),
-      };
-    });
+        // A memory whose code changed since is not served as current: it moves to its own section.
+        const outdated = (m: StartupMemory) => m.code !== undefined && m.code.state !== 'current';
+        const current = (items: StartupMemory[]) => items.filter((m) => !outdated(m));
+        const [listedRequested, listedImportant, listedDecisions] = [requested, important, decisions].map(
+          pick,
+        );
+        return {
+          pinned: pick(pinned),
+          requested: current(listedRequested),
+          important: current(listedImportant),
+          decisions: current(listedDecisions),
+          outdated: [...listedRequested, ...listedImportant, ...listedDecisions].filter(outdated),
+          sessions: summarised.map((session) => this.toStartupSession(session)),
+        };
+      },
+      READ_ONLY,
+    );
     return {
       project,
       budget,

@@ -15,6 +15,8 @@ export interface SyncFeedRead {
   /** The last change the page covered (several changes of one memory make one item). */
   readonly last: SyncPosition | null;
   readonly hasMore: boolean;
+  /** Read on a standby (a read replica), whose snapshot may be older than what the cursor saw. */
+  readonly standby: boolean;
 }
 
 interface ItemRow extends Omit<MemoryRow, 'owner'> {
@@ -27,6 +29,7 @@ interface ItemRow extends Omit<MemoryRow, 'owner'> {
 interface FeedRow {
   horizon: string;
   next_xid: string;
+  standby: boolean;
   fetched: string;
   last: { pos: string | number; id: string | number } | null;
   items: ItemRow[];
@@ -97,6 +100,7 @@ const FEED_SQL = `
   SELECT
     (SELECT horizon FROM h) AS horizon,
     (SELECT next_xid FROM h) AS next_xid,
+    pg_is_in_recovery() AS standby,
     (SELECT count(*) FROM changed) + (SELECT count(*) FROM heard) AS fetched,
     (SELECT json_build_object('pos', pos, 'id', id) FROM page ORDER BY pos DESC, id DESC LIMIT 1) AS last,
     (SELECT coalesce(json_agg(i ORDER BY i.change_seq, i.id), '[]'::json) FROM (
@@ -157,6 +161,7 @@ export class SyncFeedRepository {
       items: row.items.map(toItem),
       last: row.last && { xid: Number(row.last.pos), memoryId: Number(row.last.id) },
       hasMore: Number(row.fetched) > limit,
+      standby: row.standby,
     };
   }
 }

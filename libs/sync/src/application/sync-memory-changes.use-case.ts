@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { ReplicaBehindError, TransactionRunner } from '@app/persistence';
 import { hasScope, type Principal } from '@app/tenancy';
 import { SyncFeedRepository } from '../adapters/sync-feed.repository';
-import { SYNC_SETTINGS, type SyncPage, type SyncSettings } from '../domain/sync';
+import { SYNC_SETTINGS, type SyncHistoryState, type SyncPage, type SyncSettings } from '../domain/sync';
+import type { SyncCursorPayload } from '../domain/sync-cursor';
 import { assertUsable, cursorAfter, readFrom } from '../domain/sync-feed';
 import { SyncCursorCodecProvider } from './sync-cursor-codec.provider';
 
@@ -34,9 +35,17 @@ export class SyncMemoryChangesUseCase {
     const admin = hasScope(principal, 'admin');
     const from = readFrom(cursor);
     // One plan for every caller: the feed's branches differ only in the ids bound.
-    const read = await this.tx.inTenant(principal, (tx) => this.feed.read(principal, tx, from, limit), {
-      genericPlans: true,
-    });
+    const read = await this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const page = await this.feed.read(principal, tx, from, limit);
+        // A replica that has not yet replayed what the cursor was issued from cannot judge it (its
+        // epoch and positions are older): the primary answers instead.
+        if (cursor && page.standby && !usable(cursor, page.state, admin)) throw new ReplicaBehindError();
+        return page;
+      },
+      { genericPlans: true, readOnly: true },
+    );
     // Checked against the state read with the page: a purge racing the read cannot slip past it.
     if (cursor) assertUsable(cursor, read.state, admin);
 
@@ -55,5 +64,14 @@ export class SyncMemoryChangesUseCase {
       hasMore: read.hasMore,
       serverTime: read.serverTime,
     };
+  }
+}
+
+function usable(cursor: SyncCursorPayload, state: SyncHistoryState, admin: boolean): boolean {
+  try {
+    assertUsable(cursor, state, admin);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -58,33 +58,37 @@ export class SyncSeedDumpUseCase {
         resolve();
       };
     });
-    const dumped = this.tx.inTenant(principal, async (tx) => {
-      const start = await this.repository.readStart(principal, tx);
-      const tombstones =
-        since === undefined ? [] : await this.repository.tombstonesSince(principal, tx, since, overlapMs);
-      await this.repository.openDump(principal, tx, { since, overlapMs });
-      // The copy now holds the caller's own rows as of the horizon and nothing else: the cursor
-      // feed goes on with everything else it can see, from the beginning.
-      const nextCursor = codec.encode({
-        u: principal.userId,
-        x: 0,
-        m: 0,
-        k: start.horizon,
-        o: start.horizon,
-        e: start.epoch,
-        a: hasScope(principal, 'admin'),
-      });
-      // Hand the stream out before writing: a large header must not wait for a reader that
-      // only attaches once this promise has resolved.
-      started();
-      await writer.begin({ nextCursor, serverTime: start.serverTime }, tombstones);
-      for (;;) {
-        const batch = await this.repository.fetchDump(tx, SEED_DUMP_BATCH);
-        await writer.rows(batch);
-        if (batch.length < SEED_DUMP_BATCH) break;
-      }
-      await this.repository.closeDump(tx);
-    });
+    const dumped = this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const start = await this.repository.readStart(principal, tx);
+        const tombstones =
+          since === undefined ? [] : await this.repository.tombstonesSince(principal, tx, since, overlapMs);
+        await this.repository.openDump(principal, tx, { since, overlapMs });
+        // The copy now holds the caller's own rows as of the horizon and nothing else: the cursor
+        // feed goes on with everything else it can see, from the beginning.
+        const nextCursor = codec.encode({
+          u: principal.userId,
+          x: 0,
+          m: 0,
+          k: start.horizon,
+          o: start.horizon,
+          e: start.epoch,
+          a: hasScope(principal, 'admin'),
+        });
+        // Hand the stream out before writing: a large header must not wait for a reader that
+        // only attaches once this promise has resolved.
+        started();
+        await writer.begin({ nextCursor, serverTime: start.serverTime }, tombstones);
+        for (;;) {
+          const batch = await this.repository.fetchDump(tx, SEED_DUMP_BATCH);
+          await writer.rows(batch);
+          if (batch.length < SEED_DUMP_BATCH) break;
+        }
+        await this.repository.closeDump(tx);
+      },
+      { readOnly: 'streamed' },
+    );
     // The body is only complete once the transaction has committed, never before.
     const done = dumped.then(() => writer.end());
     done.catch((error: unknown) => {

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { migrateDatabase } from '../test-database';
 import { freePort } from './free-port';
+import { processAlive } from './process-alive';
 
 const run = promisify(execFile);
 
@@ -11,15 +12,6 @@ const VERSION = '15';
 const CONFIG_ROOT = `/etc/postgresql/${VERSION}`;
 /** Clusters this tool makes are named `chaos_<label>_<pid>`: the pid says whether their suite still runs. */
 const NAME = /^chaos_[a-z0-9_]+_(\d+)$/;
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 async function pg(command: string, args: readonly string[]): Promise<void> {
   try {
@@ -40,7 +32,7 @@ async function dropAbandonedClusters(): Promise<void> {
   }
   for (const name of names) {
     const pid = NAME.exec(name)?.[1];
-    if (pid !== undefined && (Number(pid) === process.pid || !alive(Number(pid)))) {
+    if (pid !== undefined && (Number(pid) === process.pid || !processAlive(Number(pid)))) {
       await pg('pg_dropcluster', ['--stop', VERSION, name]).catch(() => undefined);
     }
   }

@@ -43,25 +43,37 @@ export class ExportMemoriesUseCase {
         resolve();
       };
     });
-    const exported = this.tx.inTenant(principal, async (tx) => {
-      await this.repository.open(principal, tx, { ...input, byCategory: input.format === 'markdown' });
-      started();
-      await out.write(encoder.begin());
-      let count = 0;
-      for (;;) {
-        const batch = await this.repository.fetch(tx, EXPORT_BATCH);
-        count += batch.length;
-        await out.write(encoder.rows(batch));
-        if (batch.length < EXPORT_BATCH) break;
-      }
-      await this.repository.close(tx);
-      await out.write(encoder.end());
-      await this.audit.record(principal, tx, {
-        action: 'memory.export',
-        targetType: 'memory',
-        details: { format: input.format, count, include_deleted: input.includeDeleted },
+    // The rows are read in one read-only transaction (a replica may serve it); the export is audited
+    // on the primary once every row was read.
+    const exported = this.tx
+      .inTenant(
+        principal,
+        async (tx) => {
+          await this.repository.open(principal, tx, { ...input, byCategory: input.format === 'markdown' });
+          started();
+          await out.write(encoder.begin());
+          let count = 0;
+          for (;;) {
+            const batch = await this.repository.fetch(tx, EXPORT_BATCH);
+            count += batch.length;
+            await out.write(encoder.rows(batch));
+            if (batch.length < EXPORT_BATCH) break;
+          }
+          await this.repository.close(tx);
+          return count;
+        },
+        { readOnly: 'streamed' },
+      )
+      .then(async (count) => {
+        await this.tx.inTenant(principal, (tx) =>
+          this.audit.record(principal, tx, {
+            action: 'memory.export',
+            targetType: 'memory',
+            details: { format: input.format, count, include_deleted: input.includeDeleted },
+          }),
+        );
+        await out.write(encoder.end());
       });
-    });
     // The body is only complete once the transaction has committed, never before.
     const done = exported.then(() => out.end());
     done.catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryStatsRepository } from '../adapters/memory-stats.repository';
 import type { MemoryActivity, MemoryStats, NamedCount } from '../domain/memory-stats';
@@ -13,7 +13,7 @@ export class GetMemoryStatsUseCase {
   ) {}
 
   execute(principal: Principal): Promise<MemoryStats> {
-    return this.tx.inTenant(principal, (tx) => this.stats.stats(principal, tx));
+    return this.tx.inTenant(principal, (tx) => this.stats.stats(principal, tx), READ_ONLY);
   }
 }
 
@@ -26,8 +26,11 @@ export class ListMemoryFacetsUseCase {
   ) {}
 
   execute(principal: Principal, facet: 'categories' | 'tags'): Promise<NamedCount[]> {
-    return this.tx.inTenant(principal, (tx) =>
-      facet === 'categories' ? this.stats.categories(principal, tx) : this.stats.tags(principal, tx),
+    return this.tx.inTenant(
+      principal,
+      (tx) =>
+        facet === 'categories' ? this.stats.categories(principal, tx) : this.stats.tags(principal, tx),
+      READ_ONLY,
     );
   }
 }
@@ -41,6 +44,6 @@ export class GetMemoryActivityUseCase {
   ) {}
 
   execute(principal: Principal, input: { days: number }): Promise<MemoryActivity> {
-    return this.tx.inTenant(principal, (tx) => this.stats.activity(principal, tx, input.days));
+    return this.tx.inTenant(principal, (tx) => this.stats.activity(principal, tx, input.days), READ_ONLY);
   }
 }
