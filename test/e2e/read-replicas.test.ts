@@ -86,6 +86,15 @@ describe('read replicas: a streaming standby serves reads, read-your-writes, fai
 
   it('serves list, get and recall from the replica (its own sessions and transactions)', async () => {
     const { body } = await store(0, 'replica routing probe: the harbour crane schedule');
+    const committed = async () =>
+      Number(
+        (
+          await onReplica<{ n: string }>(
+            `SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()`,
+          )
+        )[0].n,
+      );
+    const transactionsBefore = await committed();
     const before = await readsServed(apis[1].url);
     for (let i = 0; i < 10; i++) {
       expect((await as(1, 'bob').get<Listed>('/api/memories?limit=5')).status).toBe(200);
@@ -100,6 +109,12 @@ describe('read replicas: a streaming standby serves reads, read-your-writes, fai
       `SELECT application_name FROM pg_stat_activity WHERE datname = current_database()`,
     );
     expect(sessions.map((s) => s.application_name)).toContain('memory-api-replica-1');
+    // The replica's own statistics count those transactions (flushed within a second or so).
+    await eventually(
+      'the replica counting the reads',
+      async () => expect((await committed()) - transactionsBefore).toBeGreaterThanOrEqual(30),
+      10_000,
+    );
   });
 
   it('a user reads their own write at once through either process while the replica lags; a teammate once it replays', async () => {
@@ -142,6 +157,20 @@ describe('read replicas: a streaming standby serves reads, read-your-writes, fai
       async () => expect((await as(1, 'bob').get(`/api/memories/${latest}`)).status).toBe(200),
       5_000,
     );
+  });
+
+  it("recall through another process finds the user's write at once, even right after that process refreshed its index", async () => {
+    for (let round = 0; round < 5; round++) {
+      // Bob's recall brings process 1's index up to date: for 250 ms it may answer without a refresh.
+      expect((await as(1, 'bob').post('/api/memories/recall', { context: 'anything at all' })).status).toBe(
+        200,
+      );
+      const { body } = await store(0, `fresh-index probe ${round}: the quayside ferry timetable`);
+      const found = await as(1, 'alice').post<Listed>('/api/memories/recall', {
+        context: `fresh-index probe ${round} quayside ferry`,
+      });
+      expect(found.body.memories.map((m) => m.id)).toContain(body.id);
+    }
   });
 
   it('refuses a token that is not one of ours', async () => {

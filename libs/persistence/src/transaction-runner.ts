@@ -167,16 +167,20 @@ export class TransactionRunner {
     }
   }
 
+  /**
+   * `author`: the user a system write is made for (a review settled, a user's data erased): where
+   * replicas serve reads, their reads see it as they see their own writes.
+   */
   async asSystem<T>(
     work: (tx: Tx) => Promise<T>,
-    options: Pick<TransactionOptions, 'unbounded'> = {},
+    options: Pick<TransactionOptions, 'unbounded'> & { readonly author?: TenantScope } = {},
   ): Promise<T> {
     return this.run(
       work,
       `BEGIN; SELECT set_config('app.system', 'on', true)`,
       options.unbounded === true,
       null,
-      NO_POSITIONS,
+      this.replicas && options.author ? { awaited: null, author: options.author } : NO_POSITIONS,
     );
   }
 
@@ -296,9 +300,13 @@ export class TransactionRunner {
                   send(text, values),
             ),
           );
-          const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-          if (failed) throw failed.reason;
           if (state.committed) closed = settled.slice(settled.length - closing.length);
+          // The first failure in order is the transaction's; once COMMIT answered, the position read
+          // after it is not (a committed write is never reported as failed).
+          const failed = settled
+            .slice(0, state.committed && positions.author ? settled.length - 1 : settled.length)
+            .find((s): s is PromiseRejectedResult => s.status === 'rejected');
+          if (failed) throw failed.reason;
           return (settled[batch[0][0] === begin ? 1 : 0] as PromiseFulfilledResult<Answer>).value;
         };
         if (positions.awaited) await awaitReplay(statements, positions.awaited);
@@ -345,8 +353,11 @@ const NO_POSITIONS: Positions = { awaited: null, author: null };
 
 /** Whether the transaction holds a transaction id: it wrote (a read-only transaction never gets one). */
 const WROTE = `SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote`;
-/** After COMMIT: a position at or past the commit's record (flushed before COMMIT answered). */
-const POSITION = `SELECT pg_current_wal_lsn()::text AS lsn`;
+/**
+ * After COMMIT: a position past the commit's record. The insert position, not the write position:
+ * with `synchronous_commit = off` the commit may not be written out yet when COMMIT answers.
+ */
+const POSITION = `SELECT pg_current_wal_insert_lsn()::text AS lsn`;
 
 /**
  * The position to record from the answers of [WROTE, COMMIT, POSITION]: undefined when the
@@ -379,7 +390,7 @@ async function awaitReplay(statements: StatementSender, awaited: AwaitedPosition
     if ((answer.records?.[0] as { replayed?: boolean } | undefined)?.replayed === true) return;
     const left = deadline - Date.now();
     if (left <= 0) throw new ReplicaBehindError();
-    await new Promise((resolve) => setTimeout(resolve, Math.min(5, left)));
+    await new Promise((resolve) => setTimeout(resolve, Math.min(10, left)));
   }
 }
 

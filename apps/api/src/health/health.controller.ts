@@ -79,7 +79,11 @@ export class HealthController {
     const state = (await redis)?.redis;
     if (!state) return result;
     if (state.status === 'up') {
-      return { ...result, info: { ...result.info, redis: state }, details: { ...result.details, redis: state } };
+      return {
+        ...result,
+        info: { ...result.info, redis: state },
+        details: { ...result.details, redis: state },
+      };
     }
     const degraded = { ...state, impact: REDIS_DOWN_IMPACT };
     return { ...result, details: { ...result.details, redis: degraded }, degraded: ['redis'] };

@@ -8,7 +8,7 @@ import { Test } from '@nestjs/testing';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigModule, loadConfig } from '@app/config';
 import { ObservabilityModule } from '@app/observability';
-import { TransactionRunner } from '@app/persistence';
+import { REPLICA_READS, TransactionRunner } from '@app/persistence';
 import { IS_PUBLIC_KEY } from '../auth/auth.decorators';
 import { HealthModule } from './health.module';
 import { ShutdownState } from './shutdown-state';
@@ -31,8 +31,12 @@ const transactions = { ping: async () => void (await database.query('SELECT 1'))
 
 @Global()
 @Module({
-  providers: [{ provide: TransactionRunner, useValue: transactions }],
-  exports: [TransactionRunner],
+  providers: [
+    { provide: TransactionRunner, useValue: transactions },
+    // No read replicas configured.
+    { provide: REPLICA_READS, useValue: null },
+  ],
+  exports: [TransactionRunner, REPLICA_READS],
 })
 class FakePersistenceModule {}
 

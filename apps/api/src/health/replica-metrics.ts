@@ -38,6 +38,8 @@ export class ReplicaMetrics implements OnModuleInit {
       labelNames: ['replica'],
       registers: [this.registry],
       collect() {
+        // A replica that cannot be checked has no lag to show (not its last one).
+        this.reset();
         for (const replica of reads.status())
           if (replica.lagMs !== null) this.set({ replica: replica.name }, replica.lagMs / 1000);
       },

@@ -1,5 +1,12 @@
 import { Redis } from 'ioredis';
-import { formatLsn, parseLsn, userKey, type Lsn, type TenantScope, type WritePositions } from '@app/persistence';
+import {
+  formatLsn,
+  parseLsn,
+  userKey,
+  type Lsn,
+  type TenantScope,
+  type WritePositions,
+} from '@app/persistence';
 
 /** Longest wait for Redis before a read goes to the primary instead. */
 const COMMAND_TIMEOUT_MS = 300;
@@ -43,7 +50,13 @@ export class RedisWritePositions implements WritePositions {
   }
 
   async record(scope: TenantScope, lsn: Lsn, ttlMs: number): Promise<void> {
-    await this.client.eval(RECORD_LATER, 1, this.key(scope), lsn.toString(16).padStart(16, '0'), String(ttlMs));
+    await this.client.eval(
+      RECORD_LATER,
+      1,
+      this.key(scope),
+      lsn.toString(16).padStart(16, '0'),
+      String(ttlMs),
+    );
   }
 
   async latest(scope: TenantScope): Promise<Lsn | null> {

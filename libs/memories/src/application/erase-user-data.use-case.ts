@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
-import { assertAdmin, AuditWriter, FindUserUseCase, type Actor } from '@app/tenancy';
+import { assertAdmin, AuditWriter, FindUserUseCase, type Actor, isSystemActor } from '@app/tenancy';
 import { UserDataRepository, type ErasureCounts } from '../adapters/user-data.repository';
 import { SweepSecretsUseCase } from '../write/sweep-secrets.use-case';
 
@@ -44,8 +44,9 @@ export class EraseUserDataUseCase {
         });
         return erased;
       },
-      // Erasing a large user's rows may take longer than one request's statement.
-      { unbounded: true },
+      // Erasing a large user's rows may take longer than one request's statement; the admin's reads
+      // see the erasure as their own write.
+      { unbounded: true, author: isSystemActor(actor) ? undefined : actor },
     );
     let vaultSecretsDeleted = 0;
     if (counts.vaultSecrets > 0) {

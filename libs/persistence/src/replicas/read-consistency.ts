@@ -38,6 +38,15 @@ export function requiredPosition(): Lsn | null {
   return context ? laterLsn(context.required, context.written) : null;
 }
 
+/**
+ * The current request's reads must see `lsn` (the user's last write, learned while routing one of
+ * them): copies derived in the process (recall's indexes) are brought up to date before they answer.
+ */
+export function requireForRequest(lsn: Lsn | null): void {
+  const context = READ_CONSISTENCY.getStore();
+  if (context && lsn !== null) context.required = laterLsn(context.required, lsn);
+}
+
 /** Records a write of the current request (no request: nothing to record). */
 export function recordWritten(lsn: Lsn): void {
   const context = READ_CONSISTENCY.getStore();

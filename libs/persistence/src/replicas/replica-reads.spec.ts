@@ -140,6 +140,10 @@ describe('ReplicaReads', () => {
     const context: ReadConsistency = { required: 200n, written: null };
     await READ_CONSISTENCY.run(context, () => read(onReplica));
     expect(seen).toEqual([null, { lsn: 150n, maxWaitMs: 50 }, { lsn: 200n, maxWaitMs: 50 }]);
+    // The user's last write becomes the request's: its later reads (and recall's index) must see it.
+    const untokened: ReadConsistency = { required: null, written: null };
+    await READ_CONSISTENCY.run(untokened, () => read(onReplica));
+    expect(untokened.required).toBe(150n);
     // Not replayed in time: the primary answers.
     expect(
       await read(async () => {

@@ -4,7 +4,7 @@ import { DatabaseUnavailableError } from '../database-unavailable.error';
 import type { TransactionRunner } from '../transaction-runner';
 import type { TenantScope } from '../tx';
 import { laterLsn, type Lsn } from './lsn';
-import { recordWritten, requiredPosition } from './read-consistency';
+import { recordWritten, requiredPosition, requireForRequest } from './read-consistency';
 import type { WritePositions } from './write-positions';
 
 export interface ReplicaReadsOptions {
@@ -62,13 +62,31 @@ const LOST = /Connection terminated|connection error|not queryable/i;
  */
 function isReplicaFailure(error: unknown): boolean {
   if (error instanceof DatabaseUnavailableError) return true;
-  type Failure = { code?: unknown; message?: unknown; name?: unknown; driverError?: Failure } | null | undefined;
+  type Failure =
+    { code?: unknown; message?: unknown; name?: unknown; driverError?: Failure } | null | undefined;
   for (const failure of [error as Failure, (error as Failure)?.driverError]) {
     if (typeof failure?.code === 'string' && REPLICA_FAILURES.test(failure.code)) return true;
     if (typeof failure?.message === 'string' && LOST.test(failure.message)) return true;
     if (failure?.name === 'QueryRunnerAlreadyReleasedError') return true;
   }
   return networkFailureReason(error) !== undefined;
+}
+
+/** Longest wait for one position check, connecting included. */
+const CHECK_TIMEOUT_MS = 1_000;
+
+/** `promise`, or a failure once `ms` have passed. */
+async function within<T>(ms: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  promise.catch(() => undefined);
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 class Replica {
@@ -161,15 +179,20 @@ export class ReplicaReads {
     onReplica: (runner: TransactionRunner, awaited: AwaitedPosition | null) => Promise<T>,
     onPrimary: () => Promise<T>,
   ): Promise<T> {
-    const replica = this.pick();
-    if (!replica) return this.onPrimary('no_replica', onPrimary);
+    // Known first, wherever the read runs: recall's in-process index must not answer the request
+    // from before a write it has to see, even when the primary serves it.
     let required: Lsn | null;
     try {
       if (Date.now() < this.positionsFailedUntil) throw new Error('write positions were not recorded');
       required = laterLsn(requiredPosition(), await this.positions.latest(scope));
+      requireForRequest(required);
     } catch {
+      // Unknown: the request may have to see any recent write.
+      requireForRequest(0n);
       return this.onPrimary('positions_unknown', onPrimary);
     }
+    const replica = this.pick();
+    if (!replica) return this.onPrimary('no_replica', onPrimary);
     try {
       const result = await onReplica(
         replica.runner,
@@ -182,7 +205,10 @@ export class ReplicaReads {
       if (!isReplicaFailure(error)) throw error;
       replica.out('failed under a read');
       if (!rerunnable) throw error;
-      this.logger.warn({ err: error, replica: replica.name }, 'replica failed under a read; the primary answers');
+      this.logger.warn(
+        { err: error, replica: replica.name },
+        'replica failed under a read; the primary answers',
+      );
       return this.onPrimary('replica_failed', onPrimary);
     }
   }
@@ -204,9 +230,12 @@ export class ReplicaReads {
     }
   }
 
-  /** How long a write can matter: after it, every replica in rotation has replayed it. */
+  /**
+   * How long a write can matter: after it, every replica in rotation has replayed it (its lag was
+   * checked within a poll and a bounded check ago).
+   */
   private positionTtlMs(): number {
-    return this.options.maxLagMs + 2 * this.pollMs + 1_000;
+    return this.options.maxLagMs + 2 * (this.pollMs + CHECK_TIMEOUT_MS) + 1_000;
   }
 
   private async onPrimary<T>(reason: PrimaryReason, onPrimary: () => Promise<T>): Promise<T> {
@@ -226,21 +255,27 @@ export class ReplicaReads {
   }
 
   private async poll(): Promise<void> {
-    const timeoutMs = Math.max(this.pollMs, 1_000);
+    let sampled = false;
     try {
-      const primary = await this.primary.serverPosition(timeoutMs);
+      const primary = await within(CHECK_TIMEOUT_MS, this.primary.serverPosition(CHECK_TIMEOUT_MS));
       if (primary.lsn !== null) this.samples.push({ at: Date.now(), lsn: primary.lsn });
+      sampled = primary.lsn !== null;
     } catch {
-      // The primary cannot be asked: the replicas are judged against what was sampled before.
+      // The primary cannot be asked: a replica's lag cannot be told, only whether it answers.
     }
     const window = this.options.maxLagMs + 2 * this.pollMs;
     while (this.samples.length > 1 && this.samples[0].at < Date.now() - window) this.samples.shift();
     await Promise.all(
       this.replicas.map(async (replica) => {
         try {
-          await replica.connect();
-          const position = await replica.runner.serverPosition(timeoutMs);
+          // Bounded as a whole: a pool waiting for a connection, or a host dropping packets, must not
+          // hold the next checks back while the replica keeps serving.
+          const position = await within(
+            CHECK_TIMEOUT_MS,
+            replica.connect().then(() => replica.runner.serverPosition(CHECK_TIMEOUT_MS)),
+          );
           if (!position.recovering || position.lsn === null) return replica.out('not a standby');
+          if (!sampled) return;
           replica.lagMs = this.lagOf(position.lsn);
           if (replica.lagMs > this.options.maxLagMs) return replica.out('lagging');
           if (!replica.inRotation) this.logger.log(`replica ${replica.name} in rotation`);
@@ -249,6 +284,7 @@ export class ReplicaReads {
         } catch {
           if (replica.inRotation) this.logger.warn(`replica ${replica.name} unreachable; out of rotation`);
           replica.out('unreachable');
+          replica.lagMs = null;
         }
       }),
     );

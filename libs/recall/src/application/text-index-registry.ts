@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@app/observability';
-import { TENANT_WRITES, READ_ONLY, TransactionRunner, type TenantScope } from '@app/persistence';
+import {
+  READ_ONLY,
+  requiredPosition,
+  TENANT_WRITES,
+  TransactionRunner,
+  type TenantScope,
+} from '@app/persistence';
 import {
   TextIndexFeedRepository,
   type TenantAudiences,
@@ -213,11 +219,15 @@ export class TextIndexRegistry {
 
   /**
    * The tenant's shares and tag rules when its index (and `vectors`, when given) may answer without
-   * a refresh: one started less than `freshMs` ago, and no write of the tenant committed in this
-   * process since it started. Null: refresh first.
+   * a refresh: one started less than `freshMs` ago, no write of the tenant committed in this
+   * process since it started, and the request need not see a given write (a consistency token, or,
+   * with read replicas, the caller's own recent write made through another process). Null: refresh
+   * first.
    */
   fresh(scope: TenantScope, entry: TenantEntry, vectors: VectorEntry | null): TenantAudiences | null {
     if (this.options.freshMs <= 0 || entry.audiences === null) return null;
+    // The request must see a given write (its own, made through another process, or a token's).
+    if (requiredPosition() !== null) return null;
     if (Date.now() - entry.refreshedAt >= this.options.freshMs) return null;
     if (TENANT_WRITES.versionOf(scope.tenantId) !== entry.writeVersion) return null;
     if (vectors !== null && vectors.refreshedAt !== entry.refreshedAt) return null;
@@ -340,9 +350,11 @@ export class TextIndexRegistry {
   }
 
   /**
-   * Reads the tenant's live memories page by page, each page in a short transaction of its own. The
-   * position is taken before the first page: a row that changes while the pages are read has a
-   * position at or above it, so the first delta brings it again.
+   * Reads the tenant's live memories page by page, each page in a short transaction of its own that
+   * first takes its server's horizon: a row a page missed (changed while the pages are read, or not
+   * yet replayed by the replica that served the page) has a position at or above that page's
+   * horizon, so the lowest of them is where the deltas start, and the first one brings it again.
+   * Pages may be served by different servers (replicas, the primary): each is judged by its own.
    */
   private async load(
     scope: TenantScope,
@@ -350,12 +362,15 @@ export class TextIndexRegistry {
     model: { modelId: string; dimensions: number } | null,
   ): Promise<void> {
     const started = Date.now();
-    const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx), READ_ONLY);
+    let position = Infinity;
     const index = new TenantTextIndex();
     for (let after = 0; ;) {
       const docs = await this.tx.inTenant(
         scope,
-        (tx) => this.feed.page(tx, after, this.options.pageSize),
+        async (tx) => {
+          position = Math.min(position, await this.feed.horizon(tx));
+          return this.feed.page(tx, after, this.options.pageSize);
+        },
         READ_ONLY,
       );
       for (const doc of docs) index.apply(doc);
@@ -415,12 +430,16 @@ export class TextIndexRegistry {
    */
   private async loadVectors(scope: TenantScope, entry: TenantEntry, vectors: VectorEntry): Promise<void> {
     const started = Date.now();
-    const position = await this.tx.inTenant(scope, (tx) => this.feed.horizon(tx), READ_ONLY);
+    // As `load`: the lowest horizon of the pages' own transactions.
+    let position = Infinity;
     const index = vectors.index;
     for (let after = 0; ;) {
       const page = await this.tx.inTenant(
         scope,
-        (tx) => this.feed.vectorPage(tx, vectors.modelId, after, this.options.pageSize),
+        async (tx) => {
+          position = Math.min(position, await this.feed.horizon(tx));
+          return this.feed.vectorPage(tx, vectors.modelId, after, this.options.pageSize);
+        },
         READ_ONLY,
       );
       for (const vector of page) index.apply(vector);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryError, MemoryErrorCode } from '../../domain/memory.errors';
 import { CodeEventRepository } from '../adapters/code-event.repository';
@@ -14,7 +14,7 @@ export class GetCodeEventUseCase {
   ) {}
 
   async execute(principal: Principal, id: number): Promise<CodeEvent> {
-    const event = await this.tx.inTenant(principal, (tx) => this.events.find(principal, tx, id));
+    const event = await this.tx.inTenant(principal, (tx) => this.events.find(principal, tx, id), READ_ONLY);
     if (!event) throw new MemoryError(MemoryErrorCode.CodeEventNotFound, `Code event ${id} not found`);
     return event;
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import type { Principal } from '@app/tenancy';
 import { AgentContextRepository } from '../adapters/agent-context.repository';
 import { MAX_PROJECTED_MEMORIES, type AgentContextFormat } from '../domain/agent-context';
@@ -25,8 +25,10 @@ export class RenderAgentContextUseCase {
   ) {}
 
   async execute(principal: Principal, input: RenderAgentContextInput): Promise<RenderedAgentContext> {
-    const { memories, matched } = await this.tx.inTenant(principal, (tx) =>
-      this.selection.select(principal, tx, input.project, MAX_PROJECTED_MEMORIES),
+    const { memories, matched } = await this.tx.inTenant(
+      principal,
+      (tx) => this.selection.select(principal, tx, input.project, MAX_PROJECTED_MEMORIES),
+      READ_ONLY,
     );
     return renderAgentContext({ project: input.project, format: input.format, memories, matched });
   }

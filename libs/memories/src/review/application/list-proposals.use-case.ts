@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import type { Memory } from '../../domain/memory';
 import { MemoryReadRepository } from '../../read-model/memory-read.repository';
@@ -21,21 +21,25 @@ export class ListProposalsUseCase {
   ) {}
 
   async execute(principal: Principal, limit: number): Promise<Proposal[]> {
-    return this.tx.inTenant(principal, async (tx) => {
-      const pending = await this.proposals.pending(principal, tx, limit);
-      const rows = new Map(
-        (
-          await this.reads.findVisible(
-            principal,
-            tx,
-            pending.map((p) => p.id),
-          )
-        ).map((m) => [m.id, m]),
-      );
-      return pending.flatMap((p) => {
-        const memory = rows.get(p.id);
-        return memory ? [{ memory, supersedes: p.supersedes }] : [];
-      });
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const pending = await this.proposals.pending(principal, tx, limit);
+        const rows = new Map(
+          (
+            await this.reads.findVisible(
+              principal,
+              tx,
+              pending.map((p) => p.id),
+            )
+          ).map((m) => [m.id, m]),
+        );
+        return pending.flatMap((p) => {
+          const memory = rows.get(p.id);
+          return memory ? [{ memory, supersedes: p.supersedes }] : [];
+        });
+      },
+      READ_ONLY,
+    );
   }
 }

@@ -57,18 +57,22 @@ export class ReviewProposalUseCase {
       }
       return target;
     });
-    // The proposer owns the row: its state changes as the system, after the check above.
-    await this.tx.asSystem(async (tx) => {
-      if (!(await this.proposals.settle(tx, principal.tenantId, id, decision))) {
-        throw new MemoryError(MemoryErrorCode.NotProposed, `Memory ${id} was reviewed meanwhile`);
-      }
-      await this.audit.record(principal, tx, {
-        action: decision === 'accept' ? 'memory.accept' : 'memory.reject',
-        targetType: 'memory',
-        targetId: String(id),
-        details: { supersedes, ...(reason ? { reason } : {}) },
-      });
-    });
+    // The proposer owns the row: its state changes as the system, after the check above (the
+    // reviewer's reads see it as their own write).
+    await this.tx.asSystem(
+      async (tx) => {
+        if (!(await this.proposals.settle(tx, principal.tenantId, id, decision))) {
+          throw new MemoryError(MemoryErrorCode.NotProposed, `Memory ${id} was reviewed meanwhile`);
+        }
+        await this.audit.record(principal, tx, {
+          action: decision === 'accept' ? 'memory.accept' : 'memory.reject',
+          targetType: 'memory',
+          targetId: String(id),
+          details: { supersedes, ...(reason ? { reason } : {}) },
+        });
+      },
+      { author: principal },
+    );
     return { id, reviewState: decision === 'accept' ? 'accepted' : 'rejected', supersedes };
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { ShareRepository } from '../adapters/share.repository';
 import type { MyMemoryShare, MyTagShare, SharedMemory } from '../../domain/share';
@@ -18,7 +18,7 @@ export class ListSharedWithMeUseCase {
 
   async execute(principal: Principal, input: { limit?: number } = {}): Promise<SharedMemory[]> {
     const limit = Math.min(input.limit ?? SHARED_WITH_ME_DEFAULT, SHARED_WITH_ME_MAX);
-    return this.tx.inTenant(principal, (tx) => this.shares.sharedWith(principal, tx, limit));
+    return this.tx.inTenant(principal, (tx) => this.shares.sharedWith(principal, tx, limit), READ_ONLY);
   }
 }
 
@@ -31,6 +31,6 @@ export class ListMySharesUseCase {
   ) {}
 
   async execute(principal: Principal): Promise<{ memories: MyMemoryShare[]; tags: MyTagShare[] }> {
-    return this.tx.inTenant(principal, (tx) => this.shares.sharesBy(principal, tx));
+    return this.tx.inTenant(principal, (tx) => this.shares.sharesBy(principal, tx), READ_ONLY);
   }
 }

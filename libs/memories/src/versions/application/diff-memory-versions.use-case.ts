@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import type { MemoryState } from '../../domain/memory-version';
 import { MemoryReadRepository } from '../../read-model/memory-read.repository';
@@ -28,8 +28,11 @@ export class DiffMemoryVersionsUseCase {
     from: VersionRef,
     to: VersionRef,
   ): Promise<VersionDiff> {
-    const states = await this.tx.inTenant(principal, (tx) =>
-      readStates({ memories: this.memories, versions: this.versions }, principal, tx, memoryId, [from, to]),
+    const states = await this.tx.inTenant(
+      principal,
+      (tx) =>
+        readStates({ memories: this.memories, versions: this.versions }, principal, tx, memoryId, [from, to]),
+      READ_ONLY,
     );
     const stateOf = (ref: VersionRef): MemoryState =>
       ref === 'current' ? states.memory : (states.versions.get(ref) as MemoryState);

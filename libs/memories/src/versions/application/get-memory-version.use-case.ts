@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryReadRepository } from '../../read-model/memory-read.repository';
 import { MemoryVersionRepository, type ListedMemoryVersion } from '../adapters/memory-version.repository';
@@ -17,8 +17,11 @@ export class GetMemoryVersionUseCase {
   ) {}
 
   async execute(principal: Principal, memoryId: number, version: number): Promise<ListedMemoryVersion> {
-    const states = await this.tx.inTenant(principal, (tx) =>
-      readStates({ memories: this.memories, versions: this.versions }, principal, tx, memoryId, [version]),
+    const states = await this.tx.inTenant(
+      principal,
+      (tx) =>
+        readStates({ memories: this.memories, versions: this.versions }, principal, tx, memoryId, [version]),
+      READ_ONLY,
     );
     return states.versions.get(version) as ListedMemoryVersion;
   }

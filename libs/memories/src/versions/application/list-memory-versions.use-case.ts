@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@app/persistence';
+import { READ_ONLY, TransactionRunner } from '@app/persistence';
 import { type Principal } from '@app/tenancy';
 import { MemoryError } from '../../domain/memory.errors';
 import { MemoryReadRepository } from '../../read-model/memory-read.repository';
@@ -24,11 +24,15 @@ export class ListMemoryVersionsUseCase {
   ) {}
 
   execute(principal: Principal, memoryId: number, page: VersionPage): Promise<ListedMemoryVersion[]> {
-    return this.tx.inTenant(principal, async (tx) => {
-      if (!(await this.memories.findVisibleOne(principal, tx, memoryId))) {
-        throw MemoryError.notFound(memoryId);
-      }
-      return this.versions.list(principal, tx, memoryId, page);
-    });
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        if (!(await this.memories.findVisibleOne(principal, tx, memoryId))) {
+          throw MemoryError.notFound(memoryId);
+        }
+        return this.versions.list(principal, tx, memoryId, page);
+      },
+      READ_ONLY,
+    );
   }
 }
