@@ -55,6 +55,12 @@ export interface TransactionOptions {
    * replica failing under it fails it, as the primary failing would).
    */
   readonly readOnly?: boolean | 'streamed';
+  /**
+   * With `readOnly`: the answer stops at the server's settled horizon (the sync feed). A standby's
+   * horizon may be held back by transactions of other databases it cannot tell apart, so a request
+   * that must see a given write (its own recent one, or a token's) is answered by the primary.
+   */
+  readonly horizonBound?: boolean;
 }
 
 /** For work that only reads (see `TransactionOptions.readOnly`). */
@@ -127,7 +133,7 @@ export class TransactionRunner {
     if (options.readOnly && this.replicas) {
       return this.replicas.read(
         scope,
-        options.readOnly !== 'streamed',
+        { rerunnable: options.readOnly !== 'streamed', horizonBound: options.horizonBound === true },
         (replica, awaited) => replica.inTenantOn(scope, work, options, awaited),
         () => this.inTenantOn(scope, work, options, null),
       );

@@ -39,7 +39,7 @@ function setup(positions: WritePositions = new LocalWritePositions()) {
   ) =>
     reads.read(
       scope,
-      rerunnable,
+      { rerunnable },
       (_runner, awaited) => onReplica(awaited),
       async () => 'primary',
     );
@@ -151,6 +151,11 @@ describe('ReplicaReads', () => {
       }),
     ).toBe('primary');
     expect(served.at(-1)).toEqual(['primary', 'behind']);
+    // A sync page that must include the user's write is the primary's: a standby's horizon may trail.
+    expect(
+      await reads.read(scope, { rerunnable: true, horizonBound: true }, onReplica, async () => 'primary'),
+    ).toBe('primary');
+    expect(served.at(-1)).toEqual(['primary', 'horizon']);
     await reads.stop();
   });
 

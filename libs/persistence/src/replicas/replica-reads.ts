@@ -27,7 +27,7 @@ export interface ReplicaStatus {
 }
 
 /** Why a read that could have gone to a replica went to the primary. */
-export type PrimaryReason = 'no_replica' | 'behind' | 'replica_failed' | 'positions_unknown';
+export type PrimaryReason = 'no_replica' | 'behind' | 'horizon' | 'replica_failed' | 'positions_unknown';
 
 export interface ReplicaReadsListener {
   read(target: 'replica' | 'primary', reason: PrimaryReason | null): void;
@@ -170,12 +170,12 @@ export class ReplicaReads {
   /**
    * Runs read-only work on a replica in rotation, or on the primary (`onPrimary`) when none may
    * answer: none in rotation, the caller's required position not replayed in time, the replica
-   * failing under the read (when the work is `rerunnable`), or the caller's last write unknown
-   * (its store unreachable).
+   * failing under the read (when the work is `rerunnable`), the caller's last write unknown (its
+   * store unreachable), or a `horizonBound` answer that must include a given write.
    */
   async read<T>(
     scope: TenantScope,
-    rerunnable: boolean,
+    work: { readonly rerunnable: boolean; readonly horizonBound?: boolean },
     onReplica: (runner: TransactionRunner, awaited: AwaitedPosition | null) => Promise<T>,
     onPrimary: () => Promise<T>,
   ): Promise<T> {
@@ -191,6 +191,9 @@ export class ReplicaReads {
       requireForRequest(0n);
       return this.onPrimary('positions_unknown', onPrimary);
     }
+    // A standby's settled horizon may trail what it has replayed: a horizon-bound answer (a sync
+    // page) that must include a given write comes from the primary.
+    if (required !== null && work.horizonBound) return this.onPrimary('horizon', onPrimary);
     const replica = this.pick();
     if (!replica) return this.onPrimary('no_replica', onPrimary);
     try {
@@ -204,7 +207,7 @@ export class ReplicaReads {
       if (error instanceof ReplicaBehindError) return this.onPrimary('behind', onPrimary);
       if (!isReplicaFailure(error)) throw error;
       replica.out('failed under a read');
-      if (!rerunnable) throw error;
+      if (!work.rerunnable) throw error;
       this.logger.warn(
         { err: error, replica: replica.name },
         'replica failed under a read; the primary answers',

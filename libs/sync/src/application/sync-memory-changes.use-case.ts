@@ -44,7 +44,7 @@ export class SyncMemoryChangesUseCase {
         if (cursor && page.standby && !usable(cursor, page.state, admin)) throw new ReplicaBehindError();
         return page;
       },
-      { genericPlans: true, readOnly: true },
+      { genericPlans: true, readOnly: true, horizonBound: true },
     );
     // Checked against the state read with the page: a purge racing the read cannot slip past it.
     if (cursor) assertUsable(cursor, read.state, admin);

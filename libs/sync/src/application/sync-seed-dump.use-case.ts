@@ -87,7 +87,7 @@ export class SyncSeedDumpUseCase {
         }
         await this.repository.closeDump(tx);
       },
-      { readOnly: 'streamed' },
+      { readOnly: 'streamed', horizonBound: true },
     );
     // The body is only complete once the transaction has committed, never before.
     const done = dumped.then(() => writer.end());
