@@ -42,6 +42,7 @@ import { ReviewStateSync1763700000049 } from './1763700000049-review-state-sync'
 import { CodeAnchors1763700000050 } from './1763700000050-code-anchors';
 import { BranchScope1763700000051 } from './1763700000051-branch-scope';
 import { StandbySyncHorizon1763700000052 } from './1763700000052-standby-sync-horizon';
+import { TenantKeys1763700000053 } from './1763700000053-tenant-keys';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -89,6 +90,7 @@ export const MIGRATIONS = [
   CodeAnchors1763700000050,
   BranchScope1763700000051,
   StandbySyncHorizon1763700000052,
+  TenantKeys1763700000053,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

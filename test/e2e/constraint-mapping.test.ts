@@ -34,7 +34,10 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
       .concat(['sync_tenant_state_pkey', 'memory_text_lengths_pkey', 'text_corpus_stats_pkey'])
       .concat(['text_term_stats_pkey', 'memory_usage_pkey']),
   ],
-  ['the sha256 of a random 190-bit key (env keys are written at start-up)', ['api_keys_key_hash_key']],
+  [
+    'the sha256 of a random 190-bit key (env keys are written at start-up)',
+    ['api_keys_key_hash_key', 'api_key_hashes_pkey'],
+  ],
   [
     'the contract refuses the value first with the same rule (zod enum, range, pattern, length)',
     ['users_username_check', 'api_keys_default_visibility_check', 'memories_importance_check']
@@ -85,10 +88,11 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
     ['memory_index_state_memory_id_fkey', 'session_events_session_id_fkey'],
   ],
   [
-    'written outside requests or for the statement’s own rows: embeddings by the worker, text lengths by a trigger on the row written, a key’s replacement in the rotation’s transaction, the active model by the reindex job',
+    'written outside requests or for the statement’s own rows: embeddings by the worker, text lengths by a trigger on the row written, a key’s replacement in the rotation’s transaction, the active model by the reindex job, a key’s hash claim and a text length’s tenant by triggers from their row',
     ['memory_embeddings_pkey', 'memory_embeddings_memory_id_fkey', 'memory_embeddings_model_id_fkey']
       .concat(['memory_embeddings_input_hash_check', 'memory_text_lengths_memory_id_fkey'])
-      .concat(['api_keys_replaced_by_fkey', 'embedding_models_one_active']),
+      .concat(['api_keys_replaced_by_fkey', 'embedding_models_one_active'])
+      .concat(['memory_text_lengths_tenant_id_fkey', 'api_key_hashes_tenant_id_fkey']),
   ],
   [
     'pins (migration 1763700000047): an identity key; written with ON CONFLICT on the team and the personal key; scope from the contract’s enum, user set by the code with it; the caller’s own tenant and user; the memory read under the caller’s visibility first in the same transaction (a purge committing in between answers 409 write_conflict, as every foreign key)',

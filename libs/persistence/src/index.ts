@@ -23,3 +23,4 @@ export {
   type PrimaryReason,
   type ReplicaReadsListener,
 } from './replicas/replica-reads';
+export * from './tenant-layout';

@@ -259,7 +259,7 @@ class World {
       tx.query(
         `INSERT INTO memory_embeddings (memory_id, model_id, tenant_id, owner_id, embedding, input_hash)
          SELECT m.id, $2, m.tenant_id, m.owner_id, $3::text::vector, sha256(convert_to($3::text, 'UTF8')) FROM memories m WHERE m.id = $1
-         ON CONFLICT (memory_id, model_id) DO UPDATE SET embedding = EXCLUDED.embedding, input_hash = EXCLUDED.input_hash`,
+         ON CONFLICT (memory_id, model_id, tenant_id) DO UPDATE SET embedding = EXCLUDED.embedding, input_hash = EXCLUDED.input_hash`,
         [id, MODEL, JSON.stringify(vector)],
       ),
     );

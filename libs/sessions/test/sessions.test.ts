@@ -110,12 +110,21 @@ describe('sessions', () => {
       expect(await raw(`SELECT 1 FROM sessions WHERE id = $1`, [id])).toHaveLength(1);
     });
 
-    it('refuses an id that another user or another tenant holds, and leaves that session alone', async () => {
+    it('refuses an id that another user of the tenant holds; another tenant keeps its own session of that id', async () => {
       const id = randomUUID();
       await start.execute(alice, { id, agent: 'claude-code', project: 'mine' });
       expect(await codeOf(start.execute(bob, { id, agent: 'x' }))).toBe('session_id_taken');
-      expect(await codeOf(start.execute(stranger, { id, agent: 'x' }))).toBe('session_id_taken');
-      expect(await raw(`SELECT project FROM sessions WHERE id = $1`, [id])).toEqual([{ project: 'mine' }]);
+      expect(await start.execute(stranger, { id, agent: 'x', project: 'theirs' })).toMatchObject({
+        id,
+        project: 'theirs',
+        created: true,
+      });
+      expect(await get.execute(alice, id)).toMatchObject({ id, project: 'mine' });
+      expect(await get.execute(stranger, id)).toMatchObject({ id, project: 'theirs' });
+      expect(await raw(`SELECT project FROM sessions WHERE id = $1 ORDER BY project`, [id])).toEqual([
+        { project: 'mine' },
+        { project: 'theirs' },
+      ]);
     });
   });
 

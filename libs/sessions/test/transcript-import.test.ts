@@ -227,12 +227,17 @@ describe('Claude Code transcript import', () => {
       expect(await codeOf(getJob.execute(bob, 'not-a-uuid'))).toBe('job_not_found');
       expect(await getJob.execute(admin, result.job?.id ?? '')).toMatchObject({ id: result.job?.id });
       expect(await getSession.execute(admin, t.sessionId)).toMatchObject({ id: t.sessionId });
-      // Someone else importing the same transcript cannot write into it.
+      // Someone else of the tenant importing the same transcript cannot write into it; another tenant
+      // imports it as a session of its own.
       expect(await codeOf(importAs(bob, t.text))).toBe('session_id_taken');
-      expect(await codeOf(importAs(stranger, t.text))).toBe('session_id_taken');
+      expect(await importAs(stranger, t.text)).toMatchObject({
+        sessionId: t.sessionId,
+        events: 8,
+        duplicates: 0,
+      });
       const [{ n }] = await raw<{ n: number }>(
-        `SELECT count(*)::int AS n FROM session_events WHERE session_id = $1`,
-        [t.sessionId],
+        `SELECT count(*)::int AS n FROM session_events WHERE session_id = $1 AND tenant_id = $2`,
+        [t.sessionId, alice.tenantId],
       );
       expect(n).toBe(9);
     });

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
-import { DomainError, networkFailureReason, type ErrorKind } from '@app/kernel';
+import { DomainError, type ErrorKind } from '@app/kernel';
 import { RequestValidationError } from './request-validation.error';
+import { isConnectionLoss } from '@app/persistence';
 
 export interface ErrorResponse {
   readonly status: number;
@@ -120,34 +121,13 @@ function databaseRefusal(error: unknown): ErrorResponse | undefined {
 }
 
 /**
- * SQLSTATEs of a server that is going away or not taking connections yet: `57P01` admin shutdown
- * (a restart aborts open transactions), `57P02` crash shutdown, `57P03` starting up or shutting
- * down. Class `08` is a lost or refused connection.
- */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
-/** What node-postgres says when the socket closes under a query or a client that lost it is used. */
-const LOST_CONNECTION = /^(Connection terminated|Client has encountered a connection error)/;
-/**
- * TypeORM releases a query runner whose connection died; the transaction's next statement then
- * finds it released (a transaction holds its runner to the end, so nothing else releases it early).
- */
-const RELEASED_RUNNER = 'QueryRunnerAlreadyReleasedError';
-
-/**
  * Postgres restarting, down or unreachable: the request may succeed once it is back, so 503 with
  * Retry-After, never 500. Unlike a timeout, a connection lost while a write committed leaves its
  * outcome unknown, so the detail does not promise that nothing changed.
  */
 function databaseUnavailable(error: unknown): ErrorResponse | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const code = (error as { code?: unknown }).code;
-  const message = (error as { message?: unknown }).message;
-  const unavailable =
-    (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) ||
-    (typeof message === 'string' && LOST_CONNECTION.test(message)) ||
-    (error as Error).name === RELEASED_RUNNER ||
-    networkFailureReason(error) !== undefined;
-  if (!unavailable) return undefined;
+  if (!isConnectionLoss(error)) return undefined;
   return {
     status: 503,
     body: {

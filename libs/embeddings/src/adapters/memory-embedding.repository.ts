@@ -20,7 +20,7 @@ export interface EmbeddingWrite {
   readonly inputHash: Buffer;
 }
 
-const UPSERT_TAIL = `ON CONFLICT (memory_id, model_id) DO UPDATE
+const UPSERT_TAIL = `ON CONFLICT (memory_id, model_id, tenant_id) DO UPDATE
     SET embedding = EXCLUDED.embedding, input_hash = EXCLUDED.input_hash
   WHERE memory_embeddings.input_hash IS DISTINCT FROM EXCLUDED.input_hash`;
 

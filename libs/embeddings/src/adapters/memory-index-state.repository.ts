@@ -128,7 +128,7 @@ export class MemoryIndexStateRepository {
        SELECT m.id, m.tenant_id, m.owner_id, 'pending', decode(v.hash, 'hex')
          FROM unnest($1::bigint[], $2::text[]) AS v(memory_id, hash)
          JOIN memories m ON m.id = v.memory_id
-       ON CONFLICT (memory_id) DO NOTHING`,
+       ON CONFLICT (memory_id, tenant_id) DO NOTHING`,
       [inputs.map((i) => i.memoryId), inputs.map((i) => i.hash)],
     );
   }

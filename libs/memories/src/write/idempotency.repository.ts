@@ -11,7 +11,7 @@ export class IdempotencyRepository {
   async claim<R>(scope: TenantScope, tx: Tx, key: string, requestHash: Buffer): Promise<IdempotencyClaim<R>> {
     const inserted = await tx.query(
       `INSERT INTO idempotency_keys (tenant_id, user_id, key, request_hash, status_code, response)
-       VALUES ($1, $2, $3, $4, 0, 'null') ON CONFLICT (user_id, key) DO NOTHING RETURNING key`,
+       VALUES ($1, $2, $3, $4, 0, 'null') ON CONFLICT (user_id, key, tenant_id) DO NOTHING RETURNING key`,
       [scope.tenantId, scope.userId, key, requestHash],
     );
     if (inserted.rowCount > 0) return { kind: 'fresh' };

@@ -12,7 +12,7 @@ export class MemoryIndexRequestRepository {
     return {
       sql: `INSERT INTO memory_index_state (memory_id, tenant_id, owner_id, status, wanted_hash)
             SELECT ${row.id}, $1::uuid, $2::uuid, 'pending', decode($3, 'hex')${row.from}
-            ON CONFLICT (memory_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
+            ON CONFLICT (memory_id, tenant_id) DO UPDATE SET status = 'pending', wanted_hash = EXCLUDED.wanted_hash, updated_at = now()`,
       params,
     };
   }

@@ -57,7 +57,7 @@ export class MemoryLinkRepository {
     const { rows } = await tx.query<LinkRow>(
       `INSERT INTO memory_links AS l (tenant_id, src_id, dst_id, link_type, created_by)
        VALUES ($1, $3, $4, $5, $2)
-       ON CONFLICT (src_id, dst_id, link_type) DO NOTHING
+       ON CONFLICT (src_id, dst_id, link_type, tenant_id) DO NOTHING
        RETURNING ${LINK_COLUMNS}`,
       [scope.tenantId, scope.userId, link.srcId, link.dstId, link.linkType],
     );

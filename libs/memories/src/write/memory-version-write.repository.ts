@@ -80,7 +80,7 @@ export class MemoryVersionWriteRepository {
                 importance double precision, project text, visibility text, is_sensitive boolean,
                 valid_from timestamptz, replaced_at timestamptz, changed_fields text[])
         WHERE NOT EXISTS (SELECT 1 FROM memory_versions e WHERE e.memory_id = $1)
-       ON CONFLICT (memory_id, version) DO NOTHING`,
+       ON CONFLICT (memory_id, version, tenant_id) DO NOTHING`,
       [
         memoryId,
         scope.tenantId,

@@ -106,7 +106,7 @@ export class MemoryWriteRepository {
                              created_at, updated_at, review_state)
        OVERRIDING SYSTEM VALUE
        ${quota ? quotaCheckedRow(review) : plainRow(review)}
-       ON CONFLICT (owner_id, content_hash) WHERE deleted_at IS NULL AND NOT duplicates_hidden DO NOTHING
+       ON CONFLICT (owner_id, content_hash, tenant_id) WHERE deleted_at IS NULL AND NOT duplicates_hidden DO NOTHING
        RETURNING id, category, importance, review_state`,
       params: [
         scope.tenantId,
@@ -170,7 +170,7 @@ export class MemoryWriteRepository {
   async endorse(scope: TenantScope, tx: Tx, memoryId: number): Promise<void> {
     await tx.query(
       `INSERT INTO memory_endorsements (tenant_id, memory_id, user_id) VALUES ($1, $3, $2)
-       ON CONFLICT (memory_id, user_id) DO UPDATE SET last_at = now()`,
+       ON CONFLICT (memory_id, user_id, tenant_id) DO UPDATE SET last_at = now()`,
       [scope.tenantId, scope.userId, memoryId],
     );
   }

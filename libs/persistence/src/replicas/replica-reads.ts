@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { networkFailureReason } from '@app/kernel';
-import { DatabaseUnavailableError } from '../database-unavailable.error';
+import { isConnectionLoss } from '../database-unavailable.error';
 import type { TransactionRunner } from '../transaction-runner';
 import type { TenantScope } from '../tx';
 import { laterLsn, type Lsn } from './lsn';
@@ -46,30 +45,20 @@ export interface AwaitedPosition {
   readonly maxWaitMs: number;
 }
 
-/**
- * Postgres ended the session or the connection went away (admin shutdown 57P01/57P02, starting up
- * 57P03, connection exceptions 08…, too many connections 53300), or a replayed change conflicted
- * with the read (40001).
- */
-const REPLICA_FAILURES = /^(57P0[123]|08...|53300|40001)$/;
-/** What node-postgres says when the socket closes under a query, or a client that lost it is used. */
-const LOST = /Connection terminated|connection error|not queryable/i;
+/** Too many connections (53300), or a replayed change conflicted with the read (40001). */
+const REPLICA_REFUSALS = /^(53300|40001)$/;
 
 /**
  * The replica could not answer: the connection was refused, lost or cut by its shutdown (however
- * the driver reports it), or the read conflicted with replay. The same read may be answered by the
- * primary.
+ * the driver reports it), it had no connection to spare, or the read conflicted with replay. The
+ * same read may be answered by the primary.
  */
 function isReplicaFailure(error: unknown): boolean {
-  if (error instanceof DatabaseUnavailableError) return true;
-  type Failure =
-    { code?: unknown; message?: unknown; name?: unknown; driverError?: Failure } | null | undefined;
-  for (const failure of [error as Failure, (error as Failure)?.driverError]) {
-    if (typeof failure?.code === 'string' && REPLICA_FAILURES.test(failure.code)) return true;
-    if (typeof failure?.message === 'string' && LOST.test(failure.message)) return true;
-    if (failure?.name === 'QueryRunnerAlreadyReleasedError') return true;
-  }
-  return networkFailureReason(error) !== undefined;
+  if (isConnectionLoss(error)) return true;
+  const failure = error as { code?: unknown; driverError?: { code?: unknown } } | null | undefined;
+  return [failure?.code, failure?.driverError?.code].some(
+    (c) => typeof c === 'string' && REPLICA_REFUSALS.test(c),
+  );
 }
 
 /** Longest wait for one position check, connecting included. */

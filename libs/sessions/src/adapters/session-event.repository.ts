@@ -59,7 +59,7 @@ export class SessionEventRepository {
                 WITH ORDINALITY AS e(kind, payload, at, client_id, n)
           WHERE EXISTS (SELECT 1 FROM own)
           ORDER BY e.n
-         ON CONFLICT (session_id, client_id) DO NOTHING
+         ON CONFLICT (session_id, client_id, tenant_id) DO NOTHING
          RETURNING 1),
        flag AS (
          UPDATE sessions s SET processing_queued = true FROM own

@@ -93,7 +93,7 @@ export class SessionRepository {
       `WITH s AS (
          INSERT INTO sessions (id, tenant_id, user_id, agent, project, cwd, git_remote, git_branch, started_at, git_commit)
          ${maxPerDay ? `SELECT ${row} WHERE sessions_started_today($1::uuid) < $11::bigint` : `VALUES (${row})`}
-         ON CONFLICT (id) DO NOTHING
+         ON CONFLICT (id, tenant_id) DO NOTHING
          RETURNING *)
        SELECT ${COLUMNS} FROM s`,
       [

@@ -56,8 +56,9 @@ export class EnvBootstrapRepository {
   async upsertEnvKey(tx: Tx, key: EnvKeyRow): Promise<UpsertedEnvKey | null> {
     const { rows } = await tx.query<UpsertedEnvKey>(
       `INSERT INTO api_keys (tenant_id, user_id, name, key_hash, key_prefix, scopes, source)
-       VALUES ($1, $2, $3, $4, $5, $6, 'env')
-       ON CONFLICT (key_hash) DO UPDATE
+       SELECT $1::uuid, $2::uuid, $3::text, $4::bytea, $5::text, $6::text[], 'env'
+        WHERE NOT EXISTS (SELECT 1 FROM api_key_hashes h WHERE h.key_hash = $4 AND h.tenant_id <> $1)
+       ON CONFLICT (key_hash, tenant_id) DO UPDATE
           SET user_id = EXCLUDED.user_id,
               name = EXCLUDED.name,
               scopes = EXCLUDED.scopes,

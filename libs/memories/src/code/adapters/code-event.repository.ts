@@ -90,14 +90,21 @@ export class CodeEventRepository {
    * `changed_event` becomes null). Events not applied yet are kept whatever their age.
    */
   async purgeApplied(tx: Tx, days: number, batch: number): Promise<number> {
-    const result = await tx.query(
-      `DELETE FROM code_events WHERE id IN (
-         SELECT id FROM code_events
+    const { rows } = await tx.query<{ purged: number }>(
+      `WITH doomed AS (
+         SELECT id, tenant_id FROM code_events
           WHERE applied_at IS NOT NULL AND created_at < now() - make_interval(days => $1)
-          ORDER BY id LIMIT $2)`,
+          ORDER BY id LIMIT $2
+       ), unlinked AS (
+         UPDATE memory_anchors a SET changed_event = NULL
+           FROM doomed d WHERE a.changed_event = d.id AND a.tenant_id = d.tenant_id
+       ), purged AS (
+         DELETE FROM code_events e USING doomed d WHERE e.id = d.id AND e.tenant_id = d.tenant_id RETURNING 1
+       )
+       SELECT count(*)::int AS purged FROM purged`,
       [days, batch],
     );
-    return result.rowCount;
+    return rows[0].purged;
   }
 
   /**

@@ -12,9 +12,9 @@ export class PinRepository {
     const { rows } = await tx.query(
       pin === 'team'
         ? `INSERT INTO memory_pins (tenant_id, memory_id, scope) VALUES ($1, $2, 'team')
-             ON CONFLICT (memory_id) WHERE scope = 'team' DO NOTHING RETURNING id`
+             ON CONFLICT (memory_id, tenant_id) WHERE scope = 'team' DO NOTHING RETURNING id`
         : `INSERT INTO memory_pins (tenant_id, memory_id, scope, user_id) VALUES ($1, $2, 'user', $3)
-             ON CONFLICT (memory_id, user_id) WHERE scope = 'user' DO NOTHING RETURNING id`,
+             ON CONFLICT (memory_id, user_id, tenant_id) WHERE scope = 'user' DO NOTHING RETURNING id`,
       pin === 'team' ? [scope.tenantId, memoryId] : [scope.tenantId, memoryId, scope.userId],
     );
     return rows.length > 0;

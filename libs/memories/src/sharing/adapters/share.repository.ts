@@ -27,7 +27,7 @@ export class ShareRepository {
     await tx.query(
       `INSERT INTO memory_shares (memory_id, owner_id, shared_with, tenant_id, permission)
        VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (memory_id, shared_with) DO UPDATE SET permission = EXCLUDED.permission`,
+       ON CONFLICT (memory_id, shared_with, tenant_id) DO UPDATE SET permission = EXCLUDED.permission`,
       [share.memoryId, owner.userId, share.userId, owner.tenantId, share.permission],
     );
   }
@@ -49,7 +49,7 @@ export class ShareRepository {
     await tx.query(
       `INSERT INTO tag_shares (owner_id, tag, shared_with, tenant_id, permission)
        VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (owner_id, tag, shared_with) DO UPDATE SET permission = EXCLUDED.permission`,
+       ON CONFLICT (owner_id, tag, shared_with, tenant_id) DO UPDATE SET permission = EXCLUDED.permission`,
       [owner.userId, share.tag, share.userId, owner.tenantId, share.permission],
     );
   }
