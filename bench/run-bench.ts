@@ -47,6 +47,7 @@ const FLAGS = {
   'without-http': { type: 'boolean', default: false },
   'http-seconds': { type: 'string' },
   'http-team-size': { type: 'string' },
+  'team-endpoint-seconds': { type: 'string' },
   out: { type: 'string', default: 'bench/results' },
 } as const;
 
@@ -70,6 +71,8 @@ const HELP = `npm run bench -- [options]
                           plus the in-process run's team, 1 s per cell)
   --http-seconds N        timed seconds per workload and concurrency (default 1; --http alone: 2, quick 1)
   --http-team-size N      team-visible memories of the HTTP run's loaded team shape (default 10000)
+  --team-endpoint-seconds N  timed seconds per list/get/sync/store cell (and its floor) of the team run,
+                          through a built API and worker started for it (default 3, quick 1; 0 skips them)
   --out DIR               where latest.md and latest.json go (default bench/results)
 ${SERVICE_HELP}`;
 
@@ -229,6 +232,10 @@ async function main(): Promise<void> {
             qualityQueries: Math.min(queries, quick ? 20 : 50),
             // The fallback ranks every match of the team in PL/pgSQL (~0.3-0.5 s each at 100k).
             sqlTextQueries: Math.min(queries, quick ? 10 : 20),
+            endpointSeconds: intFlag(flags, 'team-endpoint-seconds', quick ? 1 : 3),
+            // The built processes bring their own worker; one worker per queue (the HTTP run's
+            // processes, later, also run without the in-process one).
+            beforeEndpoints: () => stack.stopWorker(),
           })
         : null;
     // Through the front door last: it stops the in-process services.

@@ -21,6 +21,8 @@ export interface ProcessStack {
   readonly apiPid: number;
   /** The worker's process id; 0 when started without one. */
   readonly workerPid: number;
+  /** The worker's health and metrics server (`/metrics`); null when started without one. */
+  readonly workerUrl: string | null;
   stop(): Promise<void>;
 }
 
@@ -75,6 +77,7 @@ export async function startServiceProcesses(options: {
     apiPids,
     apiPid: apiPids[0],
     workerPid: worker?.child.pid ?? 0,
+    workerUrl: worker ? `http://127.0.0.1:${workerHealth}` : null,
     stop,
   };
 }

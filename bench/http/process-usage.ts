@@ -90,3 +90,50 @@ export class RssPeaks {
     for (const pid of this.pids) this.peaks.set(pid, Math.max(this.peak(pid), await rssMb(pid)));
   }
 }
+
+/** A process's resident memory by kind, in MB, from /proc/<pid>/status (absent fields are 0). */
+export interface ResidentMemory {
+  readonly rss: number;
+  /** Private anonymous pages (heap, stacks, a backend's work_mem): what the process alone holds. */
+  readonly anon: number;
+  /** Shared memory it has touched (Postgres: the pages of shared_buffers it read), counted once per process. */
+  readonly shmem: number;
+}
+
+export function parseProcStatus(status: string): ResidentMemory {
+  const mb = (field: string) => {
+    const kb = new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1];
+    return kb ? Number(kb) / 1024 : 0;
+  };
+  return { rss: mb('VmRSS'), anon: mb('RssAnon'), shmem: mb('RssShmem') };
+}
+
+/** The resident memory of `pid` by kind; null when /proc does not show it (gone, or another host). */
+export async function residentMemory(pid: number): Promise<ResidentMemory | null> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => null);
+  return status ? parseProcStatus(status) : null;
+}
+
+/** A Node process's V8 heap from its Prometheus exposition (prom-client's default metrics), in MB. */
+export interface HeapReading {
+  readonly used: number;
+  readonly total: number;
+}
+
+export function parseHeapMetrics(exposition: string): HeapReading | null {
+  const value = (name: string) => {
+    const line = exposition.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+    const n = line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : Number.NaN;
+    return Number.isFinite(n) ? n / (1024 * 1024) : null;
+  };
+  const used = value('nodejs_heap_size_used_bytes');
+  const total = value('nodejs_heap_size_total_bytes');
+  return used === null || total === null ? null : { used, total };
+}
+
+/** The heap a service reports at `${baseUrl}/metrics`; null when it does not answer. */
+export async function scrapeHeap(baseUrl: string): Promise<HeapReading | null> {
+  const response = await fetch(`${baseUrl}/metrics`).catch(() => null);
+  if (!response?.ok) return null;
+  return parseHeapMetrics(await response.text());
+}

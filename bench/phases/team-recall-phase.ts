@@ -13,6 +13,8 @@ import type { BenchContext } from './bench-context';
 import { createFloor, planLookup, vectorQuality, warmAppTextIndex } from './phase-tools';
 import type { TextIndexUse } from '../recall/floor-text-index';
 import { summariseLatencies, type LatencySummary } from '../metrics';
+import { measureDiskUse, type DiskUse } from '../harness/footprint';
+import { measureTeamEndpoints, type TeamEndpoints } from '../http/team-endpoints';
 
 /** Members of the team; each owns 1/TEAM_USERS of its memories and reads all of them. */
 export const TEAM_USERS = 20;
@@ -32,6 +34,10 @@ export interface TeamRecallRow {
   readonly latency: TeamRecallLatency;
   readonly quality: VectorQualityResult;
   readonly textIndex: TextIndexUse;
+  /** What the database holds on disk right after the load (absent in results of older runs). */
+  readonly disk?: DiskUse;
+  /** List, get, sync and store through the built API, and each process's memory (null: not run). */
+  readonly endpoints?: TeamEndpoints | null;
 }
 
 /** The loaded team, for the HTTP run that follows (not part of the report: it holds keys). */
@@ -52,6 +58,10 @@ export interface TeamRecallOptions {
   readonly qualityQueries: number;
   /** Queries on which the Postgres text leg (the fallback) is timed alone (costly each at team size). */
   readonly sqlTextQueries: number;
+  /** Timed seconds per endpoint cell of the built-process run after recall (0 skips it). */
+  readonly endpointSeconds: number;
+  /** Called before the built processes start (they bring their own worker). */
+  readonly beforeEndpoints: () => Promise<void>;
 }
 
 /**
@@ -80,6 +90,7 @@ export async function runTeamRecallPhase(
       }),
     ctx.services,
   );
+  const disk = await measureDiskUse(ctx.pg, principals[0].tenantId);
   const visible = await wiring.tx.inTenant(principals[0], async (tx) => {
     const { rows } = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM memories`);
     return rows[0].n;
@@ -106,6 +117,16 @@ export async function runTeamRecallPhase(
     wiring,
     pairs.slice(options.warmup, options.warmup + options.qualityQueries).map(([a]) => a),
   );
+  const endpoints =
+    options.endpointSeconds > 0
+      ? await measureTeamEndpoints(ctx, wiring, {
+          principals,
+          keys,
+          label: `team of ${TEAM_USERS}, ${options.memories.toLocaleString('en-US')} visible`,
+          seconds: options.endpointSeconds,
+          beforeStart: options.beforeEndpoints,
+        })
+      : null;
   const row: TeamRecallRow = {
     memories: options.memories,
     users: TEAM_USERS,
@@ -121,6 +142,8 @@ export async function runTeamRecallPhase(
     latency,
     quality,
     textIndex: { appLoadMs, floor: ctx.floorTexts.loadOf(principals[0].tenantId) ?? null },
+    disk,
+    endpoints,
   };
   return { row, team: { principals, keys } };
 }

@@ -1,6 +1,7 @@
 import type { TeamRecallRow } from '../phases/team-recall-phase';
 import { count, fixed, markdownTable, ms, ratio, triple, verdict } from './markdown';
 import { floorPartsCell, servedByIndex } from './recall-floor-report';
+import { renderTeamDisk, renderTeamEndpoints, renderTeamMemory } from './team-footprint-report';
 
 /** The team-size section of the report: recall through the use case and HTTP against the floor. */
 export function renderTeamSection(
@@ -70,5 +71,8 @@ export function renderTeamSection(
         ],
       ],
     ),
+    ...(team.endpoints ? ['', ...renderTeamEndpoints(team.endpoints)] : []),
+    ...(team.disk ? ['', ...renderTeamDisk(team.disk)] : []),
+    ...(team.endpoints ? ['', ...renderTeamMemory(team.endpoints)] : []),
   ];
 }
