@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { k8sTools, only, parseManifests, ROOT, run } from './support/chart-tools';
 import { findUnknownFields, validateObjects } from './support/k8s-validation';
@@ -48,5 +50,46 @@ describe('deploy/kustomize (rendered from the chart)', () => {
       minAvailable: 1,
     });
     expect(configMapData(objects).LOG_LEVEL).toBe('debug');
+  });
+
+  it('the read-replicas component gives the API DATABASE_REPLICA_URLS from the Secret and the bounds in the ConfigMap', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kustomize-replicas-'));
+    try {
+      writeFileSync(
+        join(dir, 'kustomization.yaml'),
+        [
+          'apiVersion: kustomize.config.k8s.io/v1beta1',
+          'kind: Kustomization',
+          'resources:',
+          `  - ${relative(dir, join(ROOT, 'deploy/kustomize/base'))}`,
+          'components:',
+          `  - ${relative(dir, join(ROOT, 'deploy/kustomize/components/read-replicas'))}`,
+          '',
+        ].join('\n'),
+      );
+      const built = run(k8sTools().kubectl, ['kustomize', '--load-restrictor', 'LoadRestrictionsNone', dir]);
+      expect(built.status, built.stderr).toBe(0);
+      const objects = parseManifests(built.stdout);
+      expect(validateObjects(objects)).toEqual([]);
+      expect(findUnknownFields(objects)).toEqual([]);
+      const api = mainContainer(only(objects, 'Deployment', 'memory-service-api'));
+      expect(api.name).toBe('api');
+      expect(envNamed(api, 'DATABASE_REPLICA_URLS')).toEqual({
+        name: 'DATABASE_REPLICA_URLS',
+        valueFrom: { secretKeyRef: { name: 'memory-service-secrets', key: 'DATABASE_REPLICA_URLS' } },
+      });
+      expect(
+        envNamed(
+          mainContainer(only(objects, 'Deployment', 'memory-service-worker')),
+          'DATABASE_REPLICA_URLS',
+        ),
+      ).toBeUndefined();
+      expect(configMapData(objects)).toMatchObject({
+        REPLICA_MAX_LAG_MS: '5000',
+        REPLICA_MAX_WAIT_MS: '250',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
