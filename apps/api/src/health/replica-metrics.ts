@@ -11,7 +11,8 @@ export type ReplicaRouting = { readonly reads: ReplicaReads } | null;
  * - `memsvc_db_replica_in_rotation{replica}`: 1 while the replica serves reads;
  * - `memsvc_db_replica_lag_seconds{replica}`: how far behind the primary it was at its last check;
  * - `memsvc_db_reads_total{target, reason}`: read-only work by where it ran, and why the primary
- *   answered one a replica could have (`no_replica`, `behind`, `horizon`, `replica_failed`, `positions_unknown`).
+ *   answered one a replica could have (`no_replica`, `behind`, `horizon`, `replica_failed`, `schema_behind`,
+ *   `positions_unknown`).
  */
 @Injectable()
 export class ReplicaMetrics implements OnModuleInit {

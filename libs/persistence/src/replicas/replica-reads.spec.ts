@@ -110,6 +110,26 @@ describe('ReplicaReads', () => {
     await reads.stop();
   });
 
+  it('runs a read on the primary when the replica lacks a table or column it names (a migration not replayed yet), keeping the replica', async () => {
+    const { reads, read, served } = setup();
+    await reads.start();
+    const missing = Object.assign(new Error('relation "api_key_hashes" does not exist'), { code: '42P01' });
+    expect(
+      await read(async () => {
+        throw missing;
+      }),
+    ).toBe('primary');
+    expect(served.at(-1)).toEqual(['primary', 'schema_behind']);
+    expect(reads.status()[0].inRotation).toBe(true);
+    // A streamed read is not run twice.
+    await expect(
+      read(async () => {
+        throw missing;
+      }, false),
+    ).rejects.toBe(missing);
+    await reads.stop();
+  });
+
   it('passes other failures through (they are the read’s own)', async () => {
     const { reads, read } = setup();
     await reads.start();

@@ -26,7 +26,8 @@ export interface ReplicaStatus {
 }
 
 /** Why a read that could have gone to a replica went to the primary. */
-export type PrimaryReason = 'no_replica' | 'behind' | 'horizon' | 'replica_failed' | 'positions_unknown';
+export type PrimaryReason =
+  'no_replica' | 'behind' | 'horizon' | 'replica_failed' | 'schema_behind' | 'positions_unknown';
 
 export interface ReplicaReadsListener {
   read(target: 'replica' | 'primary', reason: PrimaryReason | null): void;
@@ -45,6 +46,13 @@ export interface AwaitedPosition {
   readonly maxWaitMs: number;
 }
 
+/**
+ * A table, column or function the read names is missing (42P01, 42703, 42883): during a rollout a replica
+ * may not have replayed the migration the new code needs yet. The primary has it; the replica stays in
+ * rotation for reads that do not need it.
+ */
+const SCHEMA_BEHIND = /^(42P01|42703|42883)$/;
+
 /** Too many connections (53300), or a replayed change conflicted with the read (40001). */
 const REPLICA_REFUSALS = /^(53300|40001)$/;
 
@@ -54,11 +62,13 @@ const REPLICA_REFUSALS = /^(53300|40001)$/;
  * same read may be answered by the primary.
  */
 function isReplicaFailure(error: unknown): boolean {
-  if (isConnectionLoss(error)) return true;
+  return isConnectionLoss(error) || hasCode(error, REPLICA_REFUSALS);
+}
+
+/** Whether `error`, or the driver error TypeORM wraps, carries a SQLSTATE matching `codes`. */
+function hasCode(error: unknown, codes: RegExp): boolean {
   const failure = error as { code?: unknown; driverError?: { code?: unknown } } | null | undefined;
-  return [failure?.code, failure?.driverError?.code].some(
-    (c) => typeof c === 'string' && REPLICA_REFUSALS.test(c),
-  );
+  return [failure?.code, failure?.driverError?.code].some((c) => typeof c === 'string' && codes.test(c));
 }
 
 /** Longest wait for one position check, connecting included. */
@@ -194,6 +204,13 @@ export class ReplicaReads {
       return result;
     } catch (error) {
       if (error instanceof ReplicaBehindError) return this.onPrimary('behind', onPrimary);
+      if (work.rerunnable && hasCode(error, SCHEMA_BEHIND)) {
+        this.logger.warn(
+          { err: error, replica: replica.name },
+          'the replica lacks part of the schema (a migration not replayed yet?); the primary answers',
+        );
+        return this.onPrimary('schema_behind', onPrimary);
+      }
       if (!isReplicaFailure(error)) throw error;
       replica.out('failed under a read');
       if (!work.rerunnable) throw error;
