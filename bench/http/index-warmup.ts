@@ -53,14 +53,18 @@ async function untilServedByIndex(
   for (let attempt = 0; performance.now() - started < deadlineMs; attempt++) {
     const answer = await recall(api, process, key, `deploy database rollback warm-up ${process} ${attempt}`);
     const explain = answer.memories?.[0]?.explain;
-    // The vector leg's index loads after the text index's (and a large tenant's graph builds after it).
+    // The vector leg's index loads after the text index's (and a large tenant's graph builds after it);
+    // one that is off or over RECALL_VECTOR_INDEX_MB stays on Postgres for good.
     const vector = explain?.vector_source ?? 'index';
-    if (explain?.text_source === 'index' && (vector === 'index' || vector === 'sql:disabled'))
+    if (explain?.text_source === 'index' && SETTLED_VECTOR_SOURCES.has(vector))
       return performance.now() - started;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return null;
 }
+
+/** Where a warmed API's vector leg answers from once nothing more will load. */
+const SETTLED_VECTOR_SOURCES = new Set(['index', 'sql:disabled', 'sql:too_large']);
 
 /** One recall with `explain`, through API process `process` (lane `process` is pinned to it). */
 function recall(api: ApiClient, process: number, key: string, context: string): Promise<RecallAnswer> {
