@@ -43,6 +43,7 @@ import { CodeAnchors1763700000050 } from './1763700000050-code-anchors';
 import { BranchScope1763700000051 } from './1763700000051-branch-scope';
 import { StandbySyncHorizon1763700000052 } from './1763700000052-standby-sync-horizon';
 import { TenantKeys1763700000053 } from './1763700000053-tenant-keys';
+import { TeamHashIndex1763700000054 } from './1763700000054-team-hash-index';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -91,6 +92,7 @@ export const MIGRATIONS = [
   BranchScope1763700000051,
   StandbySyncHorizon1763700000052,
   TenantKeys1763700000053,
+  TeamHashIndex1763700000054,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */
