@@ -7,7 +7,11 @@ const LIMIT = 20;
 
 describe('the per-key rate limit', () => {
   let api: ApiProcess;
-  const team = teamFixture({ RATE_LIMIT_PER_MINUTE: String(LIMIT), REDIS_URL: '' });
+  const team = teamFixture({
+    RATE_LIMIT_PER_MINUTE: String(LIMIT),
+    REDIS_URL: '',
+    MCP_MAX_BATCH_MESSAGES: '30',
+  });
 
   const get = (authorization?: string) =>
     fetch(`${api.url}/api/auth-check`, { headers: authorization === undefined ? {} : { authorization } });
@@ -60,10 +64,21 @@ describe('the per-key rate limit', () => {
           Array.from({ length: size }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/list' })),
         ),
       });
-    // Bob has used 1 of his budget (previous test); a batch bigger than the rest is refused.
+    // Bob has used 1 of his budget (previous test); a batch bigger than the rest is refused, and
+    // counts as one request, not as the messages it holds.
     const refused = await batch(LIMIT, team.keys.bob);
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    const bobAfter = await get(`Bearer ${team.keys.bob}`);
+    expect(bobAfter.status).toBe(200);
+    expect(Number(bobAfter.headers.get('ratelimit-remaining'))).toBe(LIMIT - 3);
+    // A batch over MCP_MAX_BATCH_MESSAGES is refused whole (413) and counts nothing.
+    const oversized = await batch(31, team.keys.admin);
+    expect(oversized.status).toBe(413);
+    expect(await oversized.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: expect.stringContaining('at most 30 messages') },
+    });
     // The admin's budget is untouched: a batch of 5 passes and uses 5.
     expect((await batch(5, team.keys.admin)).status).not.toBe(429);
     const after = await get(`Bearer ${team.keys.admin}`);

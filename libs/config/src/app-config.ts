@@ -96,6 +96,8 @@ export interface AppConfig {
     /** Lower-case Host values (host or host:port); empty → not checked. */
     readonly allowedHosts: readonly string[];
     readonly maxOutputChars: number;
+    /** Most JSON-RPC messages in one request (MCP_MAX_BATCH_MESSAGES). */
+    readonly maxBatchMessages: number;
     /** The startup_context tool's budget when the call names none (at most `sessions.startupContext.maxChars`). */
     readonly startupContextChars: number;
   };
@@ -320,6 +322,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       allowedOrigins: env.MCP_ALLOWED_ORIGINS,
       allowedHosts: mcpAllowedHosts(env.MCP_ALLOWED_HOSTS),
       maxOutputChars: env.MCP_MAX_OUTPUT_CHARS,
+      maxBatchMessages: env.MCP_MAX_BATCH_MESSAGES,
       startupContextChars: Math.min(env.MCP_STARTUP_CONTEXT_CHARS, env.STARTUP_CONTEXT_MAX_CHARS),
     },
     sessions: {

@@ -271,6 +271,11 @@ export const envSchema = z.object({
   MCP_ALLOWED_HOSTS: commaList.transform((hosts) => hosts.map((h) => h.toLowerCase())),
   /** Output budget of list-like MCP tools (recall, list), in characters (≈ 4 per token). */
   MCP_MAX_OUTPUT_CHARS: int(20_000, 500, 1_000_000),
+  /**
+   * Most JSON-RPC messages one `POST /mcp` may carry; a larger batch is refused (413) before any
+   * message runs or counts against the key's rate limit.
+   */
+  MCP_MAX_BATCH_MESSAGES: int(50, 1, 10_000),
   /** Output budget of the startup_context tool, in characters. */
   MCP_STARTUP_CONTEXT_CHARS: int(8_000, 500, 1_000_000),
   /** Budget of `GET /api/context/startup` when the request names none, in characters. */

@@ -1,6 +1,7 @@
 export * from './hookable-fastify';
 export * from './request-id';
 export * from './logger-options';
+export * from './request-log';
 export * from './http-metrics';
 export * from './observability.module';
 export * from './backlog-gauges';

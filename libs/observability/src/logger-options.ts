@@ -6,6 +6,7 @@ import type { DestinationStream, Level } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { type AppConfig } from '@app/config';
 import { genReqId } from './request-id';
+import { requestLogFields } from './request-log';
 
 /**
  * Never written to logs. Request bodies are not logged at all (pino-http's request serializer
@@ -50,6 +51,8 @@ export function buildLoggerParams(config: AppConfig, options: LoggerParamsOption
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     autoLogging: { ignore: isQuietRequest },
     customLogLevel: requestLogLevel,
+    // The key id and, for /mcp, the methods and tools named (request-log.ts); read when the line is written.
+    customProps: requestLogFields,
     ...(options.redactUrl ? { serializers: { req: urlRedactingSerializer(options.redactUrl) } } : {}),
   };
   const destination =

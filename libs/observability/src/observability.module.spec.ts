@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { Controller, Get, HttpException, Param } from '@nestjs/common';
+import { Controller, Get, HttpException, Param, Req } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastify from 'fastify';
@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import { loadConfig } from '@app/config';
 import { createUrlRedactor } from '@app/secrets';
 import { HTTP_REQUEST_DURATION, METRICS_REGISTRY, registerHttpMetrics } from './http-metrics';
+import { addRequestLogFields, RequestLog } from './request-log';
 import { REDACTED } from './logger-options';
 import { ObservabilityModule } from './observability.module';
 import { genReqId, registerRequestIdHeader } from './request-id';
@@ -19,8 +20,9 @@ class ThingsController {
   constructor(private readonly logger: PinoLogger) {}
 
   @Get(':id')
-  get(@Param('id') id: string): { id: string } {
+  get(@Param('id') id: string, @Req() req: { raw: object }): { id: string } {
     if (id === 'boom') throw new HttpException('nope', 503);
+    if (id === 'keyed') addRequestLogFields(req.raw, { keyId: 'key-7' });
     // Objects logged by application code go through the same redaction.
     this.logger.info(
       { user: { password: 'hunter2', api_key: 'k-1' }, memory: { content: 'visible' } },
@@ -58,6 +60,26 @@ describe('ObservabilityModule on a Fastify app', () => {
     registry = app.get(METRICS_REGISTRY);
     registerHttpMetrics(app.getHttpAdapter().getInstance(), registry);
     registerRequestIdHeader(app.getHttpAdapter().getInstance());
+    // A route mounted on Fastify directly, outside Nest's middleware (as /mcp is).
+    const requestLog = app.get(RequestLog);
+    app
+      .getHttpAdapter()
+      .getInstance()
+      .route({
+        method: 'POST',
+        url: '/outside',
+        onRequest: (request, reply, done) => {
+          requestLog.start(request.raw, reply.raw);
+          done();
+        },
+        handler: async (request, reply) => {
+          addRequestLogFields(request.raw, {
+            keyId: 'key-9',
+            mcp: { messages: 1, methods: ['tools/call'], tools: ['memory_store'] },
+          });
+          return reply.code(202).send({ ok: true });
+        },
+      });
     await app.init();
     await app.getHttpAdapter().getInstance().ready();
   });
@@ -104,6 +126,38 @@ describe('ObservabilityModule on a Fastify app', () => {
     expect(loaded?.memory).toEqual({ content: 'visible' });
     expect((loaded?.req as { id: string }).id).toBe('trace-abc-1');
     expect(JSON.stringify(lines)).not.toMatch(/msk_secret|s3cret|hunter2/);
+  });
+
+  it('logs the id it answers in X-Request-Id when the caller sent none, and the key the request used', async () => {
+    const res = await inject('/things/keyed');
+    const id = res.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const line = lines.find((l) => l.msg === 'request completed' && (l.req as { id: string }).id === id);
+    expect(line?.keyId).toBe('key-7');
+  });
+
+  it('logs a route mounted outside Nest with the same fields, and what it adds', async () => {
+    const res = await app
+      .getHttpAdapter()
+      .getInstance()
+      .inject({
+        method: 'POST',
+        url: '/outside',
+        headers: { authorization: 'Bearer msk_outside' },
+        payload: { content: 'secret body' },
+      });
+    expect(res.statusCode).toBe(202);
+    const id = res.headers['x-request-id'];
+    const line = lines.find((l) => l.msg === 'request completed' && (l.req as { id: string }).id === id);
+    expect(line).toMatchObject({
+      name: 'test-api',
+      keyId: 'key-9',
+      mcp: { messages: 1, methods: ['tools/call'], tools: ['memory_store'] },
+      res: { statusCode: 202 },
+    });
+    expect(typeof line?.responseTime).toBe('number');
+    expect((line?.req as { headers: Record<string, string> }).headers.authorization).toBe(REDACTED);
+    expect(JSON.stringify(line)).not.toMatch(/msk_outside|secret body/);
   });
 
   it('replaces a malformed inbound id with a generated one', async () => {

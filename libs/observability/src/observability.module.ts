@@ -5,6 +5,7 @@ import { type AppConfig } from '@app/config';
 import { createMetricsRegistry, METRICS_REGISTRY } from './http-metrics';
 import { BUILD_INFO, readBuildInfo, registerBuildInfo } from './build-info';
 import { buildLoggerParams } from './logger-options';
+import { RequestLog } from './request-log';
 import { ServiceLogger } from './service-logger';
 
 export interface ObservabilityOptions {
@@ -41,8 +42,9 @@ export class ObservabilityModule {
           },
         },
         ServiceLogger,
+        RequestLog,
       ],
-      exports: [LoggerModule, METRICS_REGISTRY, BUILD_INFO, ServiceLogger],
+      exports: [LoggerModule, METRICS_REGISTRY, BUILD_INFO, ServiceLogger, RequestLog],
     };
   }
 }

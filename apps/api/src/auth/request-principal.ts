@@ -7,6 +7,7 @@ import {
   type GrantPrivateAccessUseCase,
   type Principal,
 } from '@app/tenancy';
+import { addRequestLogFields } from '@app/observability';
 import './authenticated-request';
 
 /**
@@ -24,6 +25,7 @@ export async function principalFor(
     String(request.id),
   );
   request.principal = principal;
+  addRequestLogFields(request.raw, { keyId: principal.keyId });
   return principal;
 }
 

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { APP_CONFIG, type AppConfig } from '@app/config';
+import { addRequestLogFields, RequestLog, type McpRequestSummary } from '@app/observability';
 import { AuthenticateApiKeyUseCase, GrantPrivateAccessUseCase, type Principal } from '@app/tenancy';
 import { RequestValidationError } from '../http/request-validation.error';
 import { rateLimitCharge, type RateLimitCharge } from '../rate-limit/register-rate-limit';
@@ -31,17 +32,23 @@ export class McpHttpRoute implements OnModuleInit {
     @Inject(AuthenticateApiKeyUseCase) private readonly authenticate: AuthenticateApiKeyUseCase,
     @Inject(GrantPrivateAccessUseCase) private readonly grant: GrantPrivateAccessUseCase,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly requestLog: RequestLog,
   ) {}
 
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    const checkOrigin = originHook(this.config.mcp);
+    // Outside Nest's middleware: each request is logged here, refusals included, like every other.
+    const logged: onRequestHookHandler = (request, reply, done) => {
+      this.requestLog.start(request.raw, reply.raw);
+      done();
+    };
+    const checkOrigin = [logged, originHook(this.config.mcp)];
     fastify.route({
       method: 'POST',
       url: MCP_PATH,
       // Counted per JSON-RPC message once the body is read (below and in each tool), not per request.
       config: { rateLimit: false },
-      onRequest: [checkOrigin, authenticationHook(this.authenticate, this.grant)],
+      onRequest: [...checkOrigin, authenticationHook(this.authenticate, this.grant)],
       handler: (request, reply) => this.handle(request, reply),
       errorHandler: parseErrorAsJsonRpc,
     });
@@ -73,6 +80,22 @@ export class McpHttpRoute implements OnModuleInit {
         .code(400)
         .type('application/json')
         .send(jsonRpcError(-32600, 'Invalid Request: an empty batch holds no message'));
+      return;
+    }
+    const messages: unknown[] = Array.isArray(request.body) ? request.body : [request.body];
+    addRequestLogFields(request.raw, { mcp: summarize(messages) });
+    const max = this.config.mcp.maxBatchMessages;
+    if (messages.length > max) {
+      // Refused whole before any message runs or is counted against the key's budgets.
+      await reply
+        .code(413)
+        .type('application/json')
+        .send(
+          jsonRpcError(
+            -32600,
+            `Invalid Request: a batch may hold at most ${max} messages; this one holds ${messages.length}. Nothing was run.`,
+          ),
+        );
       return;
     }
     const principal = request.principal as Principal;
@@ -119,7 +142,10 @@ async function refuseOverBudget(
   const protocol = messages.filter((m) => (m as { method?: unknown } | null)?.method !== 'tools/call');
   for (let i = 0; i < protocol.length; i++) {
     const verdict = await charge('reads');
-    if (verdict.limited) {
+    // The first message shows what is left: a batch that cannot fit is refused there, and the
+    // rest of it is not counted.
+    const cannotFit = i === 0 && verdict.max > 0 && verdict.remaining < protocol.length - 1;
+    if (verdict.limited || cannotFit) {
       const after = verdict.retryAfterSeconds;
       await reply
         .code(429)
@@ -133,13 +159,28 @@ async function refuseOverBudget(
         .send(
           jsonRpcError(
             -32000,
-            `Rate limit exceeded: ${verdict.max} reads per minute for this key; retry in ${after} s`,
+            cannotFit
+              ? `Rate limit exceeded: this batch needs ${protocol.length} reads and ${verdict.remaining + 1} of this key's ${verdict.max} per minute are left; retry in ${after} s`
+              : `Rate limit exceeded: ${verdict.max} reads per minute for this key; retry in ${after} s`,
           ),
         );
       return true;
     }
   }
   return false;
+}
+
+/** The methods and tool names of a request's messages (each once, in order), never their arguments. */
+function summarize(messages: readonly unknown[]): McpRequestSummary {
+  const methods = new Set<string>();
+  const tools = new Set<string>();
+  for (const message of messages) {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown } };
+    if (typeof method !== 'string') continue;
+    methods.add(method.slice(0, 64));
+    if (method === 'tools/call' && typeof params?.name === 'string') tools.add(params.name.slice(0, 64));
+  }
+  return { messages: messages.length, methods: [...methods].slice(0, 20), tools: [...tools].slice(0, 20) };
 }
 
 /**
