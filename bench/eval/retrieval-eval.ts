@@ -62,6 +62,8 @@ export interface QueryOutcome {
   readonly hybridTop: TopScores;
   /** In vector-only mode: the cosine of each result, best first (the nearest memories' spread). */
   readonly nearest: readonly number[];
+  /** In hybrid mode: the documents of the top 10, best first (what to read when a question misses). */
+  readonly hybridTopDocs: readonly string[];
 }
 
 export interface TopScores {
@@ -204,6 +206,7 @@ export async function evaluateRetrieval(options: {
   const ranks = new Map<string, Record<RecallMode, number | null>>();
   const traces = new Map<string, HybridTrace>();
   const tops = new Map<string, TopScores>();
+  const hybridTopDocs = new Map<string, string[]>();
   const unanswered: UnanswerableOutcome[] = [];
   const nearest = new Map<string, number[]>();
   const scores: ModeScores[] = [];
@@ -231,6 +234,7 @@ export async function evaluateRetrieval(options: {
           (options.docsByMemory.get(memoryId) ?? []).some((id) => (judged.get(id) ?? 0) > 0);
         traces.set(query.id, traceHybrid(results, relevantMemory));
         tops.set(query.id, topScores(results));
+        hybridTopDocs.set(query.id, ranked.slice(0, 10));
       }
       if (mode === 'vector') nearest.set(query.id, vectorScoresOf(results));
       if (first >= 0) answered += 1;
@@ -258,6 +262,7 @@ export async function evaluateRetrieval(options: {
     outrankedByBothLegs: traces.get(q.id)?.outrankedByBothLegs ?? null,
     hybridTop: tops.get(q.id) ?? { textScore: null, vectorScore: null, results: 0 },
     nearest: nearest.get(q.id) ?? [],
+    hybridTopDocs: hybridTopDocs.get(q.id) ?? [],
   }));
   return { scores, outcomes, unanswered };
 }
