@@ -44,6 +44,7 @@ import { BranchScope1763700000051 } from './1763700000051-branch-scope';
 import { StandbySyncHorizon1763700000052 } from './1763700000052-standby-sync-horizon';
 import { TenantKeys1763700000053 } from './1763700000053-tenant-keys';
 import { TeamHashIndex1763700000054 } from './1763700000054-team-hash-index';
+import { UserIdentities1763700000055 } from './1763700000055-user-identities';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -93,6 +94,7 @@ export const MIGRATIONS = [
   StandbySyncHorizon1763700000052,
   TenantKeys1763700000053,
   TeamHashIndex1763700000054,
+  UserIdentities1763700000055,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

@@ -362,6 +362,11 @@ describe('Helm chart helm/memory-service', () => {
         ['config.SESSION_EXTRACTOR=llm'],
         /config\.EXTRACTOR_LLM_URL and config\.EXTRACTOR_LLM_MODEL are required/,
       ],
+      [
+        'identity providers without the service URL their tokens must name',
+        ['config.OAUTH_ISSUERS=[{"issuer":"https://idp.example.com"\\,"tenant":"default"}]'],
+        /config\.OAUTH_RESOURCE is required/,
+      ],
       ['a PDB that blocks every drain', ['api.replicaCount=1'], /api\.pdb\.minAvailable \(1\) must be below/],
       [
         'two autoscalers for the worker',

@@ -95,6 +95,14 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
       .concat(['memory_text_lengths_tenant_id_fkey', 'api_key_hashes_tenant_id_fkey']),
   ],
   [
+    'sign-in identities (migration 1763700000055): written with ON CONFLICT on their key, with the key row they name in the same statement, for a user found or added in the same transaction of the tenant the configured issuer names; the issuer comes from the configuration and the subject is refused first when longer than 255 characters (401)',
+    ['user_identities_pkey', 'user_identities_issuer_check', 'user_identities_subject_check'].concat([
+      'user_identities_tenant_id_fkey',
+      'user_identities_user_fkey',
+      'user_identities_key_fkey',
+    ]),
+  ],
+  [
     'pins (migration 1763700000047): an identity key; written with ON CONFLICT on the team and the personal key; scope from the contract’s enum, user set by the code with it; the caller’s own tenant and user; the memory read under the caller’s visibility first in the same transaction (a purge committing in between answers 409 write_conflict, as every foreign key)',
     ['memory_pins_pkey', 'memory_pins_team', 'memory_pins_user', 'memory_pins_scope_check']
       .concat(['memory_pins_check', 'memory_pins_tenant_id_fkey', 'memory_pins_user_id_fkey'])

@@ -127,4 +127,63 @@ describe('loadConfig', () => {
     ).toEqual({ maxMemories: 10_000, maxMemoryBytes: 1_073_741_824, maxSessionsPerDay: 500 });
     expect(() => loadConfig({ QUOTA_MAX_MEMORIES: '-5' })).toThrow(/QUOTA_MAX_MEMORIES/);
   });
+
+  it('reads the identity providers it accepts tokens from, and refuses what it could not act on', () => {
+    expect(loadConfig({}).oauth).toEqual({ resource: null, issuers: [] });
+    const issuers = JSON.stringify([
+      { issuer: 'https://idp.example.com/realms/eng', tenant: 'acme', jit_domains: ['Example.COM'] },
+      {
+        issuer: 'https://login.other.example',
+        tenant: 'beta',
+        jwks_uri: 'https://login.other.example/keys',
+        jit_role: 'admin',
+      },
+    ]);
+    expect(
+      loadConfig({ OAUTH_RESOURCE: 'https://memory.example.com/', OAUTH_ISSUERS: issuers }).oauth,
+    ).toEqual({
+      resource: 'https://memory.example.com',
+      issuers: [
+        {
+          issuer: 'https://idp.example.com/realms/eng',
+          tenant: 'acme',
+          jitDomains: ['example.com'],
+          jitRole: 'member',
+        },
+        {
+          issuer: 'https://login.other.example',
+          tenant: 'beta',
+          jwksUri: 'https://login.other.example/keys',
+          jitDomains: [],
+          jitRole: 'admin',
+        },
+      ],
+    });
+    expect(() => loadConfig({ OAUTH_ISSUERS: issuers })).toThrow(
+      /OAUTH_RESOURCE: required when OAUTH_ISSUERS/,
+    );
+    expect(() => loadConfig({ OAUTH_RESOURCE: 'x', OAUTH_ISSUERS: '[{' })).toThrow(
+      /OAUTH_ISSUERS: must be a JSON array/,
+    );
+    expect(() => loadConfig({ OAUTH_RESOURCE: 'https://m.example/?a=1' })).toThrow(/OAUTH_RESOURCE/);
+    expect(() =>
+      loadConfig({
+        OAUTH_RESOURCE: 'https://m.example',
+        OAUTH_ISSUERS: '[{"issuer":"https://i.example","tenant":"Acme"}]',
+      }),
+    ).toThrow(/tenant is a tenant slug/);
+    expect(() =>
+      loadConfig({
+        OAUTH_RESOURCE: 'https://m.example',
+        OAUTH_ISSUERS:
+          '[{"issuer":"https://i.example","tenant":"a"},{"issuer":"https://i.example","tenant":"b"}]',
+      }),
+    ).toThrow(/an issuer may be listed once/);
+    expect(() =>
+      loadConfig({
+        OAUTH_RESOURCE: 'https://m.example',
+        OAUTH_ISSUERS: '[{"issuer":"https://i.example","tenant":"a","extra":1}]',
+      }),
+    ).toThrow(/OAUTH_ISSUERS/);
+  });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envSchema, SENSITIVE_ENV_KEYS, type Env } from './env.schema';
+import type { OAuthIssuer } from './oauth.schema';
 
 export type RunMode = 'embedded' | 'server';
 
@@ -19,6 +20,15 @@ export interface AppConfig {
     readonly shutdownDelayMs: number;
   };
   readonly log: { readonly level: Env['LOG_LEVEL']; readonly format: 'pretty' | 'json' };
+  /**
+   * Access tokens from identity providers (OAuth 2.1 resource server, beside API keys); `issuers`
+   * empty: API keys only.
+   */
+  readonly oauth: {
+    /** This service's canonical URL: the `resource` of its metadata and the audience tokens must name. */
+    readonly resource: string | null;
+    readonly issuers: readonly OAuthIssuer[];
+  };
   readonly metrics: {
     /** The API serves /metrics on this port instead of PORT (0: on PORT). */
     readonly port: number;
@@ -230,6 +240,8 @@ export function defaultLogFormat(nodeEnv: string | undefined, runtime: RuntimeFa
 /** Rules that tie variables together (each variable alone was valid). */
 function crossFieldProblems(env: Env): string[] {
   const problems: string[] = [];
+  if (env.OAUTH_ISSUERS.length > 0 && env.OAUTH_RESOURCE === undefined)
+    problems.push('OAUTH_RESOURCE: required when OAUTH_ISSUERS is set (the audience tokens must name)');
   if (env.SESSION_EXTRACTOR === 'llm') {
     for (const name of ['EXTRACTOR_LLM_URL', 'EXTRACTOR_LLM_MODEL'] as const) {
       if (env[name] === undefined) problems.push(`${name}: required when SESSION_EXTRACTOR is llm`);
@@ -266,6 +278,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     },
     log: { level: env.LOG_LEVEL, format: logFormat },
+    oauth: { resource: env.OAUTH_RESOURCE ?? null, issuers: env.OAUTH_ISSUERS },
     metrics: { port: env.METRICS_PORT, token: env.METRICS_TOKEN },
     build: { commit: env.BUILD_COMMIT },
     database: {

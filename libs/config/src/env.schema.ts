@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { readJson } from './json-variable';
+import { oauthIssuersJson, oauthResource } from './oauth.schema';
 
 /** Variables whose values must never appear in logs or error messages. */
 export const SENSITIVE_ENV_KEYS = [
@@ -41,16 +43,8 @@ const apiKeysJson = z
   .optional()
   .transform((raw, ctx) => {
     if (raw === undefined || raw.trim() === '') return {} as Record<string, string>;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be a JSON object such as {"alice":"key-a","bob":"key-b"}',
-      });
-      return z.NEVER;
-    }
+    const parsed = readJson(raw, ctx, 'a JSON object such as {"alice":"key-a","bob":"key-b"}');
+    if (parsed === z.NEVER) return z.NEVER;
     const shape = z.record(
       z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, 'user names are 1-64 letters, digits, . _ @ -'),
       z.string().min(1, 'keys must not be empty').max(512),
@@ -130,6 +124,10 @@ export const envSchema = z.object({
     .default('memsvc'),
   DATA_DIR: z.string().default('./data'),
   API_KEYS: apiKeysJson,
+  /** This service's canonical URL: the audience of the access tokens it accepts (oauth.schema.ts). */
+  OAUTH_RESOURCE: oauthResource,
+  /** Identity providers whose access tokens are accepted beside API keys (oauth.schema.ts). */
+  OAUTH_ISSUERS: oauthIssuersJson,
   API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
   /** After `keys rotate`, how long the old key keeps working (0: it stops at once). */

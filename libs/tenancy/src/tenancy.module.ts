@@ -8,6 +8,8 @@ import { UserRepository } from './adapters/user.repository';
 import { ApiKeyCache } from './application/api-key-cache';
 import { AuditWriter } from './application/audit-writer';
 import { AuthenticateApiKeyUseCase } from './application/authenticate-api-key.use-case';
+import { AuthenticateAccessTokenUseCase } from './application/authenticate-access-token.use-case';
+import { AccessTokenVerifier } from './adapters/access-token-verifier';
 import { BootstrapFromEnvUseCase } from './application/bootstrap-from-env.use-case';
 import { CreateApiKeyUseCase } from './application/create-api-key.use-case';
 import { CreateUserUseCase } from './application/create-user.use-case';
@@ -29,6 +31,7 @@ import { TENANT_QUOTA_DEFAULTS } from './domain/tenant-quotas';
 
 const USE_CASES = [
   AuthenticateApiKeyUseCase,
+  AuthenticateAccessTokenUseCase,
   BootstrapFromEnvUseCase,
   CreateUserUseCase,
   ListUsersUseCase,
@@ -61,6 +64,7 @@ const USE_CASES = [
     EnvBootstrapRepository,
     AuditWriter,
     AuditLogRepository,
+    AccessTokenVerifier,
     {
       provide: KEY_ROTATION_GRACE_SECONDS,
       inject: [APP_CONFIG],

@@ -9,6 +9,7 @@ import { discoverControllers, documentedRoutes } from '../openapi/route-metadata
 import { anyBudgetLimited } from '../rate-limit/rate-limit-budgets';
 import { createRateLimitRedis } from '../rate-limit/rate-limit-redis';
 import { registerRateLimit } from '../rate-limit/register-rate-limit';
+import { PROTECTED_RESOURCE_PATH, registerProtectedResource } from '../auth/protected-resource';
 import { registerInputGuards } from './input-guards';
 import { registerReadConsistency } from './read-consistency.hook';
 import { CONSOLE_PATH, registerWebConsole } from './web-console';
@@ -24,6 +25,8 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   const fastify = app.getHttpAdapter().getInstance();
   registerInputGuards(fastify);
   registerReadConsistency(fastify);
+  // OAuth protected-resource metadata and the 401s' pointer to it (when identity providers are set).
+  registerProtectedResource(fastify, config.oauth);
 
   // Errors raised by Fastify itself (body parsing, size limit) and by its plugins (rate limit) reach
   // HttpExceptionFilter too: Nest installs Fastify's error handler during init and routes it through
@@ -41,7 +44,9 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
       // header or trying many wrong keys does not earn a fresh budget.
       identify: (request) => rateLimitKey(request, authenticate),
       exempt: (request) =>
-        UNPREFIXED_PATHS.some((p) => request.url === `/${p}`) || isConsolePath(request.url),
+        UNPREFIXED_PATHS.some((p) => request.url === `/${p}`) ||
+        isConsolePath(request.url) ||
+        request.url.startsWith(PROTECTED_RESOURCE_PATH),
     });
   }
 

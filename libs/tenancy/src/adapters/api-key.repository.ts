@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { ApiKeySource, ApiKeySummary } from '../domain/api-key';
@@ -95,41 +96,67 @@ export class ApiKeyRepository {
     hash: Buffer,
     touchAfterSeconds: number,
   ): Promise<KeyForAuthentication | null> {
+    const { rows } = await tx.query<AuthRow>(`${AUTH_SELECT} WHERE k.key_hash = $1`, [
+      hash,
+      touchAfterSeconds,
+    ]);
+    return rows[0] ? toKeyForAuthentication(rows[0]) : null;
+  }
+
+  /** The key an identity provider's sign-in holds (`user_identities`), found by issuer and subject. */
+  async findForIdentity(
+    tx: Tx,
+    identity: { issuer: string; subject: string; tenantId: string },
+    touchAfterSeconds: number,
+  ): Promise<KeyForAuthentication | null> {
     const { rows } = await tx.query<AuthRow>(
-      `SELECT k.id, k.tenant_id, t.slug AS tenant_slug, k.user_id, u.username, k.scopes, k.source, k.expires_at,
-              k.default_visibility, k.revoked_at IS NOT NULL AS revoked,
-              (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired,
-              u.disabled_at IS NOT NULL AS user_disabled,
-              (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => $2)) AS touch_due,
-              t.max_memories, t.max_memory_bytes, t.max_sessions_per_day
-         FROM api_keys k
-         JOIN users u ON u.id = k.user_id
-         JOIN tenants t ON t.id = k.tenant_id
-        WHERE k.key_hash = $1`,
-      [hash, touchAfterSeconds],
+      `${AUTH_SELECT}
+         JOIN user_identities i ON i.key_id = k.id AND i.tenant_id = k.tenant_id
+        WHERE i.issuer = $3 AND i.subject = $4 AND i.tenant_id = $1`,
+      [identity.tenantId, touchAfterSeconds, identity.issuer, identity.subject],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      tenantId: row.tenant_id,
-      tenantSlug: row.tenant_slug,
-      userId: row.user_id,
-      username: row.username,
-      scopes: normalizeScopes(row.scopes),
-      source: row.source,
-      expiresAt: row.expires_at,
-      defaultVisibility: row.default_visibility,
-      revoked: row.revoked,
-      expired: row.expired,
-      userDisabled: row.user_disabled,
-      touchDue: row.touch_due,
-      quotas: {
-        maxMemories: orNull(row.max_memories),
-        maxMemoryBytes: orNull(row.max_memory_bytes),
-        maxSessionsPerDay: orNull(row.max_sessions_per_day),
-      },
-    };
+    return rows[0] ? toKeyForAuthentication(rows[0]) : null;
+  }
+
+  /**
+   * Gives an identity (issuer, subject) of the tenant a key of its own (`source = 'oidc'`, a random
+   * hash no one is given) and binds it to `userId`. When another request bound it a moment before,
+   * that binding stands and nothing is written.
+   */
+  async bindIdentity(
+    tx: Tx,
+    identity: {
+      issuer: string;
+      subject: string;
+      tenantId: string;
+      userId: string;
+      email: string | null;
+      scopes: readonly Scope[];
+    },
+  ): Promise<void> {
+    await tx.query(
+      `WITH key AS (
+         INSERT INTO api_keys (tenant_id, user_id, name, key_hash, key_prefix, scopes, source)
+         SELECT $1, $2, $3, $8::bytea, 'sign-in', $4, 'oidc'
+          WHERE NOT EXISTS (SELECT 1 FROM user_identities
+                             WHERE issuer = $5 AND subject = $6 AND tenant_id = $1)
+         RETURNING id
+       )
+       INSERT INTO user_identities (issuer, subject, tenant_id, user_id, key_id, email)
+       SELECT $5, $6, $1, $2, key.id, $7 FROM key
+       ON CONFLICT (issuer, subject, tenant_id) DO NOTHING`,
+      [
+        identity.tenantId,
+        identity.userId,
+        `sign-in: ${new URL(identity.issuer).host}`.slice(0, 100),
+        [...identity.scopes],
+        identity.issuer,
+        identity.subject,
+        identity.email,
+        // Never handed out: the identity's tokens, not a key, authenticate as it.
+        randomBytes(32),
+      ],
+    );
   }
 
   /** Re-checks the window in SQL so that concurrent requests and replicas write at most once. */
@@ -266,5 +293,42 @@ function toSummary(row: SummaryRow): ApiKeySummary {
     lastUsedAt: row.last_used_at,
     createdAt: row.created_at,
     replacedBy: row.replaced_by,
+  };
+}
+
+/**
+ * Authentication's read of a key (`$2`: the last-used throttle window in seconds); the caller adds
+ * its WHERE.
+ */
+const AUTH_SELECT = `SELECT k.id, k.tenant_id, t.slug AS tenant_slug, k.user_id, u.username, k.scopes, k.source,
+              k.expires_at, k.default_visibility, k.revoked_at IS NOT NULL AS revoked,
+              (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired,
+              u.disabled_at IS NOT NULL AS user_disabled,
+              (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => $2)) AS touch_due,
+              t.max_memories, t.max_memory_bytes, t.max_sessions_per_day
+         FROM api_keys k
+         JOIN users u ON u.id = k.user_id
+         JOIN tenants t ON t.id = k.tenant_id`;
+
+function toKeyForAuthentication(row: AuthRow): KeyForAuthentication {
+  return {
+    id: row.id,
+    tenantId: row.tenant_id,
+    tenantSlug: row.tenant_slug,
+    userId: row.user_id,
+    username: row.username,
+    scopes: normalizeScopes(row.scopes),
+    source: row.source,
+    expiresAt: row.expires_at,
+    defaultVisibility: row.default_visibility,
+    revoked: row.revoked,
+    expired: row.expired,
+    userDisabled: row.user_disabled,
+    touchDue: row.touch_due,
+    quotas: {
+      maxMemories: orNull(row.max_memories),
+      maxMemoryBytes: orNull(row.max_memory_bytes),
+      maxSessionsPerDay: orNull(row.max_sessions_per_day),
+    },
   };
 }

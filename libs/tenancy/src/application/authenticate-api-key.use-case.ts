@@ -1,15 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { TransactionRunner } from '@app/persistence';
 import { ApiKeyRepository, type KeyForAuthentication } from '../adapters/api-key.repository';
-import { KEY_REJECTION_MESSAGES, keyRejection } from '../domain/api-key';
+import { KEY_REJECTION_MESSAGES, keyRejection, LAST_USED_RESOLUTION_SECONDS } from '../domain/api-key';
 import { classifyApiKey, hashApiKey } from '../domain/api-key-format';
 import type { Principal } from '../domain/principal';
 import { TenancyError, TenancyErrorCode } from '../domain/tenancy.errors';
 import { effectiveQuotas, TENANT_QUOTA_DEFAULTS, type TenantQuotas } from '../domain/tenant-quotas';
 import { ApiKeyCache } from './api-key-cache';
+import { AuthenticateAccessTokenUseCase } from './authenticate-access-token.use-case';
 
-/** last_used_at is a "roughly when" field: refreshing it at most once a minute avoids a write per request. */
-export const LAST_USED_RESOLUTION_SECONDS = 60;
+export { LAST_USED_RESOLUTION_SECONDS } from '../domain/api-key';
 
 /**
  * Turns a presented key into a Principal, or throws `unauthenticated`.
@@ -27,9 +27,16 @@ export class AuthenticateApiKeyUseCase {
     @Inject(ApiKeyCache) private readonly cache: ApiKeyCache,
     /** Absent (the CLI, tests): principals carry no quotas, so nothing is limited. */
     @Optional() @Inject(TENANT_QUOTA_DEFAULTS) private readonly quotaDefaults?: TenantQuotas,
+    /** Absent (the CLI, tests): bearer credentials are API keys only. */
+    @Optional() private readonly accessTokens?: AuthenticateAccessTokenUseCase,
   ) {}
 
+  /**
+   * `rawKey`: what followed `Bearer`. With identity providers configured (OAUTH_ISSUERS), a JWT is
+   * an access token (AuthenticateAccessTokenUseCase); anything else is an API key.
+   */
   async execute(rawKey: string, requestId?: string): Promise<Principal> {
+    if (this.accessTokens?.accepts(rawKey)) return this.accessTokens.execute(rawKey, requestId);
     const format = classifyApiKey(rawKey);
     if (format === 'invalid') throw unauthenticated('Invalid API key (malformed or bad checksum)');
 

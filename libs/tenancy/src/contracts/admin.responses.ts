@@ -22,7 +22,11 @@ export const apiKeyResponseSchema = z.object({
   name: z.string(),
   prefix: z.string(),
   scopes: z.array(z.enum(SCOPES)),
-  source: z.enum(['managed', 'env']),
+  source: z
+    .enum(['managed', 'env', 'oidc'])
+    .describe(
+      'managed: created by an admin; env: from API_KEYS; oidc: held by an identity provider sign-in (never a usable key)',
+    ),
   status: z.enum(['active', 'revoked', 'expired']),
   expires_at: z.string().nullable(),
   default_visibility: z.enum(['team', 'private']).nullable(),

@@ -8,7 +8,7 @@ import { TenancyError, TenancyErrorCode } from './tenancy.errors';
  */
 export interface SystemActor {
   readonly kind: 'system';
-  readonly via: 'cli' | 'bootstrap' | 'worker';
+  readonly via: 'cli' | 'bootstrap' | 'worker' | 'sign-in';
   readonly tenantId: string;
   readonly tenantSlug: string;
   readonly requestId?: string;

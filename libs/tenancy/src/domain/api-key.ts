@@ -1,7 +1,10 @@
 import type { Scope } from './principal';
 import type { ApiKeyFormat } from './api-key-format';
 
-export type ApiKeySource = 'managed' | 'env';
+/** last_used_at is a "roughly when" field: refreshing it at most once a minute avoids a write per request. */
+export const LAST_USED_RESOLUTION_SECONDS = 60;
+
+export type ApiKeySource = 'managed' | 'env' | 'oidc';
 export type ApiKeyStatus = 'active' | 'revoked' | 'expired';
 /** `admin`: revoked by an administrator (sticks); `env_removed`: no longer in the env config (re-adding restores it). */
 export type RevocationReason = 'admin' | 'env_removed';
@@ -64,6 +67,13 @@ export function keyRejection(key: KeyCredentials, format: ApiKeyFormat): KeyReje
   // Opaque (non msk_) keys exist only for env bootstrap; anything else stored that way is refused.
   if (format !== 'managed' && key.source !== 'env') return 'unknown';
   if (format === 'invalid') return 'unknown';
+  // A sign-in's key row has no usable key: only its identity's tokens authenticate as it.
+  if (key.source === 'oidc') return 'unknown';
+  return credentialRejection(key);
+}
+
+/** Why a key row (an API key, or the one an identity provider's sign-in holds) is refused now, or null. */
+export function credentialRejection(key: KeyCredentials): Exclude<KeyRejection, 'unknown'> | null {
   if (key.revoked) return 'revoked';
   if (key.expired) return 'expired';
   if (key.userDisabled) return 'user_disabled';
