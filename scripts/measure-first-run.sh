@@ -20,7 +20,11 @@ git clone -q "$repo" "$work/app"
 cd "$work/app"
 
 start=$(date +%s.%N)
-npm install --no-audit --no-fund > "$work/install.log" 2>&1
+if ! npm install --no-audit --no-fund > "$work/install.log" 2>&1; then
+  echo "npm install failed; its output:" >&2
+  tail -30 "$work/install.log" >&2
+  exit 1
+fi
 install_s=$(echo "$(date +%s.%N) - $start" | bc)
 modules_mb=$(du -sm node_modules | cut -f1)
 install_warnings=$(grep -c '^npm warn' "$work/install.log" || true)
