@@ -46,12 +46,13 @@ start_warnings=$(grep -c '^npm warn' "$work/start.log" || true)
 sleep 30
 # Every process of the session npm start made (npm, node): resident memory in MiB.
 rss_mb=$(ps -o rss= -s "$pid" | awk '{ s += $1 } END { printf "%.0f", s / 1024 }')
-node_rss_mb=$(ps -o rss=,args= -s "$pid" | awk '/dist\/apps\/api/ { printf "%.0f", $1 / 1024 }')
+# The service itself: the node process running the API (not npm, not the shell npm starts it with).
+node_rss_mb=$(ps -o rss=,args= -s "$pid" | awk '$2 ~ /node$/ && /dist\/apps\/api\/src\/main.js/ { s += $1 } END { printf "%.0f", s / 1024 }')
 
 printf 'npm install            %6.1f s\n' "$install_s"
 printf 'node_modules           %6d MB\n' "$modules_mb"
 printf 'npm start → healthy    %6.1f s\n' "$healthy_s"
-printf 'idle RSS, service      %6s MB (npm and node together: %s MB)\n' "${node_rss_mb:-?}" "$rss_mb"
+printf 'idle RSS, service      %6s MB (node; with npm and its shell: %s MB)\n' "${node_rss_mb:-?}" "$rss_mb"
 printf 'npm warnings           %6d on install, %d on start\n' "$install_warnings" "$start_warnings"
 if [ "$install_warnings" -gt 0 ] || [ "$start_warnings" -gt 0 ]; then
   grep -h '^npm warn' "$work/install.log" "$work/start.log" | sort | uniq -c | sort -rn | head -10

@@ -289,4 +289,29 @@ describe('access tokens from the team identity provider (OAuth resource server)'
     );
     expect(status).toBe(200);
   });
+
+  it('shows each sign-in to admins as a key they can revoke (not rotate), which shuts that identity out', async () => {
+    const admin = { authorization: `Bearer ${team.keys.admin}` };
+    const listed = (await (
+      await fetch(`${api.url}/api/admin/keys?user=carol@example.com`, { headers: admin })
+    ).json()) as {
+      keys: { id: string; source: string; status: string }[];
+    };
+    const signIn = listed.keys.find((k) => k.source === 'oidc');
+    expect(signIn?.status).toBe('active');
+    const rotate = await fetch(`${api.url}/api/admin/keys/${signIn?.id}/rotate`, {
+      method: 'POST',
+      headers: admin,
+    });
+    expect(rotate.status).toBeGreaterThanOrEqual(400);
+    expect(rotate.status).toBeLessThan(500);
+    const before = await idpA.accessToken({ account: 'carol', resource, scope });
+    expect((await memories(before)).status).toBe(200);
+    expect(
+      (await fetch(`${api.url}/api/admin/keys/${signIn?.id}`, { method: 'DELETE', headers: admin })).status,
+    ).toBe(200);
+    const after = await memories(before);
+    expect(after.status).toBe(401);
+    expect(((await after.json()) as { detail: string }).detail).toMatch(/revoked/);
+  });
 });

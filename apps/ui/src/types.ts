@@ -144,7 +144,7 @@ export interface ApiKey {
   name: string;
   prefix: string;
   scopes: string[];
-  source: 'managed' | 'env';
+  source: 'managed' | 'env' | 'oidc';
   status: 'active' | 'revoked' | 'expired';
   expires_at: string | null;
   last_used_at: string | null;

@@ -38,6 +38,12 @@ export class RotateApiKeyUseCase {
           `Key ${old.prefix} comes from the environment (API_KEYS, API_KEY, ADMIN_API_KEY): rotate it there`,
         );
       }
+      if (old.source === 'oidc') {
+        throw new TenancyError(
+          TenancyErrorCode.InvalidInput,
+          `Key ${old.prefix} is held by an identity provider sign-in, which has no key to rotate: revoke it to shut that sign-in out`,
+        );
+      }
       if (!old.active) {
         const why = old.replacedBy
           ? `was already rotated (replaced by ${old.replacedBy})`
