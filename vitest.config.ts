@@ -15,6 +15,7 @@ const alias = {
   '@app/embeddings': resolve(root, 'libs/embeddings/src'),
   '@app/recall': resolve(root, 'libs/recall/src'),
   '@app/sync': resolve(root, 'libs/sync/src'),
+  '@app/webhooks': resolve(root, 'libs/webhooks/src'),
   '@app/kernel': resolve(root, 'libs/kernel/src'),
   '@app/testing': resolve(root, 'libs/testing/src'),
   '@app/migrations': resolve(root, 'migrations'),

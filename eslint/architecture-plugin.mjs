@@ -27,6 +27,7 @@ export const LIB_DEPENDENCIES = {
   recall: [...FOUNDATION, 'memories', 'embeddings', 'tenancy'],
   sync: [...FOUNDATION, 'memories', 'jobs', 'tenancy'],
   sessions: [...FOUNDATION, 'memories', 'recall', 'secrets', 'jobs', 'tenancy'],
+  webhooks: [...FOUNDATION, 'secrets', 'jobs', 'tenancy'],
 };
 /** The wings of each lib built as a core with wings: the folders `libs/<lib>/src/<wing>/`. */
 export const LIB_WINGS = {

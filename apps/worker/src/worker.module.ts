@@ -7,6 +7,7 @@ import { ObservabilityModule } from '@app/observability';
 import { PersistenceModule } from '@app/persistence';
 import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
+import { WebhooksModule } from '@app/webhooks';
 import { WorkerHealthServer } from './health/worker-health.server';
 
 /**
@@ -31,6 +32,7 @@ export class WorkerModule {
         EmbeddingsModule,
         MemoriesModule,
         SyncModule,
+        WebhooksModule,
         SessionsModule,
       ],
       providers: [WorkerHealthServer],

@@ -83,6 +83,16 @@ export interface AppConfig {
     readonly ttlByCategory: Readonly<Record<string, number>>;
   };
   readonly outbox: { readonly pollIntervalMs: number; readonly batchSize: number };
+  readonly webhooks: {
+    /** CIDR ranges (WEBHOOK_ALLOWED_NETWORKS) exempt from the private-address refusal. */
+    readonly allowedNetworks: readonly string[];
+    readonly timeoutMs: number;
+    readonly maxAttempts: number;
+    readonly retryBaseMs: number;
+    readonly disableAfterFailures: number;
+    readonly secretOverlapSeconds: number;
+    readonly deliveryRetentionDays: number;
+  };
   readonly embeddings: {
     /** Model folder under modelsDir (or a hub id when remote loading is allowed). */
     readonly model: string;
@@ -314,6 +324,15 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
     },
     memories: { defaultVisibility: env.DEFAULT_VISIBILITY, ttlByCategory: env.MEMORY_TTL_BY_CATEGORY },
     outbox: { pollIntervalMs: env.OUTBOX_POLL_INTERVAL_MS, batchSize: env.OUTBOX_BATCH_SIZE },
+    webhooks: {
+      allowedNetworks: env.WEBHOOK_ALLOWED_NETWORKS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+      disableAfterFailures: env.WEBHOOK_DISABLE_AFTER_FAILURES,
+      secretOverlapSeconds: env.WEBHOOK_SECRET_OVERLAP_SECONDS,
+      deliveryRetentionDays: env.WEBHOOK_DELIVERY_RETENTION_DAYS,
+    },
     embeddings: {
       model: env.EMBEDDING_MODEL,
       modelsDir: env.MODELS_DIR,

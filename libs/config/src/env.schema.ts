@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { readJson } from './json-variable';
 import { oauthIssuersJson, oauthResource } from './oauth.schema';
@@ -67,6 +68,25 @@ const commaList = z
       .map((s) => s.trim())
       .filter((s) => s !== ''),
   );
+
+/** Networks as CIDR ranges or single addresses ("10.0.0.0/8, 192.168.1.20, fd00::/8"), validated. */
+const networkList = commaList.transform((values, ctx) =>
+  values.map((value) => {
+    const cidr = value.includes('/')
+      ? value
+      : `${value}/${ipaddr.isValid(value) && ipaddr.parse(value).kind() === 'ipv6' ? 128 : 32}`;
+    try {
+      ipaddr.parseCIDR(cidr);
+      return cidr;
+    } catch {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${value}" is not a network such as 10.0.0.0/8 or an address`,
+      });
+      return value;
+    }
+  }),
+);
 
 /** Browser origins such as https://app.example.com, normalised to scheme://host[:port]. */
 const originList = commaList.transform((values, ctx) =>
@@ -274,6 +294,23 @@ export const envSchema = z.object({
    * message runs or counts against the key's rate limit.
    */
   MCP_MAX_BATCH_MESSAGES: int(50, 1, 10_000),
+  /**
+   * Webhooks: networks a webhook URL may resolve to although they are private, loopback or
+   * link-local (refused otherwise), e.g. an in-cluster receiver. Empty → public addresses only.
+   */
+  WEBHOOK_ALLOWED_NETWORKS: networkList,
+  /** Webhooks: how long one delivery attempt may take (connect, send, response), in milliseconds. */
+  WEBHOOK_TIMEOUT_MS: int(10_000, 200, 60_000),
+  /** Webhooks: attempts per event and endpoint, the first included, before the delivery counts as failed. */
+  WEBHOOK_MAX_ATTEMPTS: int(10, 1, 30),
+  /** Webhooks: the wait before the first retry; each later one waits twice the one before. */
+  WEBHOOK_RETRY_BASE_MS: int(30_000, 50, 3_600_000),
+  /** Webhooks: an endpoint is disabled after this many deliveries in a row failed every attempt. */
+  WEBHOOK_DISABLE_AFTER_FAILURES: int(5, 1, 10_000),
+  /** Webhooks: how long the old signing secret still signs after a rotation, unless the request says. */
+  WEBHOOK_SECRET_OVERLAP_SECONDS: int(86_400, 0, 604_800),
+  /** Webhooks: finished deliveries (and their attempt log) are deleted after this many days. */
+  WEBHOOK_DELIVERY_RETENTION_DAYS: int(30, 1, 3650),
   /** Output budget of the startup_context tool, in characters. */
   MCP_STARTUP_CONTEXT_CHARS: int(8_000, 500, 1_000_000),
   /** Budget of `GET /api/context/startup` when the request names none, in characters. */

@@ -142,6 +142,22 @@ export const JOB_DEFINITIONS = {
     jobId: uuid,
     requestId: z.string().max(200).optional(),
   }),
+  /**
+   * Send one webhook delivery (one event to one endpoint), signed, as the system. Recorded by the
+   * write that caused the event (a trigger on its audit row), or by a manual redeliver.
+   */
+  'webhooks.deliver': z.object({
+    tenantId: uuid,
+    deliveryId: uuid,
+    /** A redeliver an admin asked for: sent even if delivered before; its attempts are logged as manual. */
+    manual: z.boolean().optional(),
+    requestId: z.string().max(200).optional(),
+  }),
+  /** Delete finished webhook deliveries past WEBHOOK_DELIVERY_RETENTION_DAYS (all tenants), on a schedule. */
+  'webhooks.purge': z.object({
+    tenantId: uuid.optional(),
+    slot: z.string().max(64),
+  }),
 } as const;
 
 export type JobName = keyof typeof JOB_DEFINITIONS;

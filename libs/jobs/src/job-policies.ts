@@ -80,9 +80,18 @@ export const JOB_POLICIES: Readonly<Record<JobName, JobPolicy>> = {
   'sessions.extract': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
   // Idempotent (an applied event is not applied again); its row keeps the outcome.
   'code-events.apply': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
-  'code-events.purge': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
+  'code-events.purge': {
+    ...DEFAULT_JOB_POLICY,
+    attempts: 3,
+    backoffMs: 30_000,
+    keepCompletedSeconds: 60 * 60,
+  },
   // Resumable (each step takes what is still unprocessed); its `jobs` row keeps the outcome.
   'sessions.import': { ...DEFAULT_JOB_POLICY, keepCompletedSeconds: 60 * 60 },
+  // Retries follow WEBHOOK_MAX_ATTEMPTS and WEBHOOK_RETRY_BASE_MS (configuredJobPolicy); these are
+  // the defaults. Each attempt is in the delivery's log; a redeliver is a new job.
+  'webhooks.deliver': { ...DEFAULT_JOB_POLICY, attempts: 10, backoffMs: 30_000 },
+  'webhooks.purge': { ...DEFAULT_JOB_POLICY, attempts: 3, backoffMs: 30_000, keepCompletedSeconds: 60 * 60 },
 };
 
 export type JobPolicyResolver = (name: JobName) => JobPolicy;
@@ -92,4 +101,17 @@ export const defaultJobPolicy: JobPolicyResolver = (name) => JOB_POLICIES[name] 
 /** Delay before retry number `retry` (1 = the first retry), as BullMQ's exponential backoff. */
 export function backoffDelayMs(policy: JobPolicy, retry: number): number {
   return Math.round(policy.backoffMs * 2 ** Math.max(0, retry - 1));
+}
+
+/** The policies, with the webhook retries the configuration sets (WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_BASE_MS). */
+export function configuredJobPolicy(webhooks: {
+  maxAttempts: number;
+  retryBaseMs: number;
+}): JobPolicyResolver {
+  const delivery: JobPolicy = {
+    ...JOB_POLICIES['webhooks.deliver'],
+    attempts: webhooks.maxAttempts,
+    backoffMs: webhooks.retryBaseMs,
+  };
+  return (name) => (name === 'webhooks.deliver' ? delivery : defaultJobPolicy(name));
 }

@@ -16,6 +16,7 @@ import { ServerSecretRepository, TransactionRunner } from '@app/persistence';
 import { BullMqJobConsumer, BullMqJobQueue } from './drivers/bullmq.driver';
 import { InProcessJobQueue } from './drivers/in-process.driver';
 import { JobExecutor } from './job-executor';
+import { configuredJobPolicy } from './job-policies';
 import { JobHandlerRegistry } from './job-handler.registry';
 import { registerJobMetrics } from './job-metrics';
 import { JOB_CONSUMER, JOB_QUEUE, type JobConsumer, type JobQueue } from './job-queue.port';
@@ -56,9 +57,13 @@ function createQueue(config: AppConfig, executor: JobExecutor, role: JobsRole): 
       url: config.redis.url,
       prefix: config.redis.queuePrefix,
       connectionName: `${config.redis.queuePrefix}-${role}-producer`,
+      policy: configuredJobPolicy(config.webhooks),
     });
   }
-  return new InProcessJobQueue(executor, { concurrency: config.worker.concurrency });
+  return new InProcessJobQueue(executor, {
+    concurrency: config.worker.concurrency,
+    policy: configuredJobPolicy(config.webhooks),
+  });
 }
 
 function createConsumer(

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { JobsModule } from '@app/jobs';
 import { SecretsModule } from '@app/secrets';
+import { TenancyModule } from '@app/tenancy';
 import { SessionImportRepository } from './adapters/session-import.repository';
 import { SessionRepository } from './adapters/session.repository';
 import { ImportClaudeCodeTranscriptUseCase } from './application/import-claude-code-transcript.use-case';
@@ -17,7 +18,7 @@ const USE_CASES = [StartSessionUseCase, UpdateSessionUseCase, ImportClaudeCodeTr
  * Needs the global PersistenceModule and ConfigModule.
  */
 @Module({
-  imports: [JobsModule, SecretsModule],
+  imports: [JobsModule, SecretsModule, TenancyModule],
   providers: [SessionRepository, SessionScreen, SessionImportRepository, ...USE_CASES],
   exports: [SessionRepository, SessionScreen, SessionImportRepository, ...USE_CASES],
 })

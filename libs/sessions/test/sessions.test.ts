@@ -15,7 +15,7 @@ import {
   UpdateSessionUseCase,
 } from '@app/sessions';
 import { SessionEventRepository, SessionRepository, SessionScreen } from '@app/sessions/testing';
-import { type Principal } from '@app/tenancy';
+import { AuditWriter, type Principal } from '@app/tenancy';
 import {
   createTestTenant,
   memberPrincipal,
@@ -61,7 +61,7 @@ describe('sessions', () => {
     const screen = new SessionScreen(new SecretDetector());
     const memories = new MemoryReadRepository();
     start = new StartSessionUseCase(db.tx, sessions, screen);
-    update = new UpdateSessionUseCase(db.tx, sessions, screen, new OutboxWriter());
+    update = new UpdateSessionUseCase(db.tx, sessions, screen, new OutboxWriter(), new AuditWriter());
     list = new ListSessionsUseCase(db.tx, sessions);
     get = new GetSessionUseCase(db.tx, sessions, events);
     record = new RecordSessionEventsUseCase(db.tx, events, sessions, new OutboxWriter(), screen);

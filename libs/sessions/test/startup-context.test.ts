@@ -18,7 +18,7 @@ import {
   type StartupContext,
 } from '@app/sessions';
 import { SessionRepository, SessionScreen, StartupContextRepository } from '@app/sessions/testing';
-import { ALL_SCOPES, type Principal } from '@app/tenancy';
+import { ALL_SCOPES, AuditWriter, type Principal } from '@app/tenancy';
 import { createTenancyUseCases } from '@app/tenancy/testing';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { memoryWriterFor } from '../../../test/support/memory-writes';
@@ -87,7 +87,7 @@ describe('startup context', () => {
     count = new CountMemoriesUseCase(db.tx, repo);
     const screen = new SessionScreen(new SecretDetector());
     startSession = new StartSessionUseCase(db.tx, sessions, screen);
-    updateSession = new UpdateSessionUseCase(db.tx, sessions, screen, new OutboxWriter());
+    updateSession = new UpdateSessionUseCase(db.tx, sessions, screen, new OutboxWriter(), new AuditWriter());
     tenancy = createTenancyUseCases(db.tx, { ttlMs: 0 });
   });
   afterAll(async () => db.close());

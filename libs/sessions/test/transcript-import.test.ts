@@ -20,7 +20,7 @@ import {
 } from '@app/sessions/testing';
 import { SecretDetector } from '@app/secrets';
 import { MemoryReadRepository } from '@app/memories/testing';
-import { type Principal } from '@app/tenancy';
+import { AuditWriter, type Principal } from '@app/tenancy';
 import { createTestTenant, memberPrincipal, openTestDatabase, type TestDatabase } from '@app/testing';
 import { fakeGithubToken } from '../../../test/support/fake-secrets';
 
@@ -100,7 +100,7 @@ describe('Claude Code transcript import', () => {
     importer = new ImportClaudeCodeTranscriptUseCase(
       db.tx,
       new StartSessionUseCase(db.tx, sessions, screen),
-      new UpdateSessionUseCase(db.tx, sessions, screen, outbox),
+      new UpdateSessionUseCase(db.tx, sessions, screen, outbox, new AuditWriter()),
       new SessionImportRepository(),
       screen,
       jobs,

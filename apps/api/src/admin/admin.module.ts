@@ -10,13 +10,15 @@ import { AdminUsersController } from './admin-users.controller';
 import { EmbeddingsAdminController } from './embeddings-admin.controller';
 import { SecretsAdminController } from './secrets-admin.controller';
 import { MemoriesModule } from '@app/memories';
+import { WebhooksModule } from '@app/webhooks';
+import { AdminWebhooksController } from './admin-webhooks.controller';
 
 /**
  * `/api/admin/*` (admin scope): users and API keys of the caller's tenant, the embedding model
- * switch, the secret migration and job progress. EmbeddingsModule also registers EMBEDDING_MODEL at API boot.
+ * switch, the secret migration, job progress and webhook endpoints. EmbeddingsModule also registers EMBEDDING_MODEL at API boot.
  */
 @Module({
-  imports: [TenancyModule, EmbeddingsModule, MemoriesModule, JobsModule],
+  imports: [TenancyModule, EmbeddingsModule, MemoriesModule, JobsModule, WebhooksModule],
   controllers: [
     AdminController,
     AdminUsersController,
@@ -25,6 +27,7 @@ import { MemoriesModule } from '@app/memories';
     AdminMetricsController,
     EmbeddingsAdminController,
     SecretsAdminController,
+    AdminWebhooksController,
   ],
 })
 export class AdminModule {}

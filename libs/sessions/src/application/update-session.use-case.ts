@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OutboxWriter } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
-import { hasScope, type Principal } from '@app/tenancy';
+import { AuditWriter, hasScope, type Principal } from '@app/tenancy';
 import { SessionRepository } from '../adapters/session.repository';
 import type { Session, SessionPatch } from '../domain/session';
 import { SessionError, SessionErrorCode } from '../domain/session.errors';
@@ -12,7 +12,8 @@ import { SessionScreen } from './session-screen';
  * teammate's session that the caller may read answers 403, any other 404).
  * Ending it (status `ended` or `abandoned`, or an end time) records a `sessions.extract` job in the
  * same transaction, which turns its events into memories, when the key may write memories. Ending
- * it again extracts only the events that arrived since.
+ * it again extracts only the events that arrived since. Ending it is audited (`session.end`, the
+ * `session.ended` webhook event).
  */
 @Injectable()
 export class UpdateSessionUseCase {
@@ -21,6 +22,7 @@ export class UpdateSessionUseCase {
     private readonly sessions: SessionRepository,
     private readonly screen: SessionScreen,
     private readonly outbox: OutboxWriter,
+    private readonly audit: AuditWriter,
   ) {}
 
   async execute(principal: Principal, id: string, patch: SessionPatch): Promise<Session> {
@@ -43,7 +45,16 @@ export class UpdateSessionUseCase {
           ? SessionError.notWritable(id)
           : SessionError.notFound(id);
       }
-      if (change.status !== null && change.status !== 'active' && hasScope(principal, 'memories:write')) {
+      const ends = change.status !== null && change.status !== 'active';
+      if (ends) {
+        await this.audit.record(principal, tx, {
+          action: 'session.end',
+          targetType: 'session',
+          targetId: updated.id,
+          details: { status: change.status },
+        });
+      }
+      if (ends && hasScope(principal, 'memories:write')) {
         await this.outbox.enqueue(principal, tx, {
           name: 'sessions.extract',
           payload: {
