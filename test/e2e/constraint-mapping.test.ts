@@ -95,6 +95,26 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
       .concat(['memory_text_lengths_tenant_id_fkey', 'api_key_hashes_tenant_id_fkey']),
   ],
   [
+    'webhook endpoints (migration 1763700000056): ids are generated, the tenant is the admin’s; the URL is refused above 2000 characters before and after it is normalised (422/400), the description above 500 (422); the events are the known types a subscription names, 1 to 11 of them, an unknown name refused first (422)',
+    [
+      'webhook_endpoints_pkey',
+      'webhook_endpoints_tenant_id_fkey',
+      'webhook_endpoints_url_check',
+      'webhook_endpoints_description_check',
+      'webhook_endpoints_events_check',
+    ],
+  ],
+  [
+    'webhook deliveries and their attempts: written only by the writes’ trigger (`webhook_emit`, for endpoints it selects in the same statement, with a generated id and status) and by the worker (each attempt numbered by its delivery’s counter, incremented in the same statement)',
+    [
+      'webhook_deliveries_pkey',
+      'webhook_deliveries_endpoint_fkey',
+      'webhook_deliveries_status_check',
+      'webhook_delivery_attempts_pkey',
+      'webhook_delivery_attempts_delivery_fkey',
+    ],
+  ],
+  [
     'sign-in identities (migration 1763700000055): written with ON CONFLICT on their key, with the key row they name in the same statement, for a user found or added in the same transaction of the tenant the configured issuer names; the issuer comes from the configuration and the subject is refused first when longer than 255 characters (401)',
     ['user_identities_pkey', 'user_identities_issuer_check', 'user_identities_subject_check'].concat([
       'user_identities_tenant_id_fkey',

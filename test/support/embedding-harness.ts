@@ -2,6 +2,7 @@ import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
 import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
+import { WebhooksModule } from '@app/webhooks';
 import { randomUUID } from 'node:crypto';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { inject } from 'vitest';
@@ -58,6 +59,7 @@ export async function embeddingHarness(
       EmbeddingsModule,
       MemoriesModule,
       SyncModule,
+      WebhooksModule,
       SessionsModule,
     ],
   });

@@ -2,6 +2,7 @@ import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
 import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
+import { WebhooksModule } from '@app/webhooks';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -276,6 +277,7 @@ describe('boot with an EMBEDDING_MODEL that cannot be loaded', () => {
         EmbeddingsModule,
         MemoriesModule,
         SyncModule,
+        WebhooksModule,
         SessionsModule,
       ],
     }).compile();

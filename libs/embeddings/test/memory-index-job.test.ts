@@ -2,6 +2,7 @@ import { EmbeddingsModule } from '@app/embeddings';
 import { MemoriesModule } from '@app/memories';
 import { SessionsModule } from '@app/sessions';
 import { SyncModule } from '@app/sync';
+import { WebhooksModule } from '@app/webhooks';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Test } from '@nestjs/testing';
@@ -375,6 +376,7 @@ describe('memory.index job', () => {
         EmbeddingsModule,
         MemoriesModule,
         SyncModule,
+        WebhooksModule,
         SessionsModule,
       ],
     }).compile();

@@ -29,6 +29,11 @@ export class WebhookTargets {
       );
     }
     url.hash = '';
+    if (url.toString().length > 2000) {
+      throw refused(
+        'A webhook URL must be at most 2000 characters once normalised (punycode, percent-encoding)',
+      );
+    }
     try {
       await this.sender.check(url);
     } catch (error) {
