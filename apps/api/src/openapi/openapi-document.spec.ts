@@ -2,11 +2,13 @@ import { Controller, Get, HttpCode, Post, type Type } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner } from '@nestjs/core';
 import { describe, expect, it } from 'vitest';
+import { WEBHOOK_EVENT_TYPES } from '@app/webhooks';
 import { AdminController } from '../admin/admin.controller';
 import { AdminJobsController } from '../admin/admin-jobs.controller';
 import { AdminMetricsController } from '../admin/admin-metrics.controller';
 import { AdminKeysController } from '../admin/admin-keys.controller';
 import { AdminUsersController } from '../admin/admin-users.controller';
+import { AdminWebhooksController } from '../admin/admin-webhooks.controller';
 import { EmbeddingsAdminController } from '../admin/embeddings-admin.controller';
 import { SecretsAdminController } from '../admin/secrets-admin.controller';
 import { AuthCheckController } from '../auth/auth-check.controller';
@@ -45,6 +47,7 @@ const API_CONTROLLERS: Type[] = [
   AdminMetricsController,
   EmbeddingsAdminController,
   SecretsAdminController,
+  AdminWebhooksController,
   AuthCheckController,
   SessionsController,
   SessionImportController,
@@ -52,7 +55,8 @@ const API_CONTROLLERS: Type[] = [
   StartupContextController,
 ];
 const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
-const doc = buildOpenApiDocument(API_CONTROLLERS, mount);
+const built = buildOpenApiDocument(API_CONTROLLERS, mount);
+const doc = { ...built, paths: built.paths ?? {} };
 
 type Operation = NonNullable<(typeof doc.paths)[string]['get']>;
 const operations = (): Array<[string, string, Operation]> =>
@@ -64,9 +68,8 @@ const operations = (): Array<[string, string, Operation]> =>
     ]),
   );
 const schemaOf = (op: Operation | undefined, status: string) =>
-  (op?.responses[status] as { content: { 'application/json': { schema: Record<string, unknown> } } }).content[
-    'application/json'
-  ].schema;
+  (op?.responses?.[status] as { content: { 'application/json': { schema: Record<string, unknown> } } })
+    .content['application/json'].schema;
 
 describe('OpenAPI document built from @ApiRoute metadata', () => {
   it('describes every route handler of the API controllers', () => {
@@ -80,7 +83,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
         .map((handler) => `${controller.name}.${(handler as { name: string }).name}`),
     );
     expect(undocumented).toEqual([]);
-    expect(operations()).toHaveLength(59);
+    expect(operations()).toHaveLength(68);
   });
 
   it('takes method and path from Nest, including the sync route the old list missed', () => {
@@ -117,11 +120,11 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
       expect(tags.has(op.tags?.[0] ?? ''), where).toBe(true);
       expect(op.security, where).toEqual([{ bearer: [] }]);
       // The shared answer, or a sharper wording of it (a quota) with the same headers.
-      const limited = op.responses['429'] as { $ref?: string; headers?: unknown };
+      const limited = op.responses?.['429'] as { $ref?: string; headers?: unknown };
       if (limited.$ref === undefined) expect(limited.headers, where).toEqual(rateLimited.headers);
       else expect(limited, where).toEqual({ $ref: '#/components/responses/RateLimited' });
       expect(op.description, where).toMatch(/Counts against the `(writes|reads|admin|events)` rate limit\./);
-      expect(Object.keys(op.responses), where).toContain('503');
+      expect(Object.keys(op.responses ?? {}), where).toContain('503');
     }
     expect(doc.servers).toEqual([{ url: '/', description: 'This server' }]);
     expect(rateLimited).toMatchObject({
@@ -136,7 +139,7 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
     expect(doc.paths['/api/memories'].post?.description).toContain('`writes` rate limit');
     expect(doc.paths['/api/memories/recall'].post?.description).toContain('`reads` rate limit');
     expect(doc.paths['/api/admin/users'].get?.description).toContain('`admin` rate limit');
-    expect(doc.paths['/api/memories'].post?.responses['413']).toMatchObject({
+    expect(doc.paths['/api/memories'].post?.responses?.['413']).toMatchObject({
       description: expect.stringContaining('storage_quota_exceeded'),
     });
   });
@@ -209,6 +212,28 @@ describe('OpenAPI document built from @ApiRoute metadata', () => {
       @ApiRoute({ operationId: 'plain', tag: 'auth', summary: 's', response: authCheckResponse })
       handler() {}
     }
-    expect(Object.keys(buildOpenApiDocument([Plain], mount).paths)).toEqual(['/api/z/b/{name}']);
+    expect(Object.keys(buildOpenApiDocument([Plain], mount).paths ?? {})).toEqual(['/api/z/b/{name}']);
+  });
+});
+
+describe('the webhooks section', () => {
+  it('documents every event with its signature headers and its body, without content', () => {
+    const webhooks = built.webhooks ?? {};
+    expect(Object.keys(webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const created = webhooks['memory.created'].post;
+    expect(created?.parameters?.map((p) => ('name' in p ? p.name : ''))).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
+    const body = (
+      created?.requestBody as { content: Record<string, { schema: { properties: Record<string, unknown> } }> }
+    ).content['application/json'].schema;
+    expect(body.properties.type).toMatchObject({ enum: ['memory.created'] });
+    expect(
+      Object.keys((body.properties.data as { properties: Record<string, unknown> }).properties),
+    ).not.toContain('content');
+    expect(built.openapi).toBe('3.1.0');
+    expect(built.tags?.map((t) => t.name)).toContain('webhooks');
   });
 });

@@ -1,10 +1,12 @@
 import {
-  OpenApiGeneratorV3,
+  OpenApiGeneratorV31,
   OpenAPIRegistry,
   type ResponseConfig,
   type RouteConfig,
 } from '@asteasolutions/zod-to-openapi';
 import type { Type } from '@nestjs/common';
+import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES, webhookEventPayloadSchema, type WebhookEventType } from '@app/webhooks';
 import { API_TAGS, type ApiTagName } from './api-route.decorator';
 import {
   ERROR_SCHEMA,
@@ -87,6 +89,40 @@ function toRouteConfig(route: DocumentedRoute): RouteConfig {
   };
 }
 
+const WEBHOOKS_TAG =
+  'Events POSTed to the endpoints a tenant admin registers (`POST /api/admin/webhooks`), signed per Standard ' +
+  'Webhooks: `webhook-signature` holds `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` for ' +
+  'each secret that signs (two during a rotation’s overlap), keyed with the base64-decoded part of the `whsec_` ' +
+  'secret. Answer 2xx within WEBHOOK_TIMEOUT_MS; anything else is retried with exponential backoff. Deliveries ' +
+  'are at least once: deduplicate on `webhook-id`.';
+
+const webhookHeaders = z.object({
+  'webhook-id': z.string().describe('The event’s id (msg_…): the same on every attempt; deduplicate on it'),
+  'webhook-timestamp': z
+    .string()
+    .describe('When this attempt was sent, in Unix seconds: refuse old ones (replay)'),
+  'webhook-signature': z.string().describe('Space-separated `v1,<base64>` signatures'),
+});
+
+/** One event as an OpenAPI 3.1 webhook: its headers and its body. */
+function webhookOf(type: WebhookEventType): RouteConfig {
+  return {
+    method: 'post',
+    path: type,
+    operationId: `webhook.${type}`,
+    tags: ['webhooks'],
+    summary: `The ${type} event`,
+    request: {
+      headers: webhookHeaders,
+      body: json(webhookEventPayloadSchema.extend({ type: z.literal(type) })),
+    },
+    responses: {
+      '200': { description: 'Any 2xx answer delivers the event' },
+      default: { description: 'Anything else (or no answer in time) is retried with backoff' },
+    },
+  };
+}
+
 function checkUnique(routes: readonly DocumentedRoute[]): void {
   const seen = new Map<string, string>();
   for (const route of routes) {
@@ -119,13 +155,15 @@ export function buildOpenApiDocument(controllers: readonly Type[], mount: RouteP
     registry.registerComponent('responses', shared.name, shared.response);
   }
   for (const route of routes) registry.registerPath(toRouteConfig(route));
+  for (const type of WEBHOOK_EVENT_TYPES) registry.registerWebhook(webhookOf(type));
 
   const used = new Set<ApiTagName>(routes.map((route) => route.options.tag));
-  const tags = (Object.keys(API_TAGS) as ApiTagName[])
+  const tags: { name: string; description: string }[] = (Object.keys(API_TAGS) as ApiTagName[])
     .filter((name) => used.has(name))
     .map((name) => ({ name, description: API_TAGS[name] }));
-  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
-    openapi: '3.0.3',
+  tags.push({ name: 'webhooks', description: WEBHOOKS_TAG });
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
     info: {
       title: 'Memory service',
       version: '0.1.0',
