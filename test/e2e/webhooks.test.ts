@@ -3,7 +3,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@app/config';
 import { FakeVault } from '@app/testing';
+import { runCli } from '../../apps/cli/src/cli';
 import { teamFixture } from '../support/e2e-env';
 import { client } from '../support/http-client';
 import { adminKeyInOtherTenant } from '../support/other-tenant';
@@ -421,6 +423,70 @@ describe('signed webhooks (fake Vault API, built API and worker, BullMQ on Redis
     expect(String(restored.headers['webhook-signature']).split(' ')).toHaveLength(1);
     expect(verifiesWith(again.body.secret!, restored.headers, restored.body)).toBe(true);
     expect(verifiesWith(rotated.body.secret!, restored.headers, restored.body)).toBe(false);
+  });
+
+  it('is managed from the CLI with the same rules: create prints the secret once, deliveries and redeliver work', async () => {
+    const cli = async (...args: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await runCli(['--json', ...args, '--tenant', team.tenant], {
+        io: { out: (t) => void (out += t), err: (t) => void (err += t) },
+        loadConfig: () => loadConfig(team.env),
+      });
+      return { code, out, err };
+    };
+    const created = await cli(
+      'webhooks',
+      'create',
+      '--url',
+      receiver.url('/cli'),
+      '--events',
+      'memory.created',
+    );
+    expect(created.err).toBe('');
+    expect(created.code).toBe(0);
+    const endpoint = JSON.parse(created.out) as WebhookBody;
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    const refused = await cli('webhooks', 'create', '--url', 'http://10.9.8.7/x', '--events', '*');
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toMatch(/10\.9\.8\.7 \(private\)/);
+
+    const stored = await alice.post<{ id: number }>('/api/memories', {
+      content: 'CLI-registered receivers get events too',
+    });
+    const event = await waitFor(
+      'the event at the CLI-registered endpoint',
+      () => receiver.on('/cli').find((r) => parse(r).data.memory_id === stored.body.id),
+      10_000,
+    );
+    expect(verifiesWith(endpoint.secret!, event.headers, event.body)).toBe(true);
+
+    const listed = JSON.parse((await cli('webhooks', 'list')).out) as { webhooks: WebhookBody[] };
+    expect(listed.webhooks.find((w) => w.id === endpoint.id)).toMatchObject({ url: receiver.url('/cli') });
+    expect(JSON.stringify(listed)).not.toContain(endpoint.secret!);
+    const log = await waitFor('a delivered delivery', async () => {
+      const page = JSON.parse((await cli('webhooks', 'deliveries', endpoint.id)).out) as {
+        deliveries: DeliveryBody[];
+      };
+      return page.deliveries[0]?.status === 'delivered' ? page.deliveries : undefined;
+    });
+    const again = await cli('webhooks', 'redeliver', endpoint.id, log[0].id);
+    expect(again.code).toBe(0);
+    await waitFor(
+      'the redelivery',
+      () =>
+        receiver.on('/cli').filter((r) => r.headers['webhook-id'] === log[0].event_id).length === 2
+          ? true
+          : undefined,
+      10_000,
+    );
+    const disabled = await cli('webhooks', 'update', endpoint.id, '--disable');
+    expect(JSON.parse(disabled.out)).toMatchObject({
+      enabled: false,
+      disabled_reason: 'disabled by an admin',
+    });
+    expect((await cli('webhooks', 'delete', endpoint.id)).code).toBe(0);
+    expect((await admin.get(`/api/admin/webhooks/${endpoint.id}`)).status).toBe(404);
   });
 
   it('keeps tenants apart: another tenant’s admin sees none of these endpoints and its writes send nothing here', async () => {

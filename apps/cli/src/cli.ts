@@ -7,6 +7,7 @@ import { registerAuditCommand } from './commands/audit.command';
 import { registerEmbeddingsCommands } from './commands/embeddings.command';
 import { registerJobsCommands } from './commands/jobs.command';
 import { registerKeysCommands } from './commands/keys.command';
+import { registerWebhooksCommands } from './commands/webhooks.command';
 import { registerMigrateCommand } from './commands/migrate.command';
 import { registerProjectCommands } from './commands/project.command';
 import { registerSecretsCommands } from './commands/secrets.command';
@@ -36,7 +37,7 @@ const STD_IO: CliIo = {
 export function buildProgram(context: CliContext): Command {
   const program = new Command('memory-cli')
     .description(
-      'Operate the memory service: migrations, users, API keys, tenant settings, the audit log, jobs, embedding models and the agent rule files of projects.',
+      'Operate the memory service: migrations, users, API keys, webhooks, tenant settings, the audit log, jobs, embedding models and the agent rule files of projects.',
     )
     .option('--json', 'print machine-readable JSON')
     .exitOverride()
@@ -45,6 +46,7 @@ export function buildProgram(context: CliContext): Command {
   registerMigrateCommand(program, context);
   registerUsersCommands(program, context);
   registerKeysCommands(program, context);
+  registerWebhooksCommands(program, context);
   registerTenantsCommands(program, context);
   registerAuditCommand(program, context);
   registerJobsCommands(program, context);
