@@ -17,6 +17,7 @@ const ADMIN_NAV = [
   { to: '/admin/users', label: 'Users & keys' },
   { to: '/admin/jobs', label: 'Jobs' },
   { to: '/admin/audit', label: 'Audit log' },
+  { to: '/admin/webhooks', label: 'Webhooks' },
 ];
 
 /** Who the stored key belongs to, and whether it holds the admin scope. */

@@ -11,6 +11,7 @@ import { ReviewView } from './views/review';
 import { SearchView } from './views/search';
 import { SessionDetailView, SessionListView } from './views/sessions';
 import { UsersView } from './views/users';
+import { WebhooksView } from './views/webhooks';
 
 type Route = [pattern: string, view: (params: Record<string, string>, me: Me) => VNode, adminOnly?: boolean];
 
@@ -27,6 +28,7 @@ const ROUTES: Route[] = [
   ['/admin/users', () => <UsersView />, true],
   ['/admin/jobs', () => <JobsView />, true],
   ['/admin/audit', () => <AuditView />, true],
+  ['/admin/webhooks', () => <WebhooksView />, true],
 ];
 
 export function routeView(path: string, me: Me): VNode {
