@@ -45,6 +45,7 @@ import { StandbySyncHorizon1763700000052 } from './1763700000052-standby-sync-ho
 import { TenantKeys1763700000053 } from './1763700000053-tenant-keys';
 import { TeamHashIndex1763700000054 } from './1763700000054-team-hash-index';
 import { UserIdentities1763700000055 } from './1763700000055-user-identities';
+import { ConsoleSessions1763700000057 } from './1763700000057-console-sessions';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -95,6 +96,7 @@ export const MIGRATIONS = [
   TenantKeys1763700000053,
   TeamHashIndex1763700000054,
   UserIdentities1763700000055,
+  ConsoleSessions1763700000057,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */
