@@ -66,14 +66,21 @@ export function App() {
   );
   useEffect(() => {
     // A key of this tab, else the identity provider's session cookie, else the login view.
-    const signedIn = storedKey() ? Promise.resolve(true) : resumeSession().then((s) => s !== null, () => false);
-    signedIn.then((yes) => (yes ? whoAmI() : Promise.reject(new Error('signed out')))).then(
-      (who) => {
-        setMe(who);
-        setChecking(false);
-      },
-      () => setChecking(false),
-    );
+    const signedIn = storedKey()
+      ? Promise.resolve(true)
+      : resumeSession().then(
+          (s) => s !== null,
+          () => false,
+        );
+    signedIn
+      .then((yes) => (yes ? whoAmI() : Promise.reject(new Error('signed out'))))
+      .then(
+        (who) => {
+          setMe(who);
+          setChecking(false);
+        },
+        () => setChecking(false),
+      );
   }, []);
 
   if (checking) return <p class="boot">Checking your sign-in…</p>;

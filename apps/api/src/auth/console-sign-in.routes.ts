@@ -130,7 +130,11 @@ export function registerConsoleSignIn(fastify: FastifyInstance, app: INestApplic
         auth.checkCsrf(request, token);
         await end.execute(token);
       }
-      return await reply.headers(noStore).header('set-cookie', cookies.cleared(cookies.session)).code(204).send();
+      return await reply
+        .headers(noStore)
+        .header('set-cookie', cookies.cleared(cookies.session))
+        .code(204)
+        .send();
     } catch (error) {
       return sendError(reply, error);
     }

@@ -68,10 +68,10 @@ export class ConsoleSessionRepository {
 
   /** Marks the session used now (its idle clock starts again). */
   async touch(tx: Tx, tenantId: string, tokenHash: Buffer): Promise<void> {
-    await tx.query(`UPDATE console_sessions SET last_seen_at = now() WHERE tenant_id = $1 AND token_hash = $2`, [
-      tenantId,
-      tokenHash,
-    ]);
+    await tx.query(
+      `UPDATE console_sessions SET last_seen_at = now() WHERE tenant_id = $1 AND token_hash = $2`,
+      [tenantId, tokenHash],
+    );
   }
 
   /** Ends the session with this token hash (sign-out); whether there was one. */

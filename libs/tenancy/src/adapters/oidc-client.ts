@@ -18,7 +18,18 @@ export interface VerifiedIdToken {
   readonly name: string | null;
 }
 
-const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const ID_TOKEN_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 const TIMEOUT_MS = 5_000;
 
 /**
@@ -97,18 +108,29 @@ export class OidcClient {
     if (claims.nonce !== grant.nonce) throw signInFailed("The ID token's nonce is not this sign-in's");
     const subject = String(claims.sub);
     if (subject.length > 255) throw signInFailed("The ID token's subject is longer than 255 characters");
-    if (typeof claims.email !== 'string' && provider.userinfoEndpoint && typeof tokens.access_token === 'string')
-      claims = { ...(await this.userinfo(provider.userinfoEndpoint, tokens.access_token, subject)), ...claims };
+    if (
+      typeof claims.email !== 'string' &&
+      provider.userinfoEndpoint &&
+      typeof tokens.access_token === 'string'
+    )
+      claims = {
+        ...(await this.userinfo(provider.userinfoEndpoint, tokens.access_token, subject)),
+        ...claims,
+      };
     return {
       subject,
       verifiedEmail:
-        claims.email_verified === true && typeof claims.email === 'string' ? claims.email.toLowerCase() : null,
+        claims.email_verified === true && typeof claims.email === 'string'
+          ? claims.email.toLowerCase()
+          : null,
       name: typeof claims.name === 'string' ? claims.name.slice(0, 200) : null,
     };
   }
 
   private async userinfo(endpoint: string, accessToken: string, subject: string): Promise<JWTPayload> {
-    const res = await request(endpoint, { headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' } });
+    const res = await request(endpoint, {
+      headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
+    });
     const body = (await res.json().catch(() => null)) as JWTPayload | null;
     // Another subject's answer is not this sign-in's (OpenID Connect Core 5.3.2).
     if (!res.ok || body === null || body.sub !== subject) return {};
@@ -135,7 +157,9 @@ export class OidcClient {
     const tokenEndpoint = endpoint('token_endpoint');
     const jwksUri = issuer.jwksUri ?? endpoint('jwks_uri');
     if (!res.ok || doc.issuer !== issuer.issuer || !authorizationEndpoint || !tokenEndpoint || !jwksUri)
-      throw signInFailed(`The identity provider's discovery document (${url}) is missing or not for this issuer`);
+      throw signInFailed(
+        `The identity provider's discovery document (${url}) is missing or not for this issuer`,
+      );
     return {
       authorizationEndpoint,
       tokenEndpoint,
