@@ -11,10 +11,6 @@ import { withDb } from '../support/superuser-db';
 // The page's own globals, used in code that runs in the browser (page.evaluate); this program is
 // type-checked without the DOM library.
 declare const document: { readonly cookie: string };
-declare function fetch(
-  url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; credentials: 'same-origin' },
-): Promise<{ status: number; json(): Promise<unknown> }>;
 
 const CONSOLE_CLIENT = 'memory-console';
 // Generated at run time: nothing secret-shaped is committed.

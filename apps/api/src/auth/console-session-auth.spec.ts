@@ -75,7 +75,7 @@ describe('ConsoleSessionAuth', () => {
     await expect(
       a.principal(request('DELETE', { ...csrf, origin: 'https://memory.example.com' }), TOKEN),
     ).resolves.toEqual({ ...member });
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       {},
       { 'x-csrf-token': csrfTokenOf('b'.repeat(43)) },
       { ...csrf, origin: 'https://evil.example' },
