@@ -31,6 +31,7 @@ export function rememberKey(key: string): void {
 let csrfToken: string | null = null;
 
 export interface SsoSession {
+  readonly signed_in: true;
   readonly username: string;
   readonly csrf_token: string;
 }
@@ -39,7 +40,8 @@ export interface SsoSession {
 export async function resumeSession(): Promise<SsoSession | null> {
   const res = await fetch('/auth/session', { credentials: 'same-origin', cache: 'no-store' });
   if (!res.ok) return null;
-  const session = (await res.json()) as SsoSession;
+  const session = (await res.json()) as SsoSession | { signed_in: false };
+  if (!session.signed_in) return null;
   csrfToken = session.csrf_token;
   return session;
 }

@@ -37,13 +37,14 @@ function sendError(reply: FastifyReply, error: unknown): FastifyReply {
  * - `GET /auth/providers`: the providers the console offers (public; empty without console clients);
  * - `GET /auth/login?issuer=…`: to the provider's authorization endpoint, with a login cookie;
  * - `GET /auth/callback`: the provider's redirect back; a session cookie, then the console;
- * - `GET /auth/session`: who the session cookie signs in, and its CSRF token;
+ * - `GET /auth/session`: who the session cookie signs in, and its CSRF token (or `signed_in: false`);
  * - `POST /auth/logout`: ends the session on the server and clears the cookie.
  *
  * Transport only: each route calls one use case of @app/tenancy and sets or clears cookies.
  */
 export function registerConsoleSignIn(fastify: FastifyInstance, app: INestApplicationContext): void {
   const begin = app.get(BeginConsoleSignInUseCase);
+  const authenticate = app.get(AuthenticateConsoleSessionUseCase);
   const auth = app.get(ConsoleSessionAuth);
   const cookies = auth.cookies;
   const noStore = { 'cache-control': 'no-store' };
@@ -56,10 +57,30 @@ export function registerConsoleSignIn(fastify: FastifyInstance, app: INestApplic
       })),
     }),
   );
+  // Asked by the console on every load, signed in or not: "no session" is an answer, not an error.
+  fastify.get('/auth/session', { config: { rateLimit: false } }, async (request, reply) => {
+    const token = auth.enabled ? cookies.read(request, cookies.session) : undefined;
+    if (token === undefined) return reply.headers(noStore).send({ signed_in: false });
+    try {
+      const principal = await authenticate.execute(token, String(request.id));
+      return await reply.headers(noStore).send({
+        signed_in: true,
+        username: principal.username,
+        scopes: principal.scopes,
+        csrf_token: csrfTokenOf(token),
+      });
+    } catch (error) {
+      if (error instanceof TenancyError && error.code === TenancyErrorCode.Unauthenticated)
+        return reply
+          .headers(noStore)
+          .header('set-cookie', cookies.cleared(cookies.session))
+          .send({ signed_in: false });
+      return sendError(reply, error);
+    }
+  });
   if (!auth.enabled) return;
 
   const complete = app.get(CompleteConsoleSignInUseCase);
-  const authenticate = app.get(AuthenticateConsoleSessionUseCase);
   const end = app.get(EndConsoleSessionUseCase);
   const query = (request: FastifyRequest, name: string): string | undefined => {
     const value = (request.query as Record<string, unknown>)[name];
@@ -104,22 +125,6 @@ export function registerConsoleSignIn(fastify: FastifyInstance, app: INestApplic
       return reply
         .header('set-cookie', cookies.cleared(cookies.login))
         .redirect(`${CONSOLE_HOME}?sign_in_error=${failureCode(error)}`, 302);
-    }
-  });
-
-  fastify.get('/auth/session', async (request, reply) => {
-    const token = cookies.read(request, cookies.session);
-    try {
-      if (token === undefined)
-        throw new TenancyError(TenancyErrorCode.Unauthenticated, 'No console session: sign in first');
-      const principal = await authenticate.execute(token, String(request.id));
-      return await reply.headers(noStore).send({
-        username: principal.username,
-        scopes: principal.scopes,
-        csrf_token: csrfTokenOf(token),
-      });
-    } catch (error) {
-      return sendError(reply, error);
     }
   });
 
