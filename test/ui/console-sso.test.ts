@@ -64,6 +64,8 @@ describe('console sign-in with the identity provider (Chromium)', () => {
             },
           ]),
           OAUTH_CONSOLE_CLIENT_SECRETS: JSON.stringify({ [idp.issuer]: CONSOLE_SECRET }),
+          // Request lines too: the callback's URL is logged without its code.
+          LOG_LEVEL: 'info',
         },
         { port },
       ),
@@ -76,6 +78,18 @@ describe('console sign-in with the identity provider (Chromium)', () => {
     await idp?.stop();
   });
 
+  /** Signs in on the provider's pages (login, and consent unless the provider remembers it). */
+  const signInWithIdp = async (page: Page) => {
+    await page.goto('/ui/');
+    await page.getByRole('link', { name: 'Sign in with Example SSO' }).click();
+    await page.waitForURL((url) => url.href.startsWith(idp.issuer));
+    await page.locator('input[name="login"]').fill('carol');
+    await page.locator('input[name="password"]').fill('any');
+    await page.locator('button[type="submit"]').click();
+    const consent = page.locator('button[type="submit"]', { hasText: 'Continue' });
+    await Promise.race([consent.click().catch(() => undefined), heading(page, 'Overview').waitFor()]);
+    await heading(page, 'Overview').waitFor();
+  };
   const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
   const withCookie = (extra: Record<string, string> = {}) => ({
     cookie: `memsvc-session=${sessionCookie}`,
@@ -237,16 +251,7 @@ describe('console sign-in with the identity provider (Chromium)', () => {
 
   it('ends a session left idle past CONSOLE_SESSION_IDLE_MINUTES', async () => {
     const tab = await openTab(browser, api.url);
-    await tab.page.goto('/ui/');
-    await tab.page.getByRole('link', { name: 'Sign in with Example SSO' }).click();
-    await tab.page.waitForURL((url) => url.href.startsWith(idp.issuer));
-    await tab.page.locator('input[name="login"]').fill('carol');
-    await tab.page.locator('input[name="password"]').fill('any');
-    await tab.page.locator('button[type="submit"]').click();
-    const consent = tab.page.locator('button[type="submit"]', { hasText: 'Continue' });
-    // The provider may remember the consent given before.
-    await Promise.race([consent.click().catch(() => undefined), heading(tab.page, 'Overview').waitFor()]);
-    await heading(tab.page, 'Overview').waitFor();
+    await signInWithIdp(tab.page);
     const value = (await tab.context.cookies(api.url)).find((c) => c.name === 'memsvc-session')!.value;
     const cookie = { cookie: `memsvc-session=${value}` };
     expect((await fetch(`${api.url}/api/memories`, { headers: cookie })).status).toBe(200);
@@ -262,6 +267,35 @@ describe('console sign-in with the identity provider (Chromium)', () => {
     await tab.context.close();
   });
 
+  it("ends the session when an admin revokes the identity's key", async () => {
+    const tab = await openTab(browser, api.url);
+    await signInWithIdp(tab.page);
+    const value = (await tab.context.cookies(api.url)).find((c) => c.name === 'memsvc-session')!.value;
+    const cookie = { cookie: `memsvc-session=${value}` };
+    expect((await fetch(`${api.url}/api/memories`, { headers: cookie })).status).toBe(200);
+    const { rows } = await withDb((db) =>
+      db.query<{ key_id: string }>(
+        `SELECT s.key_id FROM console_sessions s WHERE s.token_hash = sha256($1::bytea)`,
+        [Buffer.from(value)],
+      ),
+    );
+    const revoke = await fetch(`${api.url}/api/admin/keys/${rows[0].key_id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${team.keys.admin}` },
+    });
+    expect(revoke.status).toBe(200);
+    const refused = await fetch(`${api.url}/api/memories`, { headers: cookie });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { detail: string }).detail).toContain('revoked');
+    // The console goes back to sign-in with the reason.
+    await tab.page.reload();
+    await tab.page.getByLabel('API key').waitFor();
+    // Signing in again is refused: the identity's key stays revoked.
+    await tab.page.getByRole('link', { name: 'Sign in with Example SSO' }).click();
+    await tab.page.getByRole('status').filter({ hasText: 'revoked' }).waitFor();
+    await tab.context.close();
+  });
+
   it('still signs in with an API key, which goes in its header, not a cookie', async () => {
     const tab = await openTab(browser, api.url);
     await signIn(tab.page, team.keys.alice);
@@ -274,5 +308,14 @@ describe('console sign-in with the identity provider (Chromium)', () => {
     });
     expect(bearer.status).toBe(200);
     await tab.context.close();
+  });
+
+  it('logged neither the client secret, the session cookie nor the CSRF token', () => {
+    const output = api.output();
+    expect(output).toContain('"x-csrf-token":"[REDACTED]"');
+    expect(output).not.toContain(csrf);
+    expect(output).not.toMatch(/auth\/callback\?code=(?!\[REDACTED\])/);
+    expect(output).not.toContain(CONSOLE_SECRET);
+    expect(output).not.toContain(sessionCookie);
   });
 });

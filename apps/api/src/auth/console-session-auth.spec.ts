@@ -9,6 +9,7 @@ import {
   type Principal,
 } from '@app/tenancy';
 import { ConsoleSessionAuth } from './console-session-auth';
+import { redactSignInCallback } from './console-sign-in.routes';
 
 const TOKEN = 'a'.repeat(43);
 const member: Principal = {
@@ -84,5 +85,15 @@ describe('ConsoleSessionAuth', () => {
       expect(refused).toBeInstanceOf(TenancyError);
       expect((refused as TenancyError).code).toBe('csrf_rejected');
     }
+  });
+});
+
+describe('redactSignInCallback', () => {
+  it("hides a callback's code and state, and hands any other URL on", () => {
+    const redact = redactSignInCallback((url) => `next:${url}`);
+    expect(redact('/auth/callback?code=abc&state=def&iss=https%3A%2F%2Fidp')).toBe(
+      '/auth/callback?code=[REDACTED]&state=[REDACTED]&iss=https%3A%2F%2Fidp',
+    );
+    expect(redact('/api/memories?code=1')).toBe('next:/api/memories?code=1');
   });
 });

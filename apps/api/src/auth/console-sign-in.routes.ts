@@ -12,6 +12,17 @@ import {
 import { toErrorResponse } from '../http/error-mapping';
 import { ConsoleSessionAuth } from './console-session-auth';
 
+/**
+ * The logged URL of a sign-in callback without its `code` and `state` (single-use and bound to the
+ * browser's login cookie, but credentials all the same); any other URL goes to `next`.
+ */
+export function redactSignInCallback(next: (url: string) => string): (url: string) => string {
+  return (url) =>
+    url.startsWith('/auth/callback?')
+      ? url.replace(/([?&](?:code|state)=)[^&]*/g, '$1[REDACTED]')
+      : next(url);
+}
+
 /** Where the browser lands after signing in or failing to (the console's login view reads the code). */
 const CONSOLE_HOME = '/ui/';
 
