@@ -46,6 +46,7 @@ import { TenantKeys1763700000053 } from './1763700000053-tenant-keys';
 import { TeamHashIndex1763700000054 } from './1763700000054-team-hash-index';
 import { UserIdentities1763700000055 } from './1763700000055-user-identities';
 import { Webhooks1763700000056 } from './1763700000056-webhooks';
+import { ConsoleSessions1763700000057 } from './1763700000057-console-sessions';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -97,6 +98,7 @@ export const MIGRATIONS = [
   TeamHashIndex1763700000054,
   UserIdentities1763700000055,
   Webhooks1763700000056,
+  ConsoleSessions1763700000057,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

@@ -123,6 +123,13 @@ const UNREACHABLE: ReadonlyArray<readonly [reason: string, constraints: readonly
     ]),
   ],
   [
+    'console sign-in sessions (migration 1763700000057): the key is the SHA-256 (32 bytes) of 32 random bytes, written once at sign-in for the identity key and user found in the same transaction of the tenant the configured issuer names',
+    ['console_sessions_pkey', 'console_sessions_token_hash_check', 'console_sessions_tenant_id_fkey'].concat([
+      'console_sessions_user_fkey',
+      'console_sessions_key_fkey',
+    ]),
+  ],
+  [
     'pins (migration 1763700000047): an identity key; written with ON CONFLICT on the team and the personal key; scope from the contract’s enum, user set by the code with it; the caller’s own tenant and user; the memory read under the caller’s visibility first in the same transaction (a purge committing in between answers 409 write_conflict, as every foreign key)',
     ['memory_pins_pkey', 'memory_pins_team', 'memory_pins_user', 'memory_pins_scope_check']
       .concat(['memory_pins_check', 'memory_pins_tenant_id_fkey', 'memory_pins_user_id_fkey'])

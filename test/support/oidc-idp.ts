@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 
 /** A member the test identity provider signs in (any password). */
 export interface IdpAccount {
@@ -45,19 +45,27 @@ export class TestIdp {
     private readonly accounts: Map<string, IdpAccount>,
     private readonly scopes: readonly string[],
     public keys: SigningKey[],
+    private readonly extraClients: readonly ClientMetadata[] = [],
   ) {}
 
+  /** `clients`: registered beside the tests' public client (e.g. the console's, with its redirect URI). */
   static async start(options: {
     accounts: Record<string, IdpAccount>;
     scopes: readonly string[];
+    clients?: readonly ClientMetadata[];
   }): Promise<TestIdp> {
     let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end();
     const server = createServer((req, res) => handler(req, res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const idp = new TestIdp(server, issuer, new Map(Object.entries(options.accounts)), options.scopes, [
-      await newSigningKey(),
-    ]);
+    const idp = new TestIdp(
+      server,
+      issuer,
+      new Map(Object.entries(options.accounts)),
+      options.scopes,
+      [await newSigningKey()],
+      options.clients,
+    );
     idp.provider = idp.build();
     handler = (req, res) => void idp.provider.callback()(req, res);
     return idp;
@@ -202,6 +210,7 @@ export class TestIdp {
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
         },
+        ...this.extraClients,
       ],
       jwks: { keys: this.keys.map((k) => k.privateJwk) as never[] },
       scopes: ['openid', 'email', 'profile', 'offline_access', ...scopes],

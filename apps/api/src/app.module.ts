@@ -5,6 +5,7 @@ import { JobsRuntimeModule } from '@app/jobs';
 import { ObservabilityModule } from '@app/observability';
 import { LocalWritePositions, PersistenceModule } from '@app/persistence';
 import { createUrlRedactor } from '@app/secrets';
+import { redactSignInCallback } from './auth/console-sign-in.routes';
 import { AdminModule } from './admin/admin.module';
 import { AuthModule } from './auth/auth.module';
 import { HealthModule } from './health/health.module';
@@ -31,8 +32,9 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        // Logged URLs pass the same secret detector as memory text (a token in `?project=…`).
-        ObservabilityModule.forRoot(config, { redactUrl: createUrlRedactor() }),
+        // Logged URLs pass the same secret detector as memory text (a token in `?project=…`); a
+        // sign-in callback's code and state are always hidden.
+        ObservabilityModule.forRoot(config, { redactUrl: redactSignInCallback(createUrlRedactor()) }),
         PersistenceModule.forRoot({
           applicationName: 'memory-api',
           migrate: true,

@@ -1,6 +1,8 @@
-// The console's only way to the service: same-origin fetches to /api with the key in the
-// Authorization header. The key lives in sessionStorage (this tab only, gone when it closes); it
-// is never put in a URL and never written to the console or anywhere else.
+// The console's only way to the service: same-origin fetches to /api, signed in one of two ways.
+// With an API key: the key goes in the Authorization header; it lives in sessionStorage (this tab
+// only, gone when it closes), is never put in a URL and never written anywhere else. With the
+// team's identity provider: the service's HttpOnly session cookie (never readable here), and the
+// session's CSRF token (kept in memory only) in X-CSRF-Token on every request.
 
 const KEY_ITEM = 'memsvc.api-key';
 
@@ -25,8 +27,53 @@ export function rememberKey(key: string): void {
   sessionStorage.setItem(KEY_ITEM, key);
 }
 
+/** The session's CSRF token while signed in with the identity provider (memory only). */
+let csrfToken: string | null = null;
+
+export interface SsoSession {
+  readonly signed_in: true;
+  readonly username: string;
+  readonly csrf_token: string;
+}
+
+/** The identity provider's session this browser holds, if any (the cookie is sent, never read). */
+export async function resumeSession(): Promise<SsoSession | null> {
+  const res = await fetch('/auth/session', { credentials: 'same-origin', cache: 'no-store' });
+  if (!res.ok) return null;
+  const session = (await res.json()) as SsoSession | { signed_in: false };
+  if (!session.signed_in) return null;
+  csrfToken = session.csrf_token;
+  return session;
+}
+
+export function signedInWithSso(): boolean {
+  return csrfToken !== null;
+}
+
+export interface SignInProvider {
+  readonly issuer: string;
+  readonly label: string;
+  readonly login_url: string;
+}
+
+export async function signInProviders(): Promise<SignInProvider[]> {
+  const res = await fetch('/auth/providers', { credentials: 'omit', cache: 'no-store' });
+  if (!res.ok) return [];
+  return ((await res.json()) as { providers: SignInProvider[] }).providers;
+}
+
 export function signOut(reason = ''): void {
   sessionStorage.removeItem(KEY_ITEM);
+  if (csrfToken !== null) {
+    const token = csrfToken;
+    csrfToken = null;
+    // Ends the session on the server and clears its cookie.
+    void fetch('/auth/logout', {
+      method: 'POST',
+      headers: { 'x-csrf-token': token },
+      credentials: 'same-origin',
+    }).catch(() => undefined);
+  }
   for (const listener of signedOutListeners) listener(reason);
 }
 
@@ -45,12 +92,13 @@ export async function api<T>(method: string, path: string, options: RequestOptio
   const key = options.key ?? storedKey();
   const headers: Record<string, string> = { accept: 'application/json' };
   if (key) headers.authorization = `Bearer ${key}`;
+  else if (csrfToken !== null) headers['x-csrf-token'] = csrfToken;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
     method,
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    credentials: 'omit',
+    credentials: key ? 'omit' : 'same-origin',
     cache: 'no-store',
   });
   const text = await res.text();
@@ -60,7 +108,11 @@ export async function api<T>(method: string, path: string, options: RequestOptio
     const error = new ApiError(res.status, code ?? String(res.status), detail ?? res.statusText);
     // A stored key the service no longer accepts (revoked, expired, user disabled): back to login.
     if (res.status === 401 && !options.key) {
-      signOut(`The service refused your key (${error.message}). Sign in with a valid key.`);
+      signOut(
+        csrfToken !== null
+          ? `Your session has ended (${error.message}).`
+          : `The service refused your key (${error.message}). Sign in with a valid key.`,
+      );
     }
     throw error;
   }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, get, onSignedOut, signOut, storedKey } from './api';
+import { ApiError, get, onSignedOut, resumeSession, signOut, storedKey } from './api';
 import { Link } from './components';
 import { navigate, requestViewFocus, usePath } from './router';
 import type { Me } from './types';
@@ -32,11 +32,29 @@ async function whoAmI(): Promise<Me> {
   }
 }
 
+/** What the service's sign-in callback reports in `?sign_in_error=` (a code, never free text). */
+const SIGN_IN_ERRORS: Record<string, string> = {
+  not_member:
+    'Your identity provider signed you in, but you are not a member of this team here. Ask an admin to add you.',
+  refused: 'Your sign-in was refused: it was revoked, or your user is disabled.',
+  unavailable: 'The identity provider could not be reached. Try again in a moment.',
+  failed: 'The sign-in could not be completed. Try again.',
+};
+
+/** The notice for a failed sign-in named in the URL, which is then taken out of the address bar. */
+function signInErrorNotice(): string {
+  const params = new URLSearchParams(location.search);
+  const code = params.get('sign_in_error');
+  if (code === null) return '';
+  history.replaceState(history.state, '', location.pathname);
+  return SIGN_IN_ERRORS[code] ?? SIGN_IN_ERRORS.failed;
+}
+
 export function App() {
   const path = usePath();
   const [me, setMe] = useState<Me | null>(null);
-  const [notice, setNotice] = useState('');
-  const [checking, setChecking] = useState(storedKey() !== null);
+  const [notice, setNotice] = useState(signInErrorNotice);
+  const [checking, setChecking] = useState(true);
 
   useEffect(
     () =>
@@ -48,17 +66,25 @@ export function App() {
     [],
   );
   useEffect(() => {
-    if (!storedKey()) return;
-    whoAmI().then(
-      (who) => {
-        setMe(who);
-        setChecking(false);
-      },
-      () => setChecking(false),
-    );
+    // A key of this tab, else the identity provider's session cookie, else the login view.
+    const signedIn = storedKey()
+      ? Promise.resolve(true)
+      : resumeSession().then(
+          (s) => s !== null,
+          () => false,
+        );
+    signedIn
+      .then((yes) => (yes ? whoAmI() : Promise.reject(new Error('signed out'))))
+      .then(
+        (who) => {
+          setMe(who);
+          setChecking(false);
+        },
+        () => setChecking(false),
+      );
   }, []);
 
-  if (checking) return <p class="boot">Checking your key…</p>;
+  if (checking) return <p class="boot">Checking your sign-in…</p>;
   if (!me) {
     return (
       <LoginView

@@ -76,7 +76,7 @@ app.kubernetes.io/part-of: memory-service
 
 {{/* The secrets.<entry> items the pods need, each as "ENTRY=ENV_VAR=required". */}}
 {{- define "memory-service.secretEnv" -}}
-{{- $items := list "databaseUrl=DATABASE_URL=true" "redisUrl=REDIS_URL=true" "apiKeys=API_KEYS=false" "apiKey=API_KEY=false" "adminApiKey=ADMIN_API_KEY=false" "encryptionKey=MEMORY_ENCRYPTION_KEY=false" "syncCursorSecret=SYNC_CURSOR_SECRET=false" "extractorLlmApiKey=EXTRACTOR_LLM_API_KEY=false" -}}
+{{- $items := list "databaseUrl=DATABASE_URL=true" "redisUrl=REDIS_URL=true" "apiKeys=API_KEYS=false" "apiKey=API_KEY=false" "adminApiKey=ADMIN_API_KEY=false" "encryptionKey=MEMORY_ENCRYPTION_KEY=false" "syncCursorSecret=SYNC_CURSOR_SECRET=false" "oauthConsoleClientSecrets=OAUTH_CONSOLE_CLIENT_SECRETS=false" "extractorLlmApiKey=EXTRACTOR_LLM_API_KEY=false" -}}
 {{- if .Values.databaseReplicas.enabled -}}
 {{- $items = append $items "databaseReplicaUrls=DATABASE_REPLICA_URLS=true" -}}
 {{- end -}}

@@ -129,7 +129,11 @@ describe('loadConfig', () => {
   });
 
   it('reads the identity providers it accepts tokens from, and refuses what it could not act on', () => {
-    expect(loadConfig({}).oauth).toEqual({ resource: null, issuers: [] });
+    expect(loadConfig({}).oauth).toEqual({
+      resource: null,
+      issuers: [],
+      consoleSessions: { idleSeconds: 3600, maxSeconds: 43_200 },
+    });
     const issuers = JSON.stringify([
       { issuer: 'https://idp.example.com/realms/eng', tenant: 'acme', jit_domains: ['Example.COM'] },
       {
@@ -141,7 +145,7 @@ describe('loadConfig', () => {
     ]);
     expect(
       loadConfig({ OAUTH_RESOURCE: 'https://memory.example.com/', OAUTH_ISSUERS: issuers }).oauth,
-    ).toEqual({
+    ).toMatchObject({
       resource: 'https://memory.example.com',
       issuers: [
         {
@@ -185,5 +189,61 @@ describe('loadConfig', () => {
         OAUTH_ISSUERS: '[{"issuer":"https://i.example","tenant":"a","extra":1}]',
       }),
     ).toThrow(/OAUTH_ISSUERS/);
+  });
+
+  it('reads the console clients, keeps their secrets apart and out of every message', () => {
+    const secret = 'console-secret-value-1234';
+    const issuers = JSON.stringify([
+      {
+        issuer: 'https://idp.example.com',
+        tenant: 'acme',
+        console_client_id: 'memory-console',
+        console_label: 'Acme SSO',
+      },
+      { issuer: 'https://public.example', tenant: 'acme', console_client_id: 'spa' },
+      { issuer: 'https://tokens-only.example', tenant: 'acme' },
+    ]);
+    const config = loadConfig({
+      OAUTH_RESOURCE: 'https://memory.example.com',
+      OAUTH_ISSUERS: issuers,
+      OAUTH_CONSOLE_CLIENT_SECRETS: JSON.stringify({ 'https://idp.example.com': secret }),
+      CONSOLE_SESSION_IDLE_MINUTES: '30',
+      CONSOLE_SESSION_MAX_HOURS: '8',
+    });
+    expect(config.oauth.issuers.map((i) => i.console)).toEqual([
+      { clientId: 'memory-console', label: 'Acme SSO', clientSecret: secret },
+      { clientId: 'spa', label: 'public.example' },
+      undefined,
+    ]);
+    expect(config.oauth.consoleSessions).toEqual({ idleSeconds: 1800, maxSeconds: 28_800 });
+
+    const failure = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('expected the configuration to be refused');
+    };
+    const unknown = failure({
+      OAUTH_RESOURCE: 'https://memory.example.com',
+      OAUTH_ISSUERS: issuers,
+      OAUTH_CONSOLE_CLIENT_SECRETS: JSON.stringify({ 'https://tokens-only.example': secret }),
+    });
+    expect(unknown).toMatch(/OAUTH_CONSOLE_CLIENT_SECRETS: "https:\/\/tokens-only.example" is not an issuer/);
+    expect(unknown).not.toContain(secret);
+    const malformed = failure({ OAUTH_CONSOLE_CLIENT_SECRETS: `{"https://idp.example.com": "${secret}"` });
+    expect(malformed).toMatch(/OAUTH_CONSOLE_CLIENT_SECRETS: .*\(value hidden\)/);
+    expect(malformed).not.toContain(secret);
+    // Console cookies need https, except on a loopback address (development, tests).
+    expect(failure({ OAUTH_RESOURCE: 'http://memory.internal', OAUTH_ISSUERS: issuers })).toMatch(
+      /console sign-in \(console_client_id\) needs an https URL/,
+    );
+    expect(() =>
+      loadConfig({ OAUTH_RESOURCE: 'http://127.0.0.1:8080', OAUTH_ISSUERS: issuers }),
+    ).not.toThrow();
+    expect(failure({ CONSOLE_SESSION_IDLE_MINUTES: '600', CONSOLE_SESSION_MAX_HOURS: '2' })).toMatch(
+      /CONSOLE_SESSION_IDLE_MINUTES: must not be longer/,
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { envSchema, SENSITIVE_ENV_KEYS, type Env } from './env.schema';
-import type { OAuthIssuer } from './oauth.schema';
+import { isLoopbackUrl, withConsoleSecrets, type OAuthIssuer } from './oauth.schema';
 
 export type RunMode = 'embedded' | 'server';
 
@@ -28,6 +28,13 @@ export interface AppConfig {
     /** This service's canonical URL: the `resource` of its metadata and the audience tokens must name. */
     readonly resource: string | null;
     readonly issuers: readonly OAuthIssuer[];
+    /** The console's sign-in sessions (issuers with a console client). */
+    readonly consoleSessions: {
+      /** A session unused this long ends. */
+      readonly idleSeconds: number;
+      /** A session ends this long after sign-in. */
+      readonly maxSeconds: number;
+    };
   };
   readonly metrics: {
     /** The API serves /metrics on this port instead of PORT (0: on PORT). */
@@ -252,6 +259,19 @@ function crossFieldProblems(env: Env): string[] {
   const problems: string[] = [];
   if (env.OAUTH_ISSUERS.length > 0 && env.OAUTH_RESOURCE === undefined)
     problems.push('OAUTH_RESOURCE: required when OAUTH_ISSUERS is set (the audience tokens must name)');
+  withConsoleSecrets(env.OAUTH_ISSUERS, env.OAUTH_CONSOLE_CLIENT_SECRETS, problems);
+  const resource = env.OAUTH_RESOURCE;
+  if (
+    resource !== undefined &&
+    env.OAUTH_ISSUERS.some((i) => i.console) &&
+    !resource.startsWith('https:') &&
+    !isLoopbackUrl(resource)
+  )
+    problems.push(
+      'OAUTH_RESOURCE: console sign-in (console_client_id) needs an https URL (plain http only on localhost or 127.0.0.1)',
+    );
+  if (env.CONSOLE_SESSION_IDLE_MINUTES * 60 > env.CONSOLE_SESSION_MAX_HOURS * 3600)
+    problems.push('CONSOLE_SESSION_IDLE_MINUTES: must not be longer than CONSOLE_SESSION_MAX_HOURS');
   if (env.SESSION_EXTRACTOR === 'llm') {
     for (const name of ['EXTRACTOR_LLM_URL', 'EXTRACTOR_LLM_MODEL'] as const) {
       if (env[name] === undefined) problems.push(`${name}: required when SESSION_EXTRACTOR is llm`);
@@ -288,7 +308,14 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
       shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     },
     log: { level: env.LOG_LEVEL, format: logFormat },
-    oauth: { resource: env.OAUTH_RESOURCE ?? null, issuers: env.OAUTH_ISSUERS },
+    oauth: {
+      resource: env.OAUTH_RESOURCE ?? null,
+      issuers: withConsoleSecrets(env.OAUTH_ISSUERS, env.OAUTH_CONSOLE_CLIENT_SECRETS, []),
+      consoleSessions: {
+        idleSeconds: env.CONSOLE_SESSION_IDLE_MINUTES * 60,
+        maxSeconds: env.CONSOLE_SESSION_MAX_HOURS * 3600,
+      },
+    },
     metrics: { port: env.METRICS_PORT, token: env.METRICS_TOKEN },
     build: { commit: env.BUILD_COMMIT },
     database: {

@@ -1,7 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { readJson } from './json-variable';
-import { oauthIssuersJson, oauthResource } from './oauth.schema';
+import { oauthConsoleClientSecretsJson, oauthIssuersJson, oauthResource } from './oauth.schema';
 
 /** Variables whose values must never appear in logs or error messages. */
 export const SENSITIVE_ENV_KEYS = [
@@ -17,6 +17,7 @@ export const SENSITIVE_ENV_KEYS = [
   'MEMORY_ENCRYPTION_KEY',
   'EXTRACTOR_LLM_API_KEY',
   'METRICS_TOKEN',
+  'OAUTH_CONSOLE_CLIENT_SECRETS',
 ] as const;
 
 const optionalString = z
@@ -148,6 +149,12 @@ export const envSchema = z.object({
   OAUTH_RESOURCE: oauthResource,
   /** Identity providers whose access tokens are accepted beside API keys (oauth.schema.ts). */
   OAUTH_ISSUERS: oauthIssuersJson,
+  /** The console clients' secrets by issuer (oauth.schema.ts); sensitive. */
+  OAUTH_CONSOLE_CLIENT_SECRETS: oauthConsoleClientSecretsJson,
+  /** A console sign-in session ends after this many minutes without a request. */
+  CONSOLE_SESSION_IDLE_MINUTES: int(60, 1, 10_080),
+  /** A console sign-in session ends this many hours after sign-in, however active. */
+  CONSOLE_SESSION_MAX_HOURS: int(12, 1, 720),
   API_KEY: optionalString,
   ADMIN_API_KEY: optionalString,
   /** After `keys rotate`, how long the old key keeps working (0: it stops at once). */

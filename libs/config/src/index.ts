@@ -1,4 +1,5 @@
 export * from './app-config';
 export * from './config.module';
 export { envSchema, SENSITIVE_ENV_KEYS } from './env.schema';
-export type { OAuthIssuer } from './oauth.schema';
+export type { OAuthConsoleClient, OAuthIssuer } from './oauth.schema';
+export { consoleCookiesSecure } from './oauth.schema';

@@ -15,6 +15,17 @@ export interface OAuthIssuer {
    */
   readonly jitDomains: readonly string[];
   readonly jitRole: 'member' | 'admin';
+  /** The console's sign-in with this provider (authorization code + PKCE); unset: no console button. */
+  readonly console?: OAuthConsoleClient;
+}
+
+/** The console's client at an identity provider: the service signs people in to the console with it. */
+export interface OAuthConsoleClient {
+  readonly clientId: string;
+  /** Confidential client (client_secret_basic); unset: a public client (PKCE only). Never logged. */
+  readonly clientSecret?: string;
+  /** The button's words: "Sign in with <label>". */
+  readonly label: string;
 }
 
 const issuerShape = z
@@ -32,6 +43,8 @@ const issuerShape = z
       .max(100)
       .default([]),
     jit_role: z.enum(['member', 'admin']).default('member'),
+    console_client_id: z.string().min(1).max(255).optional(),
+    console_label: z.string().trim().min(1).max(60).optional(),
   })
   .strict();
 
@@ -64,6 +77,9 @@ export const oauthIssuersJson = z
       ...(i.jwks_uri ? { jwksUri: i.jwks_uri } : {}),
       jitDomains: i.jit_domains,
       jitRole: i.jit_role,
+      ...(i.console_client_id
+        ? { console: { clientId: i.console_client_id, label: i.console_label ?? new URL(i.issuer).host } }
+        : {}),
     }));
     if (new Set(issuers.map((i) => i.issuer)).size !== issuers.length) {
       ctx.addIssue({ code: 'custom', message: 'an issuer may be listed once' });
@@ -91,3 +107,56 @@ export const oauthResource = z
     }
     return url.toString().replace(/\/$/, '');
   });
+
+/**
+ * OAUTH_CONSOLE_CLIENT_SECRETS: the console clients' secrets by issuer, `{"https://idp.example.com":"…"}`,
+ * apart from OAUTH_ISSUERS so that they can come from a Secret (never logged or echoed).
+ */
+export const oauthConsoleClientSecretsJson = z
+  .string()
+  .optional()
+  .transform((raw, ctx): Record<string, string> => {
+    if (raw === undefined || raw.trim() === '') return {};
+    const parsed = readJson(raw, ctx, 'a JSON object such as {"https://idp.example.com":"client-secret"}');
+    if (parsed === z.NEVER) return z.NEVER;
+    const result = z.record(z.string().url(), z.string().min(1).max(1000)).safeParse(parsed);
+    if (!result.success) {
+      ctx.addIssue({ code: 'custom', message: 'must map issuer URLs to non-empty client secrets' });
+      return z.NEVER;
+    }
+    return result.data;
+  });
+
+/** The issuers with their console clients' secrets added; problems name issuers, never secrets. */
+export function withConsoleSecrets(
+  issuers: readonly OAuthIssuer[],
+  secrets: Readonly<Record<string, string>>,
+  problems: string[],
+): OAuthIssuer[] {
+  for (const issuer of Object.keys(secrets)) {
+    const entry = issuers.find((i) => i.issuer === issuer);
+    if (!entry?.console)
+      problems.push(
+        `OAUTH_CONSOLE_CLIENT_SECRETS: "${issuer}" is not an issuer of OAUTH_ISSUERS with a console_client_id`,
+      );
+  }
+  return issuers.map((i) =>
+    i.console && secrets[i.issuer] !== undefined
+      ? { ...i, console: { ...i.console, clientSecret: secrets[i.issuer] } }
+      : i,
+  );
+}
+
+/**
+ * Whether the console's cookies can be `Secure` (and `__Host-` named): the public URL is https. Plain
+ * http is accepted only on a loopback address (development and tests), where browsers keep cookies
+ * without `Secure`.
+ */
+export function consoleCookiesSecure(resource: string): boolean {
+  return new URL(resource).protocol === 'https:';
+}
+
+export function isLoopbackUrl(resource: string): boolean {
+  const host = new URL(resource).hostname;
+  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+}

@@ -17,6 +17,7 @@ export const REDACT_PATHS: readonly string[] = [
   'req.headers.cookie',
   'req.headers["proxy-authorization"]',
   'req.headers["x-api-key"]',
+  'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
   'password',
   'api_key',

@@ -28,6 +28,13 @@ import { ListAuditLogUseCase } from './application/list-audit-log.use-case';
 import { PurgeAuditLogUseCase } from './application/purge-audit-log.use-case';
 import { KEY_ROTATION_GRACE_SECONDS, RotateApiKeyUseCase } from './application/rotate-api-key.use-case';
 import { TENANT_QUOTA_DEFAULTS } from './domain/tenant-quotas';
+import { ConsoleSessionRepository } from './adapters/console-session.repository';
+import { OidcClient } from './adapters/oidc-client';
+import { IdentityKeyResolver } from './application/identity-key-resolver';
+import { BeginConsoleSignInUseCase } from './application/begin-console-sign-in.use-case';
+import { CompleteConsoleSignInUseCase } from './application/complete-console-sign-in.use-case';
+import { AuthenticateConsoleSessionUseCase } from './application/authenticate-console-session.use-case';
+import { EndConsoleSessionUseCase } from './application/end-console-session.use-case';
 
 const USE_CASES = [
   AuthenticateApiKeyUseCase,
@@ -48,6 +55,10 @@ const USE_CASES = [
   ListAuditLogUseCase,
   PurgeAuditLogUseCase,
   GetTenantUsageUseCase,
+  BeginConsoleSignInUseCase,
+  CompleteConsoleSignInUseCase,
+  AuthenticateConsoleSessionUseCase,
+  EndConsoleSessionUseCase,
 ];
 
 /**
@@ -65,6 +76,9 @@ const USE_CASES = [
     AuditWriter,
     AuditLogRepository,
     AccessTokenVerifier,
+    OidcClient,
+    ConsoleSessionRepository,
+    IdentityKeyResolver,
     {
       provide: KEY_ROTATION_GRACE_SECONDS,
       inject: [APP_CONFIG],

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import {
@@ -11,10 +11,12 @@ import {
 } from '@app/tenancy';
 import { IS_PUBLIC_KEY, REQUIRED_SCOPES_KEY } from './auth.decorators';
 import './authenticated-request';
+import { ConsoleSessionAuth } from './console-session-auth';
 import { principalWithAccess } from './request-principal';
 
 /**
- * Global guard: every route needs `Authorization: Bearer <key>` unless marked @Public().
+ * Global guard: every route needs `Authorization: Bearer <key>` unless marked @Public() (or, on
+ * `/api`, the console's session cookie: ConsoleSessionAuth).
  * Sets `request.principal` (with the request id; with private access when an admin asked for it,
  * see `principalWithAccess`) and enforces @RequireScopes.
  * Failures throw TenancyError, which the exception filter maps to 401 (+ WWW-Authenticate) / 403.
@@ -25,6 +27,7 @@ export class ApiKeyGuard implements CanActivate {
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(AuthenticateApiKeyUseCase) private readonly authenticate: AuthenticateApiKeyUseCase,
     @Inject(GrantPrivateAccessUseCase) private readonly grant: GrantPrivateAccessUseCase,
+    @Optional() @Inject(ConsoleSessionAuth) private readonly session?: ConsoleSessionAuth,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -33,7 +36,7 @@ export class ApiKeyGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets)) return true;
 
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    const principal = await principalWithAccess(request, this.authenticate, this.grant);
+    const principal = await principalWithAccess(request, this.authenticate, this.grant, this.session);
 
     const required = this.reflector.getAllAndMerge<Scope[]>(REQUIRED_SCOPES_KEY, targets) ?? [];
     const missing = missingScopes(principal, required);

@@ -4,6 +4,7 @@ import { TenancyModule } from '@app/tenancy';
 import { ApiKeyGuard } from './api-key.guard';
 import { AuthCheckController } from './auth-check.controller';
 import { BootstrapResultHolder } from './bootstrap-result.holder';
+import { ConsoleSessionAuth } from './console-session-auth';
 
 export { BootstrapResultHolder } from './bootstrap-result.holder';
 
@@ -14,7 +15,7 @@ export { BootstrapResultHolder } from './bootstrap-result.holder';
 @Module({
   imports: [TenancyModule],
   controllers: [AuthCheckController],
-  providers: [BootstrapResultHolder, { provide: APP_GUARD, useClass: ApiKeyGuard }],
-  exports: [BootstrapResultHolder],
+  providers: [BootstrapResultHolder, ConsoleSessionAuth, { provide: APP_GUARD, useClass: ApiKeyGuard }],
+  exports: [BootstrapResultHolder, ConsoleSessionAuth],
 })
 export class AuthModule {}

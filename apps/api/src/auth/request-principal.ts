@@ -9,21 +9,25 @@ import {
 } from '@app/tenancy';
 import { addRequestLogFields } from '@app/observability';
 import './authenticated-request';
+import type { ConsoleSessionAuth } from './console-session-auth';
 
 /**
  * The request's authenticated caller, verified once per request: the rate limiter, the REST guard
  * and the MCP hook all ask, and only the first asks the key store. Throws TenancyError (401) for a
- * missing or invalid key.
+ * missing or invalid key. With `session` (REST only), an `/api` request without Authorization may
+ * authenticate with the console's session cookie (and its CSRF token for a change).
  */
 export async function principalFor(
   request: FastifyRequest,
   authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>,
+  session?: Pick<ConsoleSessionAuth, 'sessionToken' | 'principal'>,
 ): Promise<Principal> {
   if (request.principal) return request.principal;
-  const principal = await authenticate.execute(
-    bearerToken(request.headers.authorization),
-    String(request.id),
-  );
+  const sessionToken = session?.sessionToken(request);
+  const principal =
+    sessionToken !== undefined
+      ? await session!.principal(request, sessionToken)
+      : await authenticate.execute(bearerToken(request.headers.authorization), String(request.id));
   request.principal = principal;
   addRequestLogFields(request.raw, { keyId: principal.keyId });
   return principal;
@@ -38,8 +42,9 @@ export async function principalWithAccess(
   request: FastifyRequest,
   authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>,
   grant: Pick<GrantPrivateAccessUseCase, 'execute'>,
+  session?: Pick<ConsoleSessionAuth, 'sessionToken' | 'principal'>,
 ): Promise<Principal> {
-  const principal = await principalFor(request, authenticate);
+  const principal = await principalFor(request, authenticate, session);
   const reason = request.headers[PRIVATE_ACCESS_REASON_HEADER];
   if (reason === undefined || principal.privateAccess === true) return principal;
   const path = request.url.split('?')[0];
@@ -58,10 +63,11 @@ export async function principalWithAccess(
 export async function rateLimitKey(
   request: FastifyRequest,
   authenticate: Pick<AuthenticateApiKeyUseCase, 'execute'>,
+  session?: Pick<ConsoleSessionAuth, 'sessionToken' | 'principal'>,
 ): Promise<string> {
-  if (request.headers.authorization !== undefined) {
+  if (request.headers.authorization !== undefined || session?.sessionToken(request) !== undefined) {
     try {
-      return `key:${(await principalFor(request, authenticate)).keyId}`;
+      return `key:${(await principalFor(request, authenticate, session)).keyId}`;
     } catch {
       // Not a valid key: the guard answers 401; the attempt still counts against the address.
     }

@@ -3,6 +3,8 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
 import { type AppConfig } from '@app/config';
 import { AuthenticateApiKeyUseCase } from '@app/tenancy';
+import { ConsoleSessionAuth } from '../auth/console-session-auth';
+import { registerConsoleSignIn } from '../auth/console-sign-in.routes';
 import { rateLimitKey } from '../auth/request-principal';
 import { buildOpenApiDocument } from '../openapi/openapi-document';
 import { discoverControllers, documentedRoutes } from '../openapi/route-metadata';
@@ -27,6 +29,8 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   registerReadConsistency(fastify);
   // OAuth protected-resource metadata and the 401s' pointer to it (when identity providers are set).
   registerProtectedResource(fastify, config.oauth);
+  // The console's sign-in with the identity providers (/auth/*; when a console client is configured).
+  registerConsoleSignIn(fastify, app);
 
   // Errors raised by Fastify itself (body parsing, size limit) and by its plugins (rate limit) reach
   // HttpExceptionFilter too: Nest installs Fastify's error handler during init and routes it through
@@ -34,6 +38,7 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
   const mount = { prefix: API_PREFIX, unprefixed: UNPREFIXED_PATHS };
   if (anyBudgetLimited(config.http.rateLimits)) {
     const authenticate = app.get(AuthenticateApiKeyUseCase);
+    const session = app.get(ConsoleSessionAuth);
     await registerRateLimit(fastify, {
       budgets: config.http.rateLimits,
       routes: documentedRoutes(discoverControllers(app), mount),
@@ -42,10 +47,11 @@ export async function configureHttp(app: NestFastifyApplication, config: AppConf
       keyPrefix: `${config.redis.queuePrefix}:rate-limit:`,
       // Per authenticated key (team members share office IPs), else per address: re-spelling the
       // header or trying many wrong keys does not earn a fresh budget.
-      identify: (request) => rateLimitKey(request, authenticate),
+      identify: (request) => rateLimitKey(request, authenticate, session),
       exempt: (request) =>
         UNPREFIXED_PATHS.some((p) => request.url === `/${p}`) ||
         isConsolePath(request.url) ||
+        request.url.startsWith('/auth/') ||
         request.url.startsWith(PROTECTED_RESOURCE_PATH),
     });
   }

@@ -1,10 +1,18 @@
-import { useState } from 'preact/hooks';
-import { ApiError, rememberKey, signOut } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, rememberKey, signInProviders, signOut, type SignInProvider } from '../api';
 import { ErrorNote } from '../components';
 import type { Me } from '../types';
 
-/** The key is checked, then kept in this tab's session storage; the field is a password field. */
+/**
+ * Sign in with the team's identity provider (a link: the service sends the browser there and back,
+ * and keeps the session in an HttpOnly cookie), or with an API key, which is checked, then kept in
+ * this tab's session storage; the field is a password field.
+ */
 export function LoginView(props: { notice: string; verify(): Promise<Me>; onSignedIn(me: Me): void }) {
+  const [providers, setProviders] = useState<SignInProvider[]>([]);
+  useEffect(() => {
+    signInProviders().then(setProviders, () => setProviders([]));
+  }, []);
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -36,6 +44,16 @@ export function LoginView(props: { notice: string; verify(): Promise<Me>; onSign
         <p class="notice" role="status">
           {props.notice}
         </p>
+      )}
+      {providers.length > 0 && (
+        <section class="sso" aria-label="Sign in with your identity provider">
+          {providers.map((provider) => (
+            <a key={provider.issuer} class="button primary" href={provider.login_url}>
+              Sign in with {provider.label}
+            </a>
+          ))}
+          <p class="hint">Or sign in with an API key:</p>
+        </section>
       )}
       <form onSubmit={submit}>
         <label for="api-key">API key</label>

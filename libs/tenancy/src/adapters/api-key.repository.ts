@@ -43,7 +43,7 @@ export interface KeyForAuthentication {
   readonly quotas: TenantQuotaOverrides;
 }
 
-interface AuthRow {
+export interface AuthRow {
   id: string;
   tenant_id: string;
   tenant_slug: string;
@@ -300,7 +300,7 @@ function toSummary(row: SummaryRow): ApiKeySummary {
  * Authentication's read of a key (`$2`: the last-used throttle window in seconds); the caller adds
  * its WHERE.
  */
-const AUTH_SELECT = `SELECT k.id, k.tenant_id, t.slug AS tenant_slug, k.user_id, u.username, k.scopes, k.source,
+export const AUTH_SELECT = `SELECT k.id, k.tenant_id, t.slug AS tenant_slug, k.user_id, u.username, k.scopes, k.source,
               k.expires_at, k.default_visibility, k.revoked_at IS NOT NULL AS revoked,
               (k.expires_at IS NOT NULL AND k.expires_at <= now()) AS expired,
               u.disabled_at IS NOT NULL AS user_disabled,
@@ -310,7 +310,7 @@ const AUTH_SELECT = `SELECT k.id, k.tenant_id, t.slug AS tenant_slug, k.user_id,
          JOIN users u ON u.id = k.user_id
          JOIN tenants t ON t.id = k.tenant_id`;
 
-function toKeyForAuthentication(row: AuthRow): KeyForAuthentication {
+export function toKeyForAuthentication(row: AuthRow): KeyForAuthentication {
   return {
     id: row.id,
     tenantId: row.tenant_id,

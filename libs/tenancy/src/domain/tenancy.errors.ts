@@ -11,6 +11,10 @@ export enum TenancyErrorCode {
   /** Rotating a key that is revoked, expired or already rotated (409). */
   KeyNotActive = 'key_not_active',
   TenantNotFound = 'tenant_not_found',
+  /** A cookie-authenticated change without the session's CSRF token, or from another origin (403). */
+  CsrfRejected = 'csrf_rejected',
+  /** The console's sign-in with the identity provider could not be completed (401). */
+  SignInFailed = 'sign_in_failed',
   // The same code as every other contract violation (docs/api.md lists one code set).
   InvalidInput = 'validation_failed',
 }
@@ -23,6 +27,8 @@ const KIND: Record<TenancyErrorCode, ErrorKind> = {
   [TenancyErrorCode.KeyAmbiguous]: 'conflict',
   [TenancyErrorCode.KeyNotActive]: 'conflict',
   [TenancyErrorCode.TenantNotFound]: 'not_found',
+  [TenancyErrorCode.CsrfRejected]: 'forbidden',
+  [TenancyErrorCode.SignInFailed]: 'unauthenticated',
   [TenancyErrorCode.UserExists]: 'conflict',
   [TenancyErrorCode.InvalidInput]: 'invalid',
 };
