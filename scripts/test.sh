@@ -10,5 +10,6 @@ if [ ! -d node_modules ]; then npm install --no-audit --no-fund; fi
 npm run --silent typecheck
 npm run --silent lint
 npm run --silent build
-node scripts/build-embedding-model.mjs --quiet
+# The suites also switch to glove-sif-100d, which is built on demand (its word vectors fetched once).
+node scripts/build-embedding-model.mjs --quiet --model use-lite-512d --model lexicon --model glove-sif-100d
 npx vitest run "$@"

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writ
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { locateGlovePackage, readGloveVectors, GLOVE_PACKAGE } from './glove-reader.mjs';
+import { locateGlovePackage, readGloveVectors, GLOVE_PACKAGE, GLOVE_VERSION } from './glove-reader.mjs';
 import { encodeFloatModel, encodeQuantizedModel } from './onnx-model.mjs';
 import { buildSifTable, harmonicNumber } from './sif.mjs';
 import {
@@ -60,11 +60,15 @@ export async function buildEmbeddingModel({
   if (!(a > 0)) throw new Error(`SIF parameter a must be positive, got ${a}`);
   const startedAt = performance.now();
   const target = join(modelsDir, name);
-  const source = locateGlovePackage(root);
-  const stamp = buildStamp({ source, vocabSize, a });
+  const stamp = buildStamp({ source: { version: GLOVE_VERSION }, vocabSize, a });
 
   if (!force && stampMatches(target, stamp)) {
     return summarise({ target, stamp, cached: true, seconds: (performance.now() - startedAt) / 1000 });
+  }
+  // The word vectors are fetched only when a build needs them.
+  const source = locateGlovePackage(root, log);
+  if (source.version !== GLOVE_VERSION) {
+    throw new Error(`${GLOVE_PACKAGE} ${source.version} found, the build needs ${GLOVE_VERSION}`);
   }
 
   log(`building ${name} from ${GLOVE_PACKAGE}@${source.version} (vocabulary ${vocabSize}, a=${a}) …`);

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageManifest, selectVocabulary, stampMatches, summarise, writeModelFolder } from './build.mjs';
-import { GLOVE_PACKAGE, locateGlovePackage } from './glove-reader.mjs';
+import { GLOVE_PACKAGE, GLOVE_VERSION, locateGlovePackage } from './glove-reader.mjs';
 import { buildSifTable, harmonicNumber } from './sif.mjs';
 import { SPECIAL_TOKENS, MODEL_MAX_LENGTH } from './tokenizer-files.mjs';
 import { loadUseLiteTeacher, locateUseLitePackage, USE_LITE_PACKAGE } from './use-lite-teacher.mjs';
@@ -44,15 +44,15 @@ export async function buildDistilledModel({
   }
   const startedAt = performance.now();
   const target = join(modelsDir, name);
-  const glove = locateGlovePackage(root);
   const teacherPackage = locateUseLitePackage(root);
-  const stamp = distilStamp({ glove, teacherPackage, vocabSize, a });
+  const stamp = distilStamp({ glove: { version: GLOVE_VERSION }, teacherPackage, vocabSize, a });
   if (!force && stampMatches(target, stamp)) {
     return summarise({ target, stamp, cached: true, seconds: (performance.now() - startedAt) / 1000 });
   }
 
   log(`building ${name}: ${vocabSize} words embedded one by one with ${USE_LITE_PACKAGE} …`);
   // The word list (frequency order) comes from the GloVe package; its vectors are not used.
+  const glove = locateGlovePackage(root, log);
   const { words, ranks, sourceSize } = await selectVocabulary(glove.dataPath, vocabSize);
   const teacher = await loadUseLiteTeacher(root);
   const dimensions = teacher.dimensions;

