@@ -14,7 +14,11 @@ import {
   METRICS_REGISTRY,
   ServiceLogger,
 } from '@app/observability';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '@app/persistence';
+import {
+  startEmbeddedPostgres,
+  startMigratedEmbeddedPostgres,
+  type EmbeddedPostgres,
+} from '@app/persistence';
 import { AppModule } from './app.module';
 import { BootstrapResultHolder } from './auth/auth.module';
 import { drainJobs } from '@app/jobs';
@@ -34,7 +38,12 @@ export async function startApi(config: AppConfig): Promise<StartedApi> {
   let embedded: EmbeddedPostgres | undefined;
   let effective = config;
   if (config.mode === 'embedded') {
-    embedded = await startEmbeddedPostgres({ dataDir: config.embedded.dataDir });
+    embedded = config.database.runMigrations
+      ? await startMigratedEmbeddedPostgres({
+          dataDir: config.embedded.dataDir,
+          statementTimeoutMs: config.database.statementTimeoutMs,
+        })
+      : await startEmbeddedPostgres({ dataDir: config.embedded.dataDir });
     effective = withDatabaseUrl(config, embedded.url, embedded.poolSize);
   }
   // Known once Nest has built the app; the server asks it on every response it starts.

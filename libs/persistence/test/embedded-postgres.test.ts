@@ -10,6 +10,7 @@ import {
   DataDirLockedError,
   runMigrations,
   startEmbeddedPostgres,
+  startMigratedEmbeddedPostgres,
   TransactionRunner,
   type EmbeddedPostgres,
 } from '@app/persistence';
@@ -279,3 +280,37 @@ const bind = (): Buffer => frame('B', cstring(''), cstring(''), int16(0), int16(
 const describePortal = (): Buffer => frame('D', Buffer.from('P'), cstring(''));
 const execute = (): Buffer => frame('E', cstring(''), Buffer.alloc(4));
 const sync = (): Buffer => frame('S');
+
+describe('startMigratedEmbeddedPostgres', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'memsvc-migrated-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('applies every migration on a fresh directory, restarts the cluster, and applies none the next time', async () => {
+    const logged: string[] = [];
+    const logger = { log: (m: string) => void logged.push(m), warn: () => undefined };
+    const first = await startMigratedEmbeddedPostgres({ dataDir, statementTimeoutMs: 120_000, logger });
+    try {
+      expect(logged.filter((m) => m.startsWith('embedded Postgres (PGlite) ready'))).toHaveLength(2);
+      expect(logged).toContain(`applied ${MIGRATIONS.length} migrations; restarting the embedded cluster`);
+      const db = await open(first);
+      const [{ n }] = (await db.dataSource.query(`SELECT count(*)::int AS n FROM schema_migrations`)) as {
+        n: number;
+      }[];
+      expect(n).toBe(MIGRATIONS.length);
+      // A buffer pool a single user's data fits in (EMBEDDED_SETTINGS): WebAssembly memory never shrinks.
+      const [{ setting }] = (await db.dataSource.query(
+        `SELECT current_setting('shared_buffers') AS setting`,
+      )) as {
+        setting: string;
+      }[];
+      expect(setting).toBe('32MB');
+      await db.close();
+    } finally {
+      await first.close();
+    }
+    logged.length = 0;
+    const again = await startMigratedEmbeddedPostgres({ dataDir, statementTimeoutMs: 120_000, logger });
+    await again.close();
+    expect(logged.filter((m) => m.startsWith('embedded Postgres (PGlite) ready'))).toHaveLength(1);
+  }, 240_000);
+});

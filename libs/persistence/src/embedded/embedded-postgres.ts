@@ -2,6 +2,8 @@ import { resolve, join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { createDataSource, initializeDataSource } from '../data-source.factory';
+import { runMigrations } from '../migration-runner';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock';
 import { guardWireProtocolCycles } from './wire-protocol-guard';
 
@@ -23,6 +25,13 @@ export const EMBEDDED_POOL_SIZE = 4;
  * connection over the limit is refused ("Too many connections").
  */
 export const EMBEDDED_MAX_CONNECTIONS = EMBEDDED_POOL_SIZE * 2;
+
+/**
+ * Settings of the embedded cluster beyond PGlite's defaults. Its memory is WebAssembly memory, which
+ * grows with what Postgres touches and is never given back: a buffer pool a single user's data fits in
+ * (`shared_buffers`, default 128 MB) keeps the idle process small.
+ */
+export const EMBEDDED_SETTINGS = ['-c', 'shared_buffers=32MB'];
 
 /** Nest's Logger and console both fit. */
 export interface EmbeddedPostgresLogger {
@@ -64,7 +73,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const running: Running = { db: undefined, server: undefined, lock, logger };
   try {
     const started = Date.now();
-    const db = await PGlite.create({ dataDir: pgdata, extensions: { vector } });
+    const db = await PGlite.create({
+      dataDir: pgdata,
+      extensions: { vector },
+      startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS],
+    });
     running.db = db;
     const server = new PGLiteSocketServer({
       db: guardWireProtocolCycles(db),
@@ -85,6 +98,40 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await shutdown(running).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Starts the embedded cluster with its schema up to date. Pending migrations run on a first PGlite
+ * instance, which is then closed and replaced by a fresh one when any ran: WebAssembly memory only
+ * grows, and a fresh data directory's migrations leave ~90 MB touched that serving never needs.
+ * `statementTimeoutMs` bounds each migration statement (DATABASE_STATEMENT_TIMEOUT_MS).
+ */
+export async function startMigratedEmbeddedPostgres(
+  options: EmbeddedPostgresOptions & { readonly statementTimeoutMs: number },
+): Promise<EmbeddedPostgres> {
+  const first = await startEmbeddedPostgres(options);
+  let applied: readonly string[];
+  try {
+    const dataSource = createDataSource({
+      url: first.url,
+      poolSize: 2,
+      statementTimeoutMs: options.statementTimeoutMs,
+      applicationName: 'memory-migrate',
+    });
+    await initializeDataSource(dataSource);
+    try {
+      applied = (await runMigrations(dataSource)).applied;
+    } finally {
+      await dataSource.destroy();
+    }
+  } catch (error) {
+    await first.close();
+    throw error;
+  }
+  if (applied.length === 0) return first;
+  (options.logger ?? SILENT).log(`applied ${applied.length} migrations; restarting the embedded cluster`);
+  await first.close();
+  return startEmbeddedPostgres(options);
 }
 
 interface Running {
