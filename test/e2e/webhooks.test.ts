@@ -489,6 +489,46 @@ describe('signed webhooks (fake Vault API, built API and worker, BullMQ on Redis
     expect((await admin.get(`/api/admin/webhooks/${endpoint.id}`)).status).toBe(404);
   });
 
+  it('counts an attempt whose secret Vault cannot give as failed, sends nothing unsigned, and delivers on a later retry', async () => {
+    const created = await admin.post<WebhookBody>('/api/admin/webhooks', {
+      url: receiver.url('/sealed'),
+      events: ['memory.created'],
+    });
+    vault.faults.sealed = true;
+    let memoryId = 0;
+    try {
+      memoryId = (await alice.post<{ id: number }>('/api/memories', { content: 'Vault seals on restart' }))
+        .body.id;
+      await waitFor(
+        'an attempt without the secret',
+        async () => {
+          const [d] = await deliveries(created.body.id);
+          return d?.attempts >= 1 ? d : undefined;
+        },
+        10_000,
+      );
+      expect(receiver.on('/sealed')).toEqual([]);
+    } finally {
+      vault.faults.sealed = false;
+    }
+    const [pending] = await deliveries(created.body.id);
+    expect(pending.last_error).toMatch(/signing secret could not be read/);
+    const delivered = await waitFor(
+      'the retry after Vault is back',
+      async () => {
+        const [d] = await deliveries(created.body.id);
+        return d?.status === 'delivered' ? d : undefined;
+      },
+      10_000,
+    );
+    expect(delivered.attempts).toBeGreaterThanOrEqual(2);
+    const sent = receiver.on('/sealed');
+    expect(sent).toHaveLength(1);
+    expect(parse(sent[0]).data.memory_id).toBe(memoryId);
+    expect(verifiesWith(created.body.secret!, sent[0].headers, sent[0].body)).toBe(true);
+    await admin.delete(`/api/admin/webhooks/${created.body.id}`);
+  });
+
   it('keeps tenants apart: another tenant’s admin sees none of these endpoints and its writes send nothing here', async () => {
     const mine = await admin.get<{ webhooks: WebhookBody[] }>('/api/admin/webhooks');
     const otherAdmin = client(

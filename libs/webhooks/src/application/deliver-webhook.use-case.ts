@@ -3,8 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { APP_CONFIG, type AppConfig } from '@app/config';
 import { HandlesJob, isFinalAttempt, type JobContext, type JobPayload } from '@app/jobs';
 import { TransactionRunner } from '@app/persistence';
-import { WebhookSender } from '../adapters/webhook-sender';
-import { WebhookRepository } from '../adapters/webhook.repository';
+import { WebhookSender, type SendResult } from '../adapters/webhook-sender';
+import { WebhookRepository, type DeliveryToSend } from '../adapters/webhook.repository';
 import { WebhookSecrets } from './webhook-secrets';
 
 /** The outcome of one run of a delivery job. */
@@ -76,21 +76,9 @@ export class DeliverWebhookUseCase {
       );
       return 'skipped';
     }
-    const secrets = await this.secrets.signing(tenantId, delivery.endpointId, target.secrets);
-    const body = JSON.stringify(delivery.payload);
-    const now = new Date();
-    const result = await this.sender.send(
-      target.url,
-      {
-        'content-type': 'application/json',
-        'user-agent': 'memory-service-webhooks/1',
-        'webhook-id': delivery.eventId,
-        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-        'webhook-signature': signatureHeader(secrets, delivery.eventId, now, body),
-      },
-      body,
-    );
+    const result = await this.send(tenantId, target);
     const delivered = result.error === null;
+    // An attempt that could not be signed (the secret store unavailable) counts like one the receiver refused.
     const final = isFinalAttempt(context);
     return this.tx.asSystem(async (tx) => {
       const attempt = await this.repository.recordAttempt(tx, tenantId, deliveryId, {
@@ -120,5 +108,33 @@ export class DeliverWebhookUseCase {
       );
       return 'failed';
     });
+  }
+
+  /** One signed POST; a secret that cannot be read is reported as this attempt's error. */
+  private async send(tenantId: string, target: DeliveryToSend): Promise<SendResult> {
+    const { delivery } = target;
+    let secrets: string[];
+    try {
+      secrets = await this.secrets.signing(tenantId, delivery.endpointId, target.secrets);
+    } catch (error) {
+      return {
+        statusCode: null,
+        durationMs: 0,
+        error: `the signing secret could not be read: ${(error as Error).message}`,
+      };
+    }
+    const body = JSON.stringify(delivery.payload);
+    const now = new Date();
+    return this.sender.send(
+      target.url,
+      {
+        'content-type': 'application/json',
+        'user-agent': 'memory-service-webhooks/1',
+        'webhook-id': delivery.eventId,
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': signatureHeader(secrets, delivery.eventId, now, body),
+      },
+      body,
+    );
   }
 }
