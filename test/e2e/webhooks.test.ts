@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -526,6 +526,38 @@ describe('signed webhooks (fake Vault API, built API and worker, BullMQ on Redis
     expect(sent).toHaveLength(1);
     expect(parse(sent[0]).data.memory_id).toBe(memoryId);
     expect(verifiesWith(created.body.secret!, sent[0].headers, sent[0].body)).toBe(true);
+    await admin.delete(`/api/admin/webhooks/${created.body.id}`);
+  });
+
+  it('sends memory.stale when a reported code change makes an anchored memory stale', async () => {
+    const created = await admin.post<WebhookBody>('/api/admin/webhooks', {
+      url: receiver.url('/stale'),
+      events: ['memory.stale'],
+    });
+    const repo = `github.com/acme/wh-${randomUUID().slice(0, 8)}`;
+    const memory = await alice.post<{ id: number }>('/api/memories', {
+      content: 'Migrations in db/migrate.ts run in one transaction.',
+      project: repo,
+      anchors: [{ path: 'db/migrate.ts', hash: 'a'.repeat(40) }],
+    });
+    expect(memory.status).toBe(200);
+    const pushed = await alice.post('/api/code-events', {
+      repo,
+      branch: 'main',
+      after: 'd'.repeat(40),
+      changes: [{ path: 'db/migrate.ts', status: 'modified', hash: 'b'.repeat(40) }],
+    });
+    expect(pushed.status).toBe(202);
+    const stale = await waitFor(
+      'memory.stale',
+      () => receiver.on('/stale').find((r) => parse(r).data.memory_id === memory.body.id),
+      10_000,
+    );
+    expect(parse(stale)).toMatchObject({
+      type: 'memory.stale',
+      data: { memory_id: memory.body.id, repo, path: 'db/migrate.ts', commit: 'd'.repeat(40) },
+    });
+    expect(verifiesWith(created.body.secret!, stale.headers, stale.body)).toBe(true);
     await admin.delete(`/api/admin/webhooks/${created.body.id}`);
   });
 
