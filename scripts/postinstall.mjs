@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// What `npm install` prepares so that the first `npm start` only starts the service: the offline
-// models it needs (always), and — in a development install, where the build tools are present — the
+// What `npm install` prepares so that the first `npm start` only starts the service: onnxruntime's
+// native libraries for this platform only (scripts/prune-native-binaries.mjs), the offline models it
+// needs (always), and — in a development install, where the build tools are present — the
 // build itself (`scripts/build-if-needed.mjs`, which also runs before every start and rebuilds what
 // changed). A production install (`npm ci --omit=dev`, the Docker image's prod-deps stage) has no build
 // tools; its build comes from elsewhere.
@@ -26,6 +27,7 @@ function installed(request) {
   }
 }
 
+run(join('scripts', 'prune-native-binaries.mjs'));
 run(join('scripts', 'build-embedding-model.mjs'), ['--quiet']);
 const buildScript = join('scripts', 'build-if-needed.mjs');
 if (

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +22,8 @@ import { memorySample } from './memory-sample';
  *     [--runtime onnx --runtime tfjs] [--dtype fp32 --dtype q8] [--seconds 10]
  *
  * --runtime picks USE-lite's runtime (default: whichever it would use, see use-lite-runtime.ts);
- * --dtype the graph (q8 = onnx/model_quantized.onnx). TF.js has one graph: it runs once, as fp32.
+ * --dtype the graph (q8 = onnx/model_quantized.onnx). TF.js has one graph: it runs once, as fp32
+ * (TF.js is installed into .cache/tfjs first if the project has no copy: tfjs-reference.mjs).
  */
 const { values } = parseArgs({
   options: {
@@ -72,6 +74,9 @@ function variants(): Variant[] {
 }
 
 function load({ modelId, runtime, dtype }: Variant): Promise<LoadedModel> {
+  if (runtime === 'tfjs') {
+    execFileSync(process.execPath, ['scripts/embedding-model/tfjs-reference.mjs'], { stdio: 'ignore' });
+  }
   const request = { modelId, modelsDir: resolve(values['models-dir']), allowRemote: false, dtype };
   return runtime === 'auto' ? loadModelById(request) : loadUseLiteModel(request, runtime);
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { packageManifest, selectVocabulary, stampMatches, summarise, writeModelFolder } from './build.mjs';
 import { GLOVE_PACKAGE, GLOVE_VERSION, locateGlovePackage } from './glove-reader.mjs';
 import { buildSifTable, harmonicNumber } from './sif.mjs';
+import { tfjsVersion } from './tfjs-reference.mjs';
 import { SPECIAL_TOKENS, MODEL_MAX_LENGTH } from './tokenizer-files.mjs';
 import { loadUseLiteTeacher, locateUseLitePackage, USE_LITE_PACKAGE } from './use-lite-teacher.mjs';
 
@@ -54,7 +55,7 @@ export async function buildDistilledModel({
   // The word list (frequency order) comes from the GloVe package; its vectors are not used.
   const glove = locateGlovePackage(root, log);
   const { words, ranks, sourceSize } = await selectVocabulary(glove.dataPath, vocabSize);
-  const teacher = await loadUseLiteTeacher(root);
+  const teacher = await loadUseLiteTeacher(root, log);
   const dimensions = teacher.dimensions;
   const vectors = new Float64Array(words.length * dimensions);
   for (let start = 0; start < words.length; start += TEACHER_BATCH) {
@@ -102,8 +103,8 @@ function distilStamp({ glove, teacherPackage, vocabSize, a }) {
     words: `${GLOVE_PACKAGE}@${glove.version}`,
     // The teacher's arithmetic (WASM kernels) and the tokenizer's normaliser shape the table.
     runtime: [
-      version('@tensorflow/tfjs-core'),
-      version('@tensorflow/tfjs-backend-wasm'),
+      tfjsVersion(root, '@tensorflow/tfjs-core'),
+      tfjsVersion(root, '@tensorflow/tfjs-backend-wasm'),
       version('@huggingface/transformers'),
     ],
     parameters: { vocabSize, sifA: a, modelMaxLength: MODEL_MAX_LENGTH },

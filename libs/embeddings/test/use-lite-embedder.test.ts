@@ -6,10 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransformersEmbedderProvider, type TransformersEmbedder } from '@app/embeddings/testing';
 import { SentencePieceTokenizer } from '../src/adapters/embedding/use-lite/sentencepiece-tokenizer';
 import { useLiteModelFolder } from '../src/adapters/embedding/use-lite/use-lite-runtime';
+import { resolveTfjsModules } from '../src/adapters/embedding/use-lite/use-lite-thread';
+import { ensureTfjsReference } from './support/tfjs-reference';
 
 // Universal Sentence Encoder lite through the provider, on each of its runtimes: with its ONNX
 // build in MODELS_DIR it runs on onnxruntime; with an empty MODELS_DIR it falls back to the TF.js
-// graph read from node_modules. Nothing is downloaded.
+// graph read from node_modules (TF.js itself installed on demand into .cache/tfjs). No model
+// weights are downloaded.
 
 const root = resolve(__dirname, '../../..');
 const MODEL = 'use-lite-512d';
@@ -38,6 +41,8 @@ describe.each([
         { cwd: root, encoding: 'utf8' },
       );
       if (build.status !== 0) throw new Error(`model build failed (${build.status}): ${build.stderr}`);
+    } else {
+      ensureTfjsReference();
     }
     provider.assertAvailable();
     embedder = await provider.get(MODEL);
@@ -137,5 +142,26 @@ describe.each([
     expect(Array.from(empty).every((value) => value === 0)).toBe(true);
     expect(Array.from(alsoEmpty).every((value) => value === 0)).toBe(true);
     expect(dot(text, alone)).toBeGreaterThan(0.9999);
+  });
+});
+
+describe('USE-lite without its ONNX build and without TF.js', () => {
+  it('finds no TF.js from a folder outside the project', () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'no-tfjs-'));
+    try {
+      expect(resolveTfjsModules(join(elsewhere, 'adapter.js'))).toBeUndefined();
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('resolves the project copy, which is not a dependency of the service', () => {
+    ensureTfjsReference();
+    const modules = resolveTfjsModules();
+    expect(modules?.core).toContain(join('@tensorflow', 'tfjs-core'));
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@tensorflow/'))).toEqual([]);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadModelById, type LoadedModel } from '@app/embeddings/testing';
 import { SentencePieceTokenizer } from '../src/adapters/embedding/use-lite/sentencepiece-tokenizer';
 import { useLiteModelFolder } from '../src/adapters/embedding/use-lite/use-lite-runtime';
+import { ensureTfjsReference } from './support/tfjs-reference';
 
 // The ONNX translation of USE-lite (scripts/embedding-model/use-lite-onnx.mjs) must compute the
 // packaged TF.js graph's vectors. Both runtimes embed the texts of every eval corpus in
@@ -103,6 +104,7 @@ describe('USE-lite on onnxruntime computes the TF.js graph’s vectors', () => {
       { cwd: root, encoding: 'utf8' },
     );
     if (build.status !== 0) throw new Error(`model build failed (${build.status}): ${build.stderr}`);
+    ensureTfjsReference();
 
     const load = (modelsDir: string, dtype: 'fp32' | 'q8') =>
       loadModelById({ modelId: MODEL, modelsDir, allowRemote: false, dtype }).then((model) => {

@@ -1,5 +1,44 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+
+type TfjsModules = Record<'core' | 'converter' | 'wasm', string>;
+const TFJS_PACKAGES: TfjsModules = {
+  core: '@tensorflow/tfjs-core',
+  converter: '@tensorflow/tfjs-converter',
+  wasm: '@tensorflow/tfjs-backend-wasm',
+};
+
+/**
+ * TF.js is not a dependency of the service (≈90 MB that only the reference runtime uses):
+ * scripts/embedding-model/tfjs-reference.mjs installs it on demand into `<project>/.cache/tfjs`.
+ * Resolved from the project's own node_modules if it has a copy, else from that folder, found by
+ * walking up from this file (the sources under test and the compiled build alike).
+ */
+export function resolveTfjsModules(from: string = __filename): TfjsModules | undefined {
+  const attempt = (resolve: NodeJS.RequireResolve): TfjsModules | undefined => {
+    try {
+      return {
+        core: resolve(TFJS_PACKAGES.core),
+        converter: resolve(TFJS_PACKAGES.converter),
+        wasm: resolve(TFJS_PACKAGES.wasm),
+      };
+    } catch {
+      return undefined;
+    }
+  };
+  const own = attempt(createRequire(from).resolve);
+  if (own) return own;
+  for (let folder = dirname(from); ; folder = dirname(folder)) {
+    const manifest = join(folder, '.cache', 'tfjs', 'package.json');
+    if (existsSync(manifest)) {
+      const cached = attempt(createRequire(manifest).resolve);
+      if (cached) return cached;
+    }
+    if (dirname(folder) === folder) return undefined;
+  }
+}
 
 /**
  * Runs the USE-lite graph on a worker thread. TF.js' WASM kernels compute on the thread that
@@ -97,18 +136,14 @@ export class UseLiteThread {
 
   /** Starts the thread and waits until the model is loaded in it. */
   static async start(folder: string): Promise<UseLiteThread> {
-    const resolveModule = createRequire(__filename).resolve;
-    const worker = new Worker(THREAD_SOURCE, {
-      eval: true,
-      workerData: {
-        folder,
-        modules: {
-          core: resolveModule('@tensorflow/tfjs-core'),
-          converter: resolveModule('@tensorflow/tfjs-converter'),
-          wasm: resolveModule('@tensorflow/tfjs-backend-wasm'),
-        },
-      },
-    });
+    const modules = resolveTfjsModules();
+    if (!modules) {
+      throw new Error(
+        'TF.js, the reference runtime of USE-lite, is not installed: build the ONNX model ' +
+          '(`npm run build:model`), or install TF.js with `node scripts/embedding-model/tfjs-reference.mjs`',
+      );
+    }
+    const worker = new Worker(THREAD_SOURCE, { eval: true, workerData: { folder, modules } });
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: ThreadMessage) => {
         if ('ready' in message) resolve();
