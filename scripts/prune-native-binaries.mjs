@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Keeps only the native onnxruntime libraries this machine can load. `onnxruntime-node` ships its
+// Keeps only the onnxruntime libraries this machine can load. `onnxruntime-node` ships its
 // prebuilt libraries for every platform in one package (linux, darwin and win32, x64 and arm64:
 // ≈210 MB); a process loads the one folder `bin/napi-v3/<platform>/<arch>` (its binding.js picks it
 // from process.platform and process.arch). The install keeps that folder and removes the others
@@ -7,6 +7,11 @@
 // byte-identical copy of `libonnxruntime.so.<version>`, ≈21 MB; npm packages cannot hold symlinks)
 // with a symlink. A node_modules copied to another platform or CPU needs `npm ci` there, as it would
 // for any other native dependency (sharp, usearch).
+//
+// Likewise the WebAssembly builds of onnxruntime for browsers (`ort-wasm-simd-threaded*.wasm` in
+// onnxruntime-web and in transformers.js' dist, ≈54 MB): transformers.js depends on onnxruntime-web
+// for its web build, but its Node entries (`exports.node`) import onnxruntime-node and never
+// onnxruntime-web. They are removed only while that holds for the installed version (checked here).
 //
 //   node scripts/prune-native-binaries.mjs [--dry-run]
 //
@@ -90,13 +95,46 @@ export function pruneOnnxruntimeNode({
   return result;
 }
 
+const NODE_ENTRIES = ['transformers.node.cjs', 'transformers.node.mjs'];
+const WEB_RUNTIME_IMPORT =
+  /require\(\s*["']onnxruntime-web["']\s*\)|from\s*["']onnxruntime-web["']|import\(\s*["']onnxruntime-web["']\s*\)/;
+
+/**
+ * Removes onnxruntime's browser WebAssembly files (onnxruntime-web/dist/*.wasm and the copy in
+ * @huggingface/transformers/dist) when transformers.js' Node entries exist and import no
+ * onnxruntime-web. Returns what it did.
+ */
+export function pruneBrowserWasm({ modulesDir = join(root, 'node_modules'), dryRun = false } = {}) {
+  const result = { freedBytes: 0, removed: [] };
+  const transformersDist = join(modulesDir, '@huggingface', 'transformers', 'dist');
+  const entries = NODE_ENTRIES.map((file) => join(transformersDist, file));
+  if (!entries.every((entry) => existsSync(entry))) return result;
+  if (entries.some((entry) => WEB_RUNTIME_IMPORT.test(readFileSync(entry, 'utf8')))) return result;
+  for (const folder of [join(modulesDir, 'onnxruntime-web', 'dist'), transformersDist]) {
+    if (!existsSync(folder)) continue;
+    for (const file of readdirSync(folder)) {
+      if (!/^ort-wasm.*\.wasm$/.test(file)) continue;
+      const path = join(folder, file);
+      result.freedBytes += statSync(path).size;
+      result.removed.push(path);
+      if (!dryRun) rmSync(path, { force: true });
+    }
+  }
+  return result;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const dryRun = process.argv.includes('--dry-run');
-  const { freedBytes, removed } = pruneOnnxruntimeNode({ dryRun });
-  if (removed.length > 0) {
-    const mb = (freedBytes / 1048576).toFixed(0);
+  const verb = dryRun ? 'would free' : 'freed';
+  const mb = (bytes) => (bytes / 1048576).toFixed(0);
+  const native = pruneOnnxruntimeNode({ dryRun });
+  if (native.removed.length > 0) {
     console.log(
-      `onnxruntime-node: ${dryRun ? 'would free' : 'freed'} ${mb} MB of native libraries for other platforms (kept ${process.platform}/${process.arch})`,
+      `onnxruntime-node: ${verb} ${mb(native.freedBytes)} MB of native libraries for other platforms (kept ${process.platform}/${process.arch})`,
     );
+  }
+  const browser = pruneBrowserWasm({ dryRun });
+  if (browser.removed.length > 0) {
+    console.log(`onnxruntime-web: ${verb} ${mb(browser.freedBytes)} MB of WebAssembly builds for browsers`);
   }
 }

@@ -26,6 +26,7 @@ const root = resolve(__dirname, '../..');
 const load = async () =>
   (await import(pathToFileURL(join(root, 'scripts/prune-native-binaries.mjs')).href)) as {
     pruneOnnxruntimeNode: Prune;
+    pruneBrowserWasm: (options: { modulesDir: string }) => { freedBytes: number; removed: string[] };
   };
 
 describe('pruning onnxruntime-node to this platform', () => {
@@ -88,5 +89,53 @@ describe('pruning onnxruntime-node to this platform', () => {
       .flatMap((os) => ['x64', 'arm64'].map((cpu) => join(os, cpu)))
       .filter((folder) => folder !== join(process.platform, process.arch));
     for (const folder of others) expect(existsSync(join(installed, folder)), folder).toBe(false);
+  });
+});
+
+describe("pruning onnxruntime's browser WebAssembly", () => {
+  let modulesDir: string;
+  const web = () => join(modulesDir, 'onnxruntime-web', 'dist');
+  const transformers = () => join(modulesDir, '@huggingface', 'transformers', 'dist');
+
+  beforeEach(() => {
+    modulesDir = mkdtempSync(join(tmpdir(), 'prune-web-'));
+    mkdirSync(web(), { recursive: true });
+    mkdirSync(transformers(), { recursive: true });
+    writeFileSync(join(web(), 'ort-wasm-simd-threaded.wasm'), Buffer.alloc(2048));
+    writeFileSync(join(web(), 'ort-wasm-simd-threaded.jsep.wasm'), Buffer.alloc(2048));
+    writeFileSync(join(web(), 'ort.node.min.js'), 'module.exports = {};');
+    writeFileSync(join(transformers(), 'ort-wasm-simd-threaded.jsep.wasm'), Buffer.alloc(2048));
+    writeFileSync(join(transformers(), 'transformers.node.cjs'), 'const ort = require("onnxruntime-node");');
+    writeFileSync(join(transformers(), 'transformers.node.mjs'), 'import * as ort from "onnxruntime-node";');
+  });
+  afterEach(() => rmSync(modulesDir, { recursive: true, force: true }));
+
+  it('removes the .wasm files while the Node entries of transformers.js import onnxruntime-node only', async () => {
+    const { pruneBrowserWasm } = await load();
+    expect(pruneBrowserWasm({ modulesDir }).removed).toHaveLength(3);
+    expect(existsSync(join(web(), 'ort-wasm-simd-threaded.wasm'))).toBe(false);
+    expect(existsSync(join(transformers(), 'ort-wasm-simd-threaded.jsep.wasm'))).toBe(false);
+    expect(existsSync(join(web(), 'ort.node.min.js'))).toBe(true);
+  });
+
+  it('keeps them when a Node entry imports onnxruntime-web', async () => {
+    writeFileSync(join(transformers(), 'transformers.node.mjs'), 'import * as web from "onnxruntime-web";');
+    const { pruneBrowserWasm } = await load();
+    expect(pruneBrowserWasm({ modulesDir }).removed).toEqual([]);
+    expect(existsSync(join(web(), 'ort-wasm-simd-threaded.wasm'))).toBe(true);
+  });
+
+  it('holds for the installed transformers.js, whose Node entries load without onnxruntime-web', async () => {
+    const installed = join(root, 'node_modules', '@huggingface', 'transformers', 'dist');
+    for (const entry of ['transformers.node.cjs', 'transformers.node.mjs']) {
+      expect(readFileSync(join(installed, entry), 'utf8')).not.toMatch(
+        /require\("onnxruntime-web"\)|from "onnxruntime-web"/,
+      );
+    }
+    expect(
+      existsSync(join(root, 'node_modules', 'onnxruntime-web', 'dist', 'ort-wasm-simd-threaded.wasm')),
+    ).toBe(false);
+    const { env } = await import('@huggingface/transformers');
+    expect(env.backends.onnx).toBeDefined();
   });
 });
