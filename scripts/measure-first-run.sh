@@ -4,6 +4,7 @@
 # (RSS of the process tree after 30 s idle), and the npm warnings printed on the way.
 #
 #   bash scripts/measure-first-run.sh [REPO]   # REPO: what to clone (default: this checkout)
+#   npm_config_cache=$(mktemp -d) bash scripts/measure-first-run.sh   # as a machine that never ran npm
 #
 # Needs the npm registry (or a warm npm cache); runs in a temporary directory it removes afterwards.
 set -euo pipefail
