@@ -71,16 +71,23 @@ export async function measureIndexThroughput(options: {
 
   await options.stack.stopWorker();
   const importStarted = performance.now();
+  // Only the memories this import created: one that repeats a memory already stored (the caller's
+  // own text, or a teammate's of the same meaning) answers with that memory's id, which is indexed.
   const ids: number[] = [];
+  const createdTexts: string[] = [];
   for (const [owner, items] of byOwner) {
     const stored = await options.importer.execute(options.principals[owner], items.map(toNewMemory));
-    ids.push(...stored.map((s) => s.id));
+    stored.forEach((memory, i) => {
+      if (memory.duplicate) return;
+      ids.push(memory.id);
+      createdTexts.push(embeddingInput(items[i]));
+    });
   }
   const importMs = performance.now() - importStarted;
   const insertMs = await rawInsertMs(options.pg, {
     modelId: options.modelId,
     ids,
-    vectors: await embedAll(options.rawModel, texts, options.rawBatchSize),
+    vectors: await embedAll(options.rawModel, createdTexts, options.rawBatchSize),
     batchSize: options.insertBatchSize,
   });
 
