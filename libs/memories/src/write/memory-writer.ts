@@ -71,14 +71,17 @@ export class MemoryWriter {
       }
     });
     // Secrets first (one by one, so a failure leaves little to clean up), then every row at once.
-    const prepared: PreparedMemory[] = [];
+    let prepared: PreparedMemory[] = [];
     const staged: StagedSecret[] = [];
     await this.staging.withStaged(principal, staged, async () => {
+      const items: Omit<PreparedMemory, 'near'>[] = [];
       for (const s of screened) {
-        const p = await this.rows.prepare(principal, s);
-        if (p.staged) staged.push(p.staged);
-        prepared.push(p);
+        const item = await this.rows.stage(principal, s);
+        if (item.staged) staged.push(item.staged);
+        items.push(item);
       }
+      // Then the teammates' duplicates of every item at once (embedded together for an import).
+      prepared = await this.rows.withNear(principal, items);
     });
     // Hash of the redacted request: no hash of a secret is kept.
     const values = screened.map((s) => s.value);

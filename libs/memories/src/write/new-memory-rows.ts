@@ -67,13 +67,35 @@ export class NewMemoryRows {
 
   /** Writes the secret (if any) to the secret store; call before the row's transaction. */
   async prepare(principal: Principal, screened: Screened<NewMemory>): Promise<PreparedMemory> {
+    const [prepared] = await this.withNear(principal, [await this.stage(principal, screened)]);
+    return prepared;
+  }
+
+  /** The secret (if any) written to the secret store, item by item; `withNear` completes it. */
+  async stage(principal: Principal, screened: Screened<NewMemory>): Promise<Omit<PreparedMemory, 'near'>> {
     const staged = screened.secret === null ? null : await this.staging.stage(principal, screened.secret);
+    return { screened, staged };
+  }
+
+  /**
+   * Teammates' team memories that say what each staged item says (only items that may fold into
+   * the team), all items asked at once: a batch (an import) is embedded and searched together.
+   */
+  async withNear(
+    principal: Principal,
+    items: readonly Omit<PreparedMemory, 'near'>[],
+  ): Promise<PreparedMemory[]> {
     const probe = this.teamDuplicates.probe;
-    const near =
-      probe && this.foldsIntoTeam(principal, screened.value, staged)
-        ? await probe.candidates(principal, screened.value.content)
+    const folding = items.filter((item) => this.foldsIntoTeam(principal, item.screened.value, item.staged));
+    const found =
+      probe && folding.length > 0
+        ? await probe.candidatesOfEach(
+            principal,
+            folding.map((item) => item.screened.value.content),
+          )
         : [];
-    return { screened, staged, near };
+    const nearOf = new Map(folding.map((item, i) => [item, found[i] ?? []]));
+    return items.map((item) => ({ ...item, near: nearOf.get(item) ?? [] }));
   }
 
   /**

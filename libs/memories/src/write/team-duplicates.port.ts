@@ -17,6 +17,11 @@ export interface NearDuplicateCandidate {
  */
 export interface TeamDuplicateProbe {
   candidates(principal: Principal, content: string): Promise<NearDuplicateCandidate[]>;
+  /**
+   * `candidates` of several texts (an import's items), in input order: the texts are embedded
+   * together and searched in one transaction, instead of one embedding and two transactions each.
+   */
+  candidatesOfEach(principal: Principal, contents: readonly string[]): Promise<NearDuplicateCandidate[][]>;
 }
 
 /**

@@ -37,14 +37,30 @@ export class TeamDuplicateFinder implements TeamDuplicateProbe, OnModuleInit {
   }
 
   async candidates(principal: Principal, content: string): Promise<NearDuplicateCandidate[]> {
+    const [near] = await this.candidatesOfEach(principal, [content]);
+    return near ?? [];
+  }
+
+  async candidatesOfEach(
+    principal: Principal,
+    contents: readonly string[],
+  ): Promise<NearDuplicateCandidate[][]> {
+    if (contents.length === 0) return [];
     // No teammate's team memory yet (a single user, an import into an empty tenant): nothing to embed.
     const teammates = await this.tx.inTenant(principal, (tx) =>
       this.memories.teammatesShareMemories(principal, tx, { last: true }),
     );
-    if (!teammates) return [];
-    const query = await this.vectors.prepare(content);
-    if (!query) return [];
-    return this.tx.inTenant(principal, (tx) => this.near(principal, tx, query, content));
+    if (!teammates) return contents.map(() => []);
+    // Asked together, the texts reach the embedder's micro-batcher together: one model run per batch.
+    const queries = await Promise.all(contents.map((content) => this.vectors.prepare(content)));
+    if (queries.every((query) => query === null)) return contents.map(() => []);
+    return this.tx.inTenant(principal, async (tx) => {
+      const found: NearDuplicateCandidate[][] = [];
+      for (const [i, query] of queries.entries()) {
+        found.push(query ? await this.near(principal, tx, query, contents[i]) : []);
+      }
+      return found;
+    });
   }
 
   /** `candidates` for `content` already embedded as `query`, inside the caller's transaction. */
