@@ -162,7 +162,11 @@ export class AdminWebhooksController {
     body: rotateWebhookSecretBody,
     response: webhookWithSecretResponseSchema,
     responseDescription: 'The endpoint with its new secret (once)',
-    errors: { 404: 'No such webhook endpoint in this tenant', 503: 'The secret store is unavailable' },
+    errors: {
+      404: 'No such webhook endpoint in this tenant',
+      409: 'Another rotation of this secret committed at the same time (`webhook_rotation_conflict`)',
+      503: 'The secret store is unavailable',
+    },
   })
   async rotate(@CurrentPrincipal() principal: Principal, @Param('id') id: string, @Body() body: unknown) {
     const input = parseInput(rotateWebhookSecretBody, body ?? {});

@@ -135,9 +135,11 @@ export class RotateWebhookSecretUseCase {
     if (!current) throw WebhookError.endpointNotFound(id);
     const version = current.secretVersion + 1;
     const { secret, stored } = await this.secrets.create(scope.tenantId, id, version);
-    const endpoint = await this.tx.inTenant(scope, async (tx) => {
+    const outcome = await this.tx.inTenant(scope, async (tx) => {
       const locked = await this.endpoints.find(scope, tx, id, { lock: true });
-      if (!locked || locked.secretVersion !== current.secretVersion) return null;
+      if (!locked) return 'gone' as const;
+      // Another rotation committed between the read and the lock: its secret stands.
+      if (locked.secretVersion !== current.secretVersion) return 'raced' as const;
       const rotated = await this.endpoints.rotate(
         scope,
         tx,
@@ -151,12 +153,13 @@ export class RotateWebhookSecretUseCase {
         targetId: id,
         details: { secret_version: version, overlap_seconds: overlapSeconds },
       });
-      return rotated;
+      return rotated ?? ('gone' as const);
     });
-    if (!endpoint) {
+    if (outcome === 'gone' || outcome === 'raced') {
       await this.secrets.forget(scope.tenantId, id, [version]);
-      throw WebhookError.endpointNotFound(id);
+      throw outcome === 'gone' ? WebhookError.endpointNotFound(id) : WebhookError.rotationConflict(id);
     }
+    const endpoint = outcome;
     // The secret before the previous one signs nothing any more.
     await this.secrets.forget(scope.tenantId, id, [version - 2]);
     return { endpoint, secret };

@@ -7,6 +7,8 @@ export enum WebhookErrorCode {
   UrlRefused = 'webhook_url_refused',
   /** Redelivering to a disabled endpoint (409): enable it first. */
   EndpointDisabled = 'webhook_disabled',
+  /** Another rotation of the same endpoint's secret committed first (409): read it and rotate again. */
+  RotationConflict = 'webhook_rotation_conflict',
   InvalidInput = 'validation_failed',
 }
 
@@ -15,6 +17,7 @@ const KIND: Record<WebhookErrorCode, ErrorKind> = {
   [WebhookErrorCode.DeliveryNotFound]: 'not_found',
   [WebhookErrorCode.UrlRefused]: 'bad_request',
   [WebhookErrorCode.EndpointDisabled]: 'conflict',
+  [WebhookErrorCode.RotationConflict]: 'conflict',
   [WebhookErrorCode.InvalidInput]: 'invalid',
 };
 
@@ -26,6 +29,13 @@ export class WebhookError extends DomainError<WebhookErrorCode> {
 
   static endpointNotFound(id: string): WebhookError {
     return new WebhookError(WebhookErrorCode.EndpointNotFound, `No webhook endpoint ${id} in this tenant`);
+  }
+
+  static rotationConflict(id: string): WebhookError {
+    return new WebhookError(
+      WebhookErrorCode.RotationConflict,
+      `The secret of webhook endpoint ${id} was rotated by another request at the same time; its secret is the one that request returned (rotate again for a new one)`,
+    );
   }
 
   static deliveryNotFound(id: string): WebhookError {
