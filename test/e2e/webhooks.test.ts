@@ -374,6 +374,20 @@ describe('signed webhooks (fake Vault API, built API and worker, BullMQ on Redis
     expect(unknownEvent.body.detail).toMatch(/memory\.exploded/);
     // A member is not an admin.
     expect((await alice.get('/api/admin/webhooks')).status).toBe(403);
+    expect((await alice.get('/api/admin/webhooks/events')).status).toBe(403);
+    // The catalogue an admin (and the console's form) subscribes from: every type registration accepts.
+    const catalogue = await admin.get<{ events: string[] }>('/api/admin/webhooks/events');
+    expect(catalogue.status).toBe(200);
+    expect(catalogue.body.events).toEqual(
+      expect.arrayContaining(['memory.created', 'memory.stale', 'session.ended']),
+    );
+    const all = await admin.post<{ id: string; events: string[] }>('/api/admin/webhooks', {
+      url: receiver.url('/catalogue'),
+      events: catalogue.body.events,
+    });
+    expect(all.status).toBe(201);
+    expect(all.body.events).toEqual(catalogue.body.events);
+    expect((await admin.delete(`/api/admin/webhooks/${all.body.id}`)).status).toBe(200);
   });
 
   it('rotates the secret with an overlap: both sign until it ends', async () => {

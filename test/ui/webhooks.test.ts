@@ -59,6 +59,9 @@ describe('webhooks in the browser', () => {
       .click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     const form = page.getByRole('form', { name: 'Register a webhook endpoint' });
+    // The event checkboxes come from the service's catalogue (GET /api/admin/webhooks/events).
+    await form.getByRole('checkbox', { name: 'session.ended' }).waitFor();
+    await expect(form.getByRole('checkbox', { name: 'memory.created' }).isChecked()).resolves.toBe(true);
     await form.getByLabel('URL').fill(url);
     await form.getByLabel('Description').fill('deploy bot');
     await form.getByRole('button', { name: 'Register endpoint' }).click();

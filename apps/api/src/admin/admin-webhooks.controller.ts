@@ -31,6 +31,8 @@ import {
   toWebhookResponse,
   updateWebhookBody,
   UpdateWebhookUseCase,
+  WEBHOOK_EVENT_TYPES,
+  webhookEventTypesResponseSchema,
   webhookResponseSchema,
   webhooksResponseSchema,
   webhookWithSecretResponseSchema,
@@ -98,6 +100,17 @@ export class AdminWebhooksController {
   })
   async list(@CurrentPrincipal() principal: Principal) {
     return { webhooks: (await this.endpoints.list(principal)).map(toWebhookResponse) };
+  }
+
+  @Get('events')
+  @ApiRoute({
+    operationId: 'listWebhookEventTypes',
+    tag: 'admin',
+    summary: 'The event types an endpoint can subscribe to (their payloads: the `webhooks` section)',
+    response: webhookEventTypesResponseSchema,
+  })
+  eventTypes() {
+    return { events: [...WEBHOOK_EVENT_TYPES] };
   }
 
   @Get(':id')

@@ -3,20 +3,6 @@ import { api, del, post } from '../api';
 import { Badge, ConfirmDialog, ErrorNote, Loading, TableHead, ViewTitle, formatDate } from '../components';
 import { useAction, useApi } from '../hooks';
 
-const EVENTS = [
-  'memory.created',
-  'memory.updated',
-  'memory.deleted',
-  'memory.restored',
-  'memory.shared',
-  'memory.unshared',
-  'memory.proposal.created',
-  'memory.proposal.accepted',
-  'memory.proposal.rejected',
-  'memory.stale',
-  'session.ended',
-];
-
 interface Webhook {
   id: string;
   url: string;
@@ -49,6 +35,8 @@ const STATUS_TONE: Record<string, 'ok' | 'warn' | 'muted'> = {
 /** Webhook endpoints: register (the secret is shown once), disable or enable, rotate, delete, and each one's deliveries. */
 export function WebhooksView() {
   const list = useApi<{ webhooks: Webhook[] }>('/api/admin/webhooks');
+  // The event types come from the service (GET /api/admin/webhooks/events), so the form offers what it accepts.
+  const eventTypes = useApi<{ events: string[] }>('/api/admin/webhooks/events');
   const [selected, setSelected] = useState<string>('');
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
@@ -164,7 +152,7 @@ export function WebhooksView() {
         />
         <fieldset>
           <legend>Events</legend>
-          {EVENTS.map((name) => (
+          {(eventTypes.data?.events ?? []).map((name) => (
             <label class="check" key={name}>
               <input
                 type="checkbox"

@@ -113,6 +113,11 @@ export const webhookWithSecretResponseSchema = webhookResponseSchema.extend({
 
 export const webhooksResponseSchema = z.object({ webhooks: z.array(webhookResponseSchema) });
 
+/** `GET /api/admin/webhooks/events`: every event type an endpoint can subscribe to. */
+export const webhookEventTypesResponseSchema = z.object({
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+});
+
 export const deliveryResponseSchema = z.object({
   id: z.uuid(),
   endpoint_id: z.uuid(),
