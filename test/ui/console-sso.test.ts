@@ -158,6 +158,16 @@ describe('console sign-in with the identity provider (Chromium)', () => {
       ),
     );
     expect(rows.rows).toEqual([{ source: 'oidc' }]);
+
+    // The sign-in is in the tenant's audit log, by the member, through the provider.
+    const audit = await fetch(`${api.url}/api/admin/audit?action=console.sign_in`, {
+      headers: { authorization: `Bearer ${team.keys.admin}` },
+    });
+    expect(audit.status).toBe(200);
+    const entries = ((await audit.json()) as { entries: Array<Record<string, unknown>> }).entries;
+    expect(entries).toHaveLength(1);
+    expect(JSON.stringify(entries[0])).toContain('carol@example.com');
+    expect(JSON.stringify(entries[0])).not.toContain(sessionCookie);
   });
 
   it('stores a memory from the console (the CSRF token rides along)', async () => {

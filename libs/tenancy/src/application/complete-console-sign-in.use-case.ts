@@ -11,6 +11,7 @@ import {
   sessionTokenHash,
 } from '../domain/console-sign-in';
 import { TenancyError, TenancyErrorCode } from '../domain/tenancy.errors';
+import { AuditWriter } from './audit-writer';
 import { consoleIssuers, consoleRedirectUri } from './console-sign-in-providers';
 import { IdentityKeyResolver } from './identity-key-resolver';
 
@@ -37,7 +38,8 @@ export interface ConsoleSessionStart {
  * cookie, the code is exchanged with the PKCE verifier, the ID token verified (issuer, audience,
  * nonce); the member is found exactly as for an access token (IdentityKeyResolver: bound identity,
  * verified email, or a new member of an allowed domain), and a server-side session is started on the
- * identity's own key, so revoking that key or disabling the user ends the session too.
+ * identity's own key, so revoking that key or disabling the user ends the session too. Audited as
+ * `console.sign_in`.
  */
 @Injectable()
 export class CompleteConsoleSignInUseCase {
@@ -47,6 +49,7 @@ export class CompleteConsoleSignInUseCase {
     private readonly oidc: OidcClient,
     private readonly identities: IdentityKeyResolver,
     private readonly sessions: ConsoleSessionRepository,
+    private readonly audit: AuditWriter,
   ) {}
 
   async execute(callback: ConsoleCallback, requestId?: string): Promise<ConsoleSessionStart> {
@@ -70,7 +73,7 @@ export class CompleteConsoleSignInUseCase {
     const key = await this.tx.asSystem(async (tx) => {
       const bound = await this.identities.keyOf(tx, { issuer: found.issuer, ...claims }, requestId);
       // Refused (revoked, disabled) before a session exists.
-      this.identities.principalOf(bound, bound.scopes);
+      const principal = this.identities.principalOf(bound, bound.scopes);
       await this.sessions.insert(
         tx,
         {
@@ -82,6 +85,13 @@ export class CompleteConsoleSignInUseCase {
         },
         idleSeconds,
       );
+      // Who signed in to the console, and through which provider: in the tenant's audit log.
+      await this.audit.record({ ...principal, requestId }, tx, {
+        action: 'console.sign_in',
+        targetType: 'user',
+        targetId: bound.userId,
+        details: { issuer: found.issuer.issuer, session_max_seconds: maxSeconds },
+      });
       return bound;
     });
     return {
