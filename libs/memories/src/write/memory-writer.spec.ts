@@ -46,10 +46,13 @@ async function writerWith(
       if (m.content === '') throw new MemoryError(MemoryErrorCode.ContentTooLarge, 'content is empty');
       return { value: m, kinds: [], secret: null };
     }),
-    prepare: vi.fn(async (_p: unknown, screened: { value: NewMemory }) => ({
+    stage: vi.fn(async (_p: unknown, screened: { value: NewMemory }) => ({
       screened,
       staged: options.secretFor?.(screened.value.content) ?? null,
     })),
+    withNear: vi.fn(async (_p: unknown, items: readonly Omit<PreparedMemory, 'near'>[]) =>
+      items.map((item) => ({ ...item, near: [] })),
+    ),
     store: vi.fn(async (_principal: unknown, _tx: Tx, prepared: PreparedMemory, last: boolean) =>
       options.store ? options.store(prepared, last) : stored(prepared),
     ),
@@ -125,6 +128,15 @@ describe('MemoryWriter.create (ports faked)', () => {
     expect(rows.store.mock.calls.map((call) => call[3])).toEqual([false, false, false]);
   });
 
+  it("asks for teammates' duplicates of an import's items once, all items together, after staging each", async () => {
+    const { writer, rows } = await writerWith();
+    await writer.create(alice, [memory('one'), memory('two'), memory('three')], { asImport: true });
+    expect(rows.stage).toHaveBeenCalledTimes(3);
+    expect(rows.withNear).toHaveBeenCalledTimes(1);
+    const asked = rows.withNear.mock.calls[0][1].map((item) => item.screened.value.content);
+    expect(asked).toEqual(['one', 'two', 'three']);
+  });
+
   it('answers a replayed key with the first response, writes nothing and discards the secret staged for it', async () => {
     const first = { id: 7, category: 'fact', importance: 0.5 };
     const { writer, rows, discarded, idempotency } = await writerWith({
@@ -165,7 +177,7 @@ describe('MemoryWriter.create (ports faked)', () => {
     const { writer, rows } = await writerWith();
     const refused = writer.create(alice, [memory('fine'), memory('')], { asImport: true });
     await expect(refused).rejects.toThrow(/^item 1: content is empty$/);
-    expect(rows.prepare).not.toHaveBeenCalled();
+    expect(rows.stage).not.toHaveBeenCalled();
     expect(rows.store).not.toHaveBeenCalled();
   });
 

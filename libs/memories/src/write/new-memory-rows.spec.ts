@@ -53,7 +53,11 @@ async function rowsWith(
     endorse: vi.fn(async () => undefined),
   };
   const audit = { statement: () => ({ sql: 'audit', params: [] }), record: vi.fn(async () => undefined) };
-  const probe = { candidates: vi.fn(async () => options.near ?? []) };
+  const probe = {
+    candidatesOfEach: vi.fn(async (_principal: unknown, contents: readonly string[]) =>
+      contents.map(() => options.near ?? []),
+    ),
+  };
   const links = { link: vi.fn(async () => undefined) };
   const staging = { stage: vi.fn(async () => STAGED), confirm: vi.fn(async () => undefined) };
   const anchors = { replace: vi.fn(async () => undefined) };
@@ -195,10 +199,9 @@ describe('NewMemoryRows (ports faked)', () => {
     const teammates = { id: 41, category: 'facts', importance: 0.7, content: 'x', exact: false };
     const { store, writes, audit, probe } = await rowsWith({ near, teamDuplicate: teammates });
     const stored = await store(memory('we deploy with helm'), true);
-    expect(probe.candidates).toHaveBeenCalledWith(
-      expect.objectContaining({ userId: 'alice' }),
+    expect(probe.candidatesOfEach).toHaveBeenCalledWith(expect.objectContaining({ userId: 'alice' }), [
       'we deploy with helm',
-    );
+    ]);
     expect(writes.teamDuplicate).toHaveBeenCalledWith(
       expect.objectContaining({ userId: 'alice' }),
       tx,
@@ -227,7 +230,7 @@ describe('NewMemoryRows (ports faked)', () => {
     await store(memory('mine alone', { visibility: 'private' }));
     await store(memory('password hunter2'));
     await store(memory('we deploy on Fridays', { supersedes: 4 }));
-    expect(probe.candidates).not.toHaveBeenCalled();
+    expect(probe.candidatesOfEach).not.toHaveBeenCalled();
     expect(writes.teamDuplicate).not.toHaveBeenCalled();
     expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(3);
   });
