@@ -37,6 +37,9 @@ const query = (lexemes: string[], over: Partial<TextIndexQuery> = {}): TextIndex
 });
 const ids = (index: TenantTextIndex, q: TextIndexQuery) => index.search(q).map((h) => h.memoryId);
 
+/** Each way a search can score: its own choice per query, and each forced. */
+const MODES = ['auto', 'always', 'never'] as const;
+
 describe('TenantTextIndex', () => {
   it('tells which words a memory the caller may read holds: not deleted, not expired, not private to another', () => {
     const index = new TenantTextIndex();
@@ -195,8 +198,6 @@ describe('TenantTextIndex with pruning', () => {
       if (lexemes.length === 0) lexemes.push('filler');
       docs.push(doc(id, 1, lexemes, { tfs: lexemes.map(() => 10 * (1 + Math.floor(random() * 3))) }));
     }
-    const index = new TenantTextIndex();
-    for (const d of docs) index.apply(d);
     const queries = [
       ['rare1', 'common'],
       ['rare3', 'rare1', 'usual', 'common', 'frequent'],
@@ -204,16 +205,66 @@ describe('TenantTextIndex with pruning', () => {
       ['common', 'usual'],
       words,
     ];
-    for (const q of queries) {
-      for (const k of [1, 10, 30]) {
-        const got = index.search(query(q, { k })).map((h): [number, number] => [h.score, h.memoryId]);
-        const want = reference(docs, q, k);
-        expect(
-          got.map(([, id]) => id),
-          `${q.join(' ')} k=${k}`,
-        ).toEqual(want.map(([, id]) => id));
-        got.forEach(([score], i) => expect(score).toBeCloseTo(want[i][0], 9));
+    const scores = new Map<string, number[]>();
+    for (const accumulate of MODES) {
+      const index = new TenantTextIndex({ accumulate });
+      for (const d of docs) index.apply(d);
+      for (const q of queries) {
+        for (const k of [1, 10, 30]) {
+          const got = index.search(query(q, { k })).map((h): [number, number] => [h.score, h.memoryId]);
+          const want = reference(docs, q, k);
+          expect(
+            got.map(([, id]) => id),
+            `${accumulate}: ${q.join(' ')} k=${k}`,
+          ).toEqual(want.map(([, id]) => id));
+          got.forEach(([score], i) => expect(score).toBeCloseTo(want[i][0], 9));
+          // Term at a time adds the same terms in the same order: the same scores to the last bit.
+          const key = `${q.join(' ')} ${k}`;
+          if (!scores.has(key))
+            scores.set(
+              key,
+              got.map(([score]) => score),
+            );
+          expect(got.map(([score]) => score)).toEqual(scores.get(key));
+        }
       }
+    }
+  });
+
+  it('scores term at a time for most queries, document at a time when a rare term can fill the top k', () => {
+    let seed = 3;
+    const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    const docs: IndexedDoc[] = [];
+    for (let id = 1; id <= 20_000; id += 1) {
+      const lexemes = ['common'];
+      if (id % 500 === 0) lexemes.push('rare');
+      if (random() < 0.5) lexemes.push('usual');
+      docs.push(doc(id, 1, lexemes));
+    }
+    const spied = (accumulate: 'auto' | 'always' | 'never') => {
+      const index = new TenantTextIndex({ accumulate });
+      for (const d of docs) index.apply(d);
+      const paths: string[] = [];
+      const self = index as unknown as Record<
+        'termAtATime' | 'documentAtATime',
+        (...a: unknown[]) => unknown
+      >;
+      for (const path of ['termAtATime', 'documentAtATime'] as const) {
+        const original = self[path].bind(index);
+        self[path] = (...a: unknown[]) => (paths.push(path), original(...a));
+      }
+      return { index, paths };
+    };
+    const { index, paths } = spied('auto');
+    // 40 rare documents among 30,000 postings: the rare list leads for k 30, not for k 50.
+    index.search(query(['rare', 'common', 'usual'], { k: 30 }));
+    index.search(query(['rare', 'common', 'usual'], { k: 50 }));
+    index.search(query(['common', 'usual'], { k: 30 }));
+    expect(paths).toEqual(['documentAtATime', 'termAtATime', 'termAtATime']);
+    for (const accumulate of ['always', 'never'] as const) {
+      const forced = spied(accumulate);
+      forced.index.search(query(['rare', 'common'], { k: 30 }));
+      expect(forced.paths).toEqual([accumulate === 'always' ? 'termAtATime' : 'documentAtATime']);
     }
   });
 
@@ -231,42 +282,50 @@ describe('TenantTextIndex with pruning', () => {
         tfs: lexemes.map(() => (random() < 0.7 ? 10 : 14)),
       });
     };
-    const current = new Map<number, IndexedDoc>();
-    const index = new TenantTextIndex();
-    for (let id = 1; id <= 2500; id += 1) {
-      const d = write(id, 1);
-      current.set(id, d);
-      index.apply(d);
+    for (const accumulate of MODES) {
+      seed = 5;
+      answersAmongReadable(new TenantTextIndex({ accumulate }), accumulate);
     }
-    // Rewrites and deletes leave dead slots in the postings the search must skip.
-    for (let id = 1; id <= 2500; id += 7) {
-      if (id % 2 === 0) {
-        index.apply({ ...(current.get(id) as IndexedDoc), seq: 2, live: false });
-        current.delete(id);
-      } else {
-        const d = write(id, 2);
+
+    function answersAmongReadable(index: TenantTextIndex, accumulate: string) {
+      const current = new Map<number, IndexedDoc>();
+      for (let id = 1; id <= 2500; id += 1) {
+        const d = write(id, 1);
         current.set(id, d);
         index.apply(d);
       }
-    }
-    const live = [...current.values()];
-    const readable = live.filter((d) => d.ownerId === OWNER || d.team);
-    for (const q of [
-      ['alpha'],
-      ['alpha', 'beta'],
-      ['gamma', 'delta', 'omega'],
-      vocabulary,
-      ['zeta', 'nothing'],
-    ]) {
-      for (const k of [1, 7, 30, 200]) {
-        // Statistics are over every live document; the answer only among the readable ones.
-        const want = reference(live, q, live.length).filter(([, id]) => readable.some((d) => d.id === id));
-        const got = index.search(query(q, { k }));
-        expect(
-          got.map((h) => h.memoryId),
-          `${q.join(' ')} k=${k}`,
-        ).toEqual(want.slice(0, k).map(([, id]) => id));
-        got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][0], 9));
+      // A search before the rewrites: its per-slot sums must grow with the slots the rewrites add.
+      expect(index.search(query(['alpha'], { k: 5 }))).toHaveLength(5);
+      // Rewrites and deletes leave dead slots in the postings the search must skip.
+      for (let id = 1; id <= 2500; id += 7) {
+        if (id % 2 === 0) {
+          index.apply({ ...(current.get(id) as IndexedDoc), seq: 2, live: false });
+          current.delete(id);
+        } else {
+          const d = write(id, 2);
+          current.set(id, d);
+          index.apply(d);
+        }
+      }
+      const live = [...current.values()];
+      const readable = live.filter((d) => d.ownerId === OWNER || d.team);
+      for (const q of [
+        ['alpha'],
+        ['alpha', 'beta'],
+        ['gamma', 'delta', 'omega'],
+        vocabulary,
+        ['zeta', 'nothing'],
+      ]) {
+        for (const k of [1, 7, 30, 200]) {
+          // Statistics are over every live document; the answer only among the readable ones.
+          const want = reference(live, q, live.length).filter(([, id]) => readable.some((d) => d.id === id));
+          const got = index.search(query(q, { k }));
+          expect(
+            got.map((h) => h.memoryId),
+            `${accumulate}: ${q.join(' ')} k=${k}`,
+          ).toEqual(want.slice(0, k).map(([, id]) => id));
+          got.forEach((h, i) => expect(h.score).toBeCloseTo(want[i][0], 9));
+        }
       }
     }
   });

@@ -67,6 +67,16 @@ export interface IndexedHit {
   readonly score: number;
 }
 
+/** How a search scores: `auto` picks per query; the others force one way (tests compare them). */
+export interface TextIndexOptions {
+  readonly accumulate?: 'auto' | 'always' | 'never';
+}
+
+/** A query's rarest list leads (document at a time) when the lists hold 256 times its postings. */
+const LEADING_TERM_SPREAD = 256;
+/** Slots per block of the term-at-a-time sums (2^10). */
+const SUM_BLOCK_BITS = 10;
+
 /** Query terms scored at most, the rarest first (as `recall_text_search`). */
 export const MAX_QUERY_TERMS = 32;
 /** How long a removed memory's position is remembered against an older snapshot's copy of it. */
@@ -84,6 +94,8 @@ const REMOVAL_MEMORY_MS = 120_000;
  * in overlapping snapshots can be applied in any order.
  */
 export class TenantTextIndex {
+  constructor(private readonly options: TextIndexOptions = {}) {}
+
   private readonly slotOf = new Map<number, number>();
   private readonly removed = new Map<number, { seq: number; at: number }>();
   private readonly strings = new Map<string, number>();
@@ -164,7 +176,7 @@ export class TenantTextIndex {
 
   /** A new index holding only the live documents (dead slots' positions kept as removals). */
   compact(nowMs = Date.now()): TenantTextIndex {
-    const next = new TenantTextIndex();
+    const next = new TenantTextIndex(this.options);
     for (const [id, gone] of this.removed) next.removed.set(id, gone);
     for (let slot = 0; slot < this.ids.length; slot += 1) {
       const id = this.ids.data[slot];
@@ -208,6 +220,8 @@ export class TenantTextIndex {
       this.df,
     ];
     let bytes = columns.reduce((sum, c) => sum + c.bytes, 0);
+    // The term-at-a-time sums, per slot and per block, counted whether a search made them yet or not.
+    bytes += this.ids.length * 8 + (this.ids.length >>> SUM_BLOCK_BITS) * 8;
     for (const p of this.postings) bytes += p.docs.bytes + p.tfs.bytes + 64;
     bytes += this.slotOf.size * 40 + this.removed.size * 80;
     for (const thread of this.threads.values()) bytes += 64 + thread.slots.length * 8;
@@ -217,7 +231,8 @@ export class TenantTextIndex {
 
   /**
    * The caller's top `k` by BM25 score, then id (both descending), among what the pre-filter lets
-   * through. Exact, document at a time with MaxScore: each term has an upper bound on what it can
+   * through. Exact either way: term at a time when the query's lists are long (`termAtATime`),
+   * else document at a time with MaxScore (`documentAtATime`): each term has an upper bound on what it can
    * add to any document (its largest weighted tf at its shortest document); the terms whose bounds
    * together cannot lift a document past the k-th score so far are not walked, only looked up in
    * the documents the other terms bring, and only while those can still reach the top k. A
@@ -228,16 +243,116 @@ export class TenantTextIndex {
     if (terms.length === 0 || !(this.liveDocs > 0 && this.totalLength > 0)) return [];
     const accepts = this.filterFor(query);
     if (accepts === null || query.k <= 0) return [];
-    const { k1, b } = query;
-    const avgdl = this.totalLength / this.liveDocs;
-    const n = this.liveDocs;
-    const lengths = this.lengths.data;
-    const count = terms.length;
     const lists = terms.map((term) => this.postings[term]);
+    const n = this.liveDocs;
     const idfs = terms.map((term) => {
       const df = this.df.data[term];
       return Math.log(1 + (n - df + 0.5) / (df + 0.5));
     });
+    const scoring: Scoring = {
+      k: query.k,
+      k1: query.k1,
+      b: query.b,
+      avgdl: this.totalLength / this.liveDocs,
+      lengths: this.lengths.data,
+      lists,
+      idfs,
+      accepts,
+    };
+    const top = this.accumulates(lists, query.k) ? this.termAtATime(scoring) : this.documentAtATime(scoring);
+    return top.sorted().map(([score, memoryId]) => ({ memoryId, score }));
+  }
+
+  /**
+   * Whether a query over these lists is scored term at a time, as most are: each list walked once
+   * costs less than merging them document by document, since MaxScore skips little unless one
+   * term leads. Document at a time is kept for that case: a list rare enough (1/256 of the
+   * postings or less) yet long enough to fill the top k alone, so that the common terms are only
+   * looked up in the documents it brings.
+   */
+  private accumulates(lists: readonly Postings[], k: number): boolean {
+    const mode = this.options.accumulate ?? 'auto';
+    if (mode !== 'auto') return mode === 'always';
+    let postings = 0;
+    let shortest = Infinity;
+    for (const list of lists) {
+      postings += list.docs.length;
+      shortest = Math.min(shortest, list.docs.length);
+    }
+    return !(shortest >= k && shortest * LEADING_TERM_SPREAD < postings);
+  }
+
+  /**
+   * Every list walked once, rarest term first, adding each posting's score into a per-slot sum —
+   * the same additions in the same order as a document's sum document at a time, so the same
+   * scores to the last bit. Each block of slots keeps the largest sum in it (sums only grow), so
+   * the blocks are then read back best first and reading stops at the first block whose largest
+   * sum cannot reach the k-th score: the top k come from a few blocks, the rest are only zeroed.
+   */
+  private termAtATime(scoring: Scoring): TopK {
+    const { k, k1, b, avgdl, lengths, lists, idfs, accepts } = scoring;
+    const { sums, blockMax } = this.scratch();
+    let first = 0x7fffffff;
+    let last = -1;
+    for (let t = 0; t < lists.length; t += 1) {
+      const docs = lists[t].docs.data;
+      const tfs = lists[t].tfs.data;
+      const size = lists[t].docs.length;
+      if (size === 0) continue;
+      const idf = idfs[t];
+      first = Math.min(first, docs[0]);
+      last = Math.max(last, docs[size - 1]);
+      for (let i = 0; i < size; i += 1) {
+        const slot = docs[i];
+        const tf = tfs[i] / 10;
+        const sum = sums[slot] + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]) / avgdl));
+        sums[slot] = sum;
+        const block = slot >>> SUM_BLOCK_BITS;
+        if (sum > blockMax[block]) blockMax[block] = sum;
+      }
+    }
+    const top = new TopK(k);
+    if (last < 0) return top;
+    const blocks: number[] = [];
+    for (let block = first >>> SUM_BLOCK_BITS; block <= last >>> SUM_BLOCK_BITS; block += 1)
+      if (blockMax[block] > 0) blocks.push(block);
+    blocks.sort((x, y) => blockMax[y] - blockMax[x] || x - y);
+    let kth = -Infinity;
+    for (const block of blocks) {
+      const from = block << SUM_BLOCK_BITS;
+      const to = Math.min(from + (1 << SUM_BLOCK_BITS), sums.length);
+      if (blockMax[block] < kth) {
+        sums.fill(0, from, to);
+      } else {
+        for (let slot = from; slot < to; slot += 1) {
+          const score = sums[slot];
+          sums[slot] = 0;
+          if (score >= kth && score > 0 && accepts(slot)) {
+            top.offer(score, this.ids.data[slot]);
+            if (top.size === k) kth = top.weakestScore;
+          }
+        }
+      }
+      blockMax[block] = 0;
+    }
+    return top;
+  }
+
+  /** A zeroed sum per slot and per block of slots, kept between searches (each zeroes what it used). */
+  private scratch(): { sums: Float64Array; blockMax: Float64Array } {
+    if (this.sums === null || this.sums.sums.length < this.ids.length) {
+      const slots = Math.max(this.ids.length, (this.sums?.sums.length ?? 0) * 2, 1 << SUM_BLOCK_BITS);
+      const size = Math.ceil(slots / (1 << SUM_BLOCK_BITS)) << SUM_BLOCK_BITS;
+      this.sums = { sums: new Float64Array(size), blockMax: new Float64Array(size >>> SUM_BLOCK_BITS) };
+    }
+    return this.sums;
+  }
+
+  private sums: { sums: Float64Array; blockMax: Float64Array } | null = null;
+
+  private documentAtATime(scoring: Scoring): TopK {
+    const { k, k1, b, avgdl, lengths, lists, idfs, accepts } = scoring;
+    const count = lists.length;
     const termScore = (t: number, tfTenths: number, slot: number) => {
       const tf = tfTenths / 10;
       return (idfs[t] * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[slot]) / avgdl));
@@ -254,7 +369,7 @@ export class TenantTextIndex {
     const cannotReach = (bound: number, kth: number) => bound * (1 + 1e-9) < kth;
     const cursors = new Int32Array(count);
     const found = new Float64Array(count);
-    const top = new TopK(query.k);
+    const top = new TopK(k);
     let kth = -Infinity;
     // order[0 .. walked) are looked up only; order[walked ..] are walked.
     let lookedUp = 0;
@@ -295,12 +410,12 @@ export class TenantTextIndex {
       let score = 0;
       for (let t = 0; t < count; t += 1) if (!Number.isNaN(found[t])) score += found[t];
       top.offer(score, this.ids.data[slot]);
-      if (top.size === query.k) {
+      if (top.size === k) {
         kth = top.weakestScore;
         while (lookedUp < count && cannotReach(below[lookedUp + 1], kth)) lookedUp += 1;
       }
     }
-    return top.sorted().map(([score, memoryId]) => ({ memoryId, score }));
+    return top;
   }
 
   /**
@@ -639,6 +754,19 @@ export function isoMicros(ms: number): string {
   const seconds = Math.floor(micros / 1_000_000);
   const fraction = micros - seconds * 1_000_000;
   return `${new Date(seconds * 1000).toISOString().slice(0, 19)}.${String(fraction).padStart(6, '0')}+00:00`;
+}
+
+/** One search's inputs to either way of scoring. */
+interface Scoring {
+  readonly k: number;
+  readonly k1: number;
+  readonly b: number;
+  readonly avgdl: number;
+  readonly lengths: Int32Array;
+  readonly lists: readonly Postings[];
+  /** Per list, its term's IDF. */
+  readonly idfs: readonly number[];
+  readonly accepts: (slot: number) => boolean;
 }
 
 interface Postings {
