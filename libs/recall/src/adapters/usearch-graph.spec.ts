@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TenantVectorIndex, type NearestHit } from '../domain/vector-index';
+import { LARGE_GRAPH, TenantVectorIndex, type NearestHit } from '../domain/vector-index';
 import { UsearchGraph } from './usearch-graph';
 
 /** Small deterministic PRNG (mulberry32). */
@@ -163,6 +163,45 @@ describe('TenantVectorIndex with a USearch graph', () => {
     });
     expect(got?.plan).toBe('graph');
     expect(got?.hits[0]).toEqual({ memoryId: 999_999, distance: expect.closeTo(0, 5) });
+  });
+
+  it('asks a graph of 500,000 vectors or more for a longer list of candidates', () => {
+    /** A real graph that says it holds `claimed` vectors and records how many candidates it is asked for. */
+    class Claiming extends UsearchGraph {
+      readonly asked: number[] = [];
+      constructor(private readonly claimed: number) {
+        super(D);
+      }
+      override get size(): number {
+        return Math.max(super.size, this.claimed);
+      }
+      override search(vector: Float32Array, count: number): number[] {
+        this.asked.push(count);
+        return super.search(vector, count);
+      }
+    }
+    for (const [claimed, least] of [
+      [LARGE_GRAPH - 1, 100],
+      [LARGE_GRAPH, 400],
+    ]) {
+      const index = new TenantVectorIndex('m', D, 0);
+      for (const [id, values] of [...vectors].slice(0, 2_000)) index.apply({ id, seq: 1, values });
+      const graph = new Claiming(claimed);
+      index.attachGraph(graph);
+      while (!index.buildStep(1_000));
+      for (const k of [10, 30, 200]) {
+        const got = index.search({
+          vector: queries[0],
+          k,
+          accepts: () => true,
+          forEachAccepted: () => {},
+          bound: 2_000,
+        });
+        expect(got?.plan).toBe('graph');
+        expect(got?.hits).toHaveLength(k);
+      }
+      expect(graph.asked, `graph of ${claimed}`).toEqual([least, Math.max(120, least), 800]);
+    }
   });
 
   it('scores exactly, with no graph, when few vectors are held however many memories the caller reads', () => {

@@ -52,6 +52,13 @@ export const EXACT_WORK = 1_000_000;
 const GRAPH_FETCH_FACTOR = 4;
 const GRAPH_FETCH_MIN = 100;
 const GRAPH_FETCH_MAX = 4_000;
+/**
+ * A graph of this many vectors or more is asked for at least `LARGE_GRAPH_FETCH_MIN` candidates
+ * (USearch walks a list as long as the count asked for): at 1,000,000 generated memories recall@10
+ * against exact went from 0.950 to 0.986 for 0.7 ms more per search (`npm run bench:vector-graph`).
+ */
+export const LARGE_GRAPH = 500_000;
+const LARGE_GRAPH_FETCH_MIN = 400;
 /** How long a purged memory's position is remembered against an older snapshot's copy of it. */
 const REMOVAL_MEMORY_MS = 120_000;
 
@@ -200,7 +207,8 @@ export class TenantVectorIndex {
     }
     const graph = this.graphState;
     if (graph === null) return null;
-    for (let count = Math.max(query.k * GRAPH_FETCH_FACTOR, GRAPH_FETCH_MIN); ; count *= GRAPH_FETCH_FACTOR) {
+    const least = graph.size >= LARGE_GRAPH ? LARGE_GRAPH_FETCH_MIN : GRAPH_FETCH_MIN;
+    for (let count = Math.max(query.k * GRAPH_FETCH_FACTOR, least); ; count *= GRAPH_FETCH_FACTOR) {
       const wanted = Math.min(count, graph.size);
       const top = new TopK(query.k);
       for (const id of graph.search(unit, wanted)) {
