@@ -201,8 +201,47 @@ async function buildTenantVectorIndexes(pg: Client, minRows: number): Promise<nu
     await repository.markDominant(tx, model, dominant?.tenantId ?? null);
   }
   const wanted = sized.filter((t) => !t.dominant);
-  for (const index of wanted) await repository.build(query, index);
+  for (const index of wanted) await buildBesideTheServices(repository, tx, query, index);
   return wanted.length;
+}
+
+/**
+ * The API and worker under test run the same maintenance on their own schedule, and two
+ * `CREATE INDEX CONCURRENTLY` of one index can deadlock. The one that loses here waits for the
+ * services' build to finish: done when the index is valid, built again when it is gone or was
+ * left invalid.
+ */
+async function buildBesideTheServices(
+  repository: TenantVectorIndexRepository,
+  tx: Tx,
+  query: SessionQuery,
+  index: Parameters<TenantVectorIndexRepository['build']>[1],
+): Promise<void> {
+  const ours = (all: Awaited<ReturnType<TenantVectorIndexRepository['list']>>) =>
+    all.find((i) => i.modelId === index.modelId && i.tenantId === index.tenantId.toLowerCase());
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await repository.build(query, index);
+      if (ours(await repository.list(tx))?.valid) return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error;
+    }
+    // Wait (up to 10 minutes) for a build in progress elsewhere to finish.
+    for (let waited = 0; waited < 600; waited += 1) {
+      const found = ours(await repository.list(tx));
+      if (found?.valid) return;
+      const building = await query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_progress_create_index WHERE relid = 'memory_embeddings'::regclass`,
+      );
+      if (found === undefined || building[0].n === 0) {
+        if (found !== undefined) await repository.drop(query, found.name);
+        break;
+      }
+      await new Promise((done) => setTimeout(done, 1_000));
+    }
+    if (attempt >= 5)
+      throw new Error(`tenant vector index for ${index.tenantId} not built after ${attempt} tries`);
+  }
 }
 
 function quoteIdent(name: string): string {
