@@ -77,6 +77,32 @@ describe.each([
       await db.close();
     });
 
+    const nextXidOnPrimary = async (): Promise<number> => {
+      const rows: { next: string }[] = await db.dataSource.query(
+        `SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next`,
+      );
+      return Number(rows[0].next);
+    };
+
+    /**
+     * A standby's horizon is its snapshot's xmin, which transactions of any database in the cluster
+     * hold back (other suites run beside this one): the last read waits until the replica has
+     * replayed past every write and the horizon has passed them, as a client's next sync would.
+     */
+    async function replicaSettledPast(standby: TestDatabase, next: number): Promise<void> {
+      await replica?.caughtUp();
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const rows: { horizon: string }[] = await standby.dataSource.query(
+          `SELECT sync_horizon()::text AS horizon`,
+        );
+        if (Number(rows[0].horizon) >= next) return;
+        if (Date.now() > deadline)
+          throw new Error(`the replica's horizon stayed at ${rows[0].horizon} < ${next}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+
     /** Runs one writer's ops, each in its own transaction that sleeps before committing. */
     async function write(who: Principal, ops: readonly Op[], ids: number[]): Promise<void> {
       for (const o of ops) {
@@ -167,7 +193,7 @@ describe.each([
             ]);
             writing = false;
             await reader;
-            await replica?.caughtUp();
+            if (replicaDb) await replicaSettledPast(replicaDb, await nextXidOnPrimary());
             await pull();
 
             const rows = await asUser<{ id: string; content: string; importance: number; deleted: boolean }>(
