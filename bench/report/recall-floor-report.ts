@@ -63,8 +63,11 @@ export function renderTextIndexTable(rows: readonly TextIndexRow[]): string {
 export const TEXT_INDEX_TEXT = [
   "Memory is `TenantTextIndex.bytes` (typed arrays plus the maps' per-entry costs) of the floor's copy,",
   'which holds what an API process holds. Load: the feed read page by page (`recall_text_index_page`,',
-  '5,000 a page) and the index built, over one connection (floor copy), and `TextIndexRegistry.warm` on',
-  'the cold tenant in the app (app; through HTTP: from the first recall until one is served by the index).',
+  '5,000 a page) and the index built, over one connection (floor copy); in the app, the cold tenant warmed',
+  'by `TextIndexRegistry.warmVectors` when the vector leg runs in the API (the text index, then the',
+  "tenant's vectors and, above exact-search size, their graph; recalls take the SQL text leg only until the",
+  'text index is ready) or `warm` when it does not (app; through HTTP: from the first recall until one is',
+  'served by the index).',
 ];
 
 /** A measured share of recalls served by the index, with where it was measured. */
