@@ -47,6 +47,7 @@ import { TeamHashIndex1763700000054 } from './1763700000054-team-hash-index';
 import { UserIdentities1763700000055 } from './1763700000055-user-identities';
 import { Webhooks1763700000056 } from './1763700000056-webhooks';
 import { ConsoleSessions1763700000057 } from './1763700000057-console-sessions';
+import { TeamDuplicateCheck1763700000058 } from './1763700000058-team-duplicate-check';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -99,6 +100,7 @@ export const MIGRATIONS = [
   UserIdentities1763700000055,
   Webhooks1763700000056,
   ConsoleSessions1763700000057,
+  TeamDuplicateCheck1763700000058,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

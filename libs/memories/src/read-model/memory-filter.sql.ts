@@ -16,16 +16,25 @@ export const liveWithHashSql = (owner: string, hash: string) =>
 /**
  * A teammate's live team memory that a new team memory of user `$2` would repeat (tenant `$1`):
  * one with content hash `$3`, else the first of the ids `$4` (most similar first). None while the
- * user has a live memory with that hash (their own answers). Sensitive rows never match.
+ * user has a live memory with that hash (their own answers). Sensitive rows never match. Two index
+ * probes (the team hash index, the candidates' ids), so the plan Postgres keeps for the statement
+ * stays a probe at any team size (an `OR` of the two read the whole live team set). The write path
+ * asks the same inside `team_duplicate_after_lock` (migration 1763700000058), under its lock.
  */
 export const TEAM_DUPLICATE_SQL = `
-  SELECT m.id, m.category, m.importance, m.content, m.content_hash = $3 AS exact FROM memories m
-   WHERE m.tenant_id = $1 AND m.owner_id <> $2 AND m.visibility = 'team' AND m.deleted_at IS NULL
-     AND m.review_state = 'accepted' AND NOT m.is_sensitive AND (m.content_hash = $3 OR m.id = ANY ($4::bigint[]))
-     AND NOT EXISTS (SELECT 1 FROM memories o
+  SELECT c.id, c.category, c.importance, c.content, c.exact FROM (
+    (SELECT m.id, m.category, m.importance, m.content, true AS exact FROM memories m
+      WHERE m.tenant_id = $1 AND m.content_hash = $3 AND m.visibility = 'team' AND m.deleted_at IS NULL
+        AND m.owner_id <> $2 AND m.review_state = 'accepted' AND NOT m.is_sensitive
+      ORDER BY array_position($4::bigint[], m.id), m.id LIMIT 1)
+    UNION ALL
+    (SELECT m.id, m.category, m.importance, m.content, m.content_hash = $3 FROM memories m
+      WHERE m.id = ANY ($4::bigint[]) AND m.tenant_id = $1 AND m.visibility = 'team' AND m.deleted_at IS NULL
+        AND m.owner_id <> $2 AND m.review_state = 'accepted' AND NOT m.is_sensitive)) c
+   WHERE NOT EXISTS (SELECT 1 FROM memories o
                       WHERE o.tenant_id = $1 AND o.owner_id = $2 AND o.content_hash = $3
                         AND o.deleted_at IS NULL AND NOT o.duplicates_hidden)
-   ORDER BY m.content_hash = $3 DESC, array_position($4::bigint[], m.id), m.id
+   ORDER BY c.exact DESC, array_position($4::bigint[], c.id), c.id
    LIMIT 1`;
 
 /** A teammate's memory found by `TEAM_DUPLICATE_SQL`. */
@@ -50,7 +59,7 @@ export async function findTeamDuplicate(
     importance: number;
     content: string;
     exact: boolean;
-  }>(TEAM_DUPLICATE_SQL, [scope.tenantId, scope.userId, contentHash, near]);
+  }>(TEAM_DUPLICATE_SQL, [scope.tenantId, scope.userId, contentHash, near], { prepared: true });
   const row = rows[0];
   return row ? { ...row, id: Number(row.id) } : null;
 }

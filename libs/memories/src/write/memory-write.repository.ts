@@ -1,11 +1,6 @@
 import { insertThen, type SqlStatement, type TenantScope, type Tx } from '@app/persistence';
 import type { MemoryFilter, MemoryPatch, NewMemory, StoredMemory, Visibility } from '../domain/memory';
-import {
-  findTeamDuplicate,
-  liveWithHashSql,
-  memoryFilterSql,
-  type TeamDuplicate,
-} from '../read-model/memory-filter.sql';
+import { liveWithHashSql, memoryFilterSql, type TeamDuplicate } from '../read-model/memory-filter.sql';
 import type { RowSecret } from '../read-model/memory-read.repository';
 
 /** The owner's live memory with this content, which a new one with it would duplicate. */
@@ -147,23 +142,42 @@ export class MemoryWriteRepository {
   }
 
   /**
-   * The teammate's live team memory a new team memory of the caller would repeat: one with the same
-   * text, else the first of `near` (ids in order of similarity) still live and team-visible. None
-   * while the caller has a live memory of that text (that one answers). Serialised per tenant and
-   * text, so two teammates storing the same fact at once make one row, not two.
+   * Under the transaction's lock on the tenant and `contentHash` (two teammates storing the same
+   * text at once write one row), a teammate's live team memory that a new team memory of the caller
+   * would repeat (`TeamDuplicateCheck1763700000058`), and whether any teammate shares team memories
+   * (a store that did not look for near restatements learns here that it has to). One statement.
    */
   async teamDuplicate(
     scope: TenantScope,
     tx: Tx,
     contentHash: Buffer,
     near: readonly number[],
-  ): Promise<TeamDuplicate | null> {
-    // Its own statement: the check below then reads with a snapshot taken after the lock.
-    await tx.query(
-      `SELECT pg_advisory_xact_lock(hashtextextended($1::text || encode($2::bytea, 'hex'), 0))`,
-      [scope.tenantId, contentHash],
+  ): Promise<{ duplicate: TeamDuplicate | null; teammates: boolean }> {
+    const { rows } = await tx.query<{
+      id: string | null;
+      category: string;
+      importance: number;
+      content: string;
+      exact: boolean;
+      teammates: boolean;
+    }>(
+      `SELECT id, category, importance, content, exact, teammates FROM team_duplicate_after_lock($1, $2, $3, $4)`,
+      [scope.tenantId, scope.userId, contentHash, near],
+      { prepared: true },
     );
-    return findTeamDuplicate(scope, tx, contentHash, near);
+    const row = rows[0];
+    if (!row) throw new Error('team_duplicate_after_lock answers one row');
+    const duplicate =
+      row.id === null
+        ? null
+        : {
+            id: Number(row.id),
+            category: row.category,
+            importance: row.importance,
+            content: row.content,
+            exact: row.exact,
+          };
+    return { duplicate, teammates: row.teammates };
   }
 
   /** Records that the caller stored what `memoryId` already says (once per caller and memory). */

@@ -8,7 +8,7 @@ import { MemoryIndexing } from './memory-indexing';
 import { MemoryLifecycle } from './memory-lifecycle';
 import { MemoryUpdate } from './memory-update';
 import { MemoryWriter } from './memory-writer';
-import { NewMemoryRows, type PreparedMemory } from './new-memory-rows';
+import { NewMemoryRows, TeamProbeNeeded, type PreparedMemory } from './new-memory-rows';
 import { SecretStaging, type StagedSecret } from './secret-staging';
 
 const alice = specPrincipal('alice');
@@ -50,8 +50,9 @@ async function writerWith(
       screened,
       staged: options.secretFor?.(screened.value.content) ?? null,
     })),
-    withNear: vi.fn(async (_p: unknown, items: readonly Omit<PreparedMemory, 'near'>[]) =>
-      items.map((item) => ({ ...item, near: [] })),
+    withNear: vi.fn(
+      async (_p: unknown, items: readonly Omit<PreparedMemory, 'near' | 'probed'>[], when?: string) =>
+        items.map((item) => ({ ...item, near: [], probed: when === 'always' })),
     ),
     store: vi.fn(async (_principal: unknown, _tx: Tx, prepared: PreparedMemory, last: boolean) =>
       options.store ? options.store(prepared, last) : stored(prepared),
@@ -102,6 +103,25 @@ describe('MemoryWriter.create (ports faked)', () => {
     expect(rows.store).toHaveBeenCalledTimes(1);
     expect(rows.store.mock.calls[0][3]).toBe(true);
     expect(transactions.runs).toHaveLength(1);
+  });
+
+  it('looks for near restatements and writes again when the write finds teammates it did not probe for', async () => {
+    const { writer, rows, transactions, discarded } = await writerWith({
+      secretFor: (content) => (content.includes('token') ? staged(7) : null),
+      store: async (prepared) => {
+        if (!prepared.probed) throw new TeamProbeNeeded();
+        return { id: 50, category: 'fact', importance: 0.5, created: true };
+      },
+    });
+    const stored = await writer.create(alice, [memory('the deploy token is rotated')], {
+      asImport: true,
+    });
+    expect(stored.map((s) => s.id)).toEqual([50]);
+    // Probed on the second pass only, every item at once, and the staged secret kept for it.
+    expect(rows.withNear.mock.calls.map((call) => call[2])).toEqual([undefined, 'always']);
+    expect(rows.withNear.mock.calls[1][1]).toHaveLength(1);
+    expect(transactions.runs).toHaveLength(2);
+    expect(discarded).toEqual([]);
   });
 
   it('stores again in steps when that statement wrote nothing (a duplicate committed meanwhile)', async () => {

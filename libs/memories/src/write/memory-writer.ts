@@ -8,7 +8,7 @@ import { IdempotencyRepository } from './idempotency.repository';
 import { MemoryIndexing, type IndexInput } from './memory-indexing';
 import { MemoryLifecycle } from './memory-lifecycle';
 import { MemoryUpdate } from './memory-update';
-import { NewMemoryRows, type PreparedMemory } from './new-memory-rows';
+import { NewMemoryRows, TeamProbeNeeded, type PreparedMemory } from './new-memory-rows';
 import { SecretStaging, type StagedSecret } from './secret-staging';
 import { WRITE_TRANSACTION } from './write-transaction';
 
@@ -73,15 +73,15 @@ export class MemoryWriter {
     // Secrets first (one by one, so a failure leaves little to clean up), then every row at once.
     let prepared: PreparedMemory[] = [];
     const staged: StagedSecret[] = [];
+    const stagedItems: Omit<PreparedMemory, 'near' | 'probed'>[] = [];
     await this.staging.withStaged(principal, staged, async () => {
-      const items: Omit<PreparedMemory, 'near'>[] = [];
       for (const s of screened) {
         const item = await this.rows.stage(principal, s);
         if (item.staged) staged.push(item.staged);
-        items.push(item);
+        stagedItems.push(item);
       }
       // Then the teammates' duplicates of every item at once (embedded together for an import).
-      prepared = await this.rows.withNear(principal, items);
+      prepared = await this.rows.withNear(principal, stagedItems);
     });
     // Hash of the redacted request: no hash of a secret is kept.
     const values = screened.map((s) => s.value);
@@ -94,13 +94,25 @@ export class MemoryWriter {
     // A single row with nothing after it: its statement may carry the commit (one round trip).
     const alone = single(items, options) && options.idempotencyKey === undefined && !options.within;
     const attempt = (last: boolean) =>
-      this.staging.withStaged(principal, staged, () =>
-        this.tx.inTenant(
-          principal,
-          (tx) => this.writeRows(principal, tx, items, prepared, requestHash, options, last),
-          WRITE_TRANSACTION,
-        ),
-      );
+      this.staging.withStaged(principal, staged, async () => {
+        try {
+          return await this.tx.inTenant(
+            principal,
+            (tx) => this.writeRows(principal, tx, items, prepared, requestHash, options, last),
+            WRITE_TRANSACTION,
+          );
+        } catch (error) {
+          if (!(error instanceof TeamProbeNeeded)) throw error;
+          // Rolled back: the caller's teammates share team memories now, so look for near
+          // restatements of every item (the secrets staged stay) and write again.
+          prepared = await this.rows.withNear(principal, stagedItems, 'always');
+          return this.tx.inTenant(
+            principal,
+            (tx) => this.writeRows(principal, tx, items, prepared, requestHash, options, last),
+            WRITE_TRANSACTION,
+          );
+        }
+      });
     // Nothing written and the commit sent (a duplicate committed meanwhile, or a quota): again, in steps.
     const outcome = (await attempt(alone)) ?? (await attempt(false));
     if (outcome === null) throw new Error('a store in steps always answers');

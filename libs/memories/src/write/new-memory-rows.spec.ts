@@ -10,7 +10,7 @@ import { MemoryIndexing } from './memory-indexing';
 import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults } from './memory-limits';
 import { MemoryLinkWriter } from './memory-link-writer';
 import { MemoryWriteRepository } from './memory-write.repository';
-import { NewMemoryRows } from './new-memory-rows';
+import { NewMemoryRows, TeamProbeNeeded } from './new-memory-rows';
 import { SecretScreen } from './secret-screen';
 import { SecretStaging, type StagedSecret } from './secret-staging';
 import type { TeamDuplicate } from '../read-model/memory-filter.sql';
@@ -41,6 +41,8 @@ async function rowsWith(
     usage?: { memories: number; bytes: number };
     defaults?: MemoryDefaults;
     teamDuplicate?: TeamDuplicate;
+    /** Whether the write's check finds teammates sharing team memories (default: yes). */
+    teammates?: boolean;
     near?: NearDuplicateCandidate[];
     targetWritable?: boolean;
   } = {},
@@ -49,7 +51,10 @@ async function rowsWith(
     insertOrGetDuplicate: vi.fn(
       options.insert ?? (async () => ({ id: 10, category: 'fact', importance: 0.5, created: true })),
     ),
-    teamDuplicate: vi.fn(async () => options.teamDuplicate ?? null),
+    teamDuplicate: vi.fn(async () => ({
+      duplicate: options.teamDuplicate ?? null,
+      teammates: options.teammates ?? true,
+    })),
     endorse: vi.fn(async () => undefined),
   };
   const audit = { statement: () => ({ sql: 'audit', params: [] }), record: vi.fn(async () => undefined) };
@@ -199,9 +204,11 @@ describe('NewMemoryRows (ports faked)', () => {
     const teammates = { id: 41, category: 'facts', importance: 0.7, content: 'x', exact: false };
     const { store, writes, audit, probe } = await rowsWith({ near, teamDuplicate: teammates });
     const stored = await store(memory('we deploy with helm'), true);
-    expect(probe.candidatesOfEach).toHaveBeenCalledWith(expect.objectContaining({ userId: 'alice' }), [
-      'we deploy with helm',
-    ]);
+    expect(probe.candidatesOfEach).toHaveBeenCalledWith(
+      expect.objectContaining({ userId: 'alice' }),
+      ['we deploy with helm'],
+      { teammates: false },
+    );
     expect(writes.teamDuplicate).toHaveBeenCalledWith(
       expect.objectContaining({ userId: 'alice' }),
       tx,
@@ -223,6 +230,44 @@ describe('NewMemoryRows (ports faked)', () => {
       duplicate: { match: 'near', similarity: 0.95, teammates: true },
       created: false,
     });
+  });
+
+  it('skips the meaning probe while the caller’s last write found no teammates, and asks for it when the write finds some', async () => {
+    const alice = specPrincipal('alice');
+    const { rows, writes, probe } = await rowsWith({ teammates: false });
+    const staged = async (content: string) => rows.stage(alice, rows.screenNew(memory(content)));
+    // Nothing known yet: the write checks (under its lock) instead of a probe beforehand.
+    const [first] = await rows.withNear(alice, [await staged('we deploy with helm')]);
+    expect(first.probed).toBe(false);
+    expect(probe.candidatesOfEach).not.toHaveBeenCalled();
+    await rows.store(alice, tx, first);
+    expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(1);
+    // No teammates then: still no probe.
+    const [second] = await rows.withNear(alice, [await staged('we deploy with argo')]);
+    expect(second.probed).toBe(false);
+    expect(probe.candidatesOfEach).not.toHaveBeenCalled();
+    // A teammate shares team memories by now: the write rolls back and asks for the probe.
+    writes.teamDuplicate.mockResolvedValueOnce({ duplicate: null, teammates: true });
+    await expect(rows.store(alice, tx, second)).rejects.toBeInstanceOf(TeamProbeNeeded);
+    expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(1);
+    // From then on the probe runs first, told that teammates share (no need to ask again).
+    const [third] = await rows.withNear(alice, [await staged('we deploy with argo')]);
+    expect(third.probed).toBe(true);
+    expect(probe.candidatesOfEach).toHaveBeenCalledWith(alice, ['we deploy with argo'], { teammates: true });
+    writes.teamDuplicate.mockResolvedValueOnce({ duplicate: null, teammates: true });
+    await rows.store(alice, tx, third);
+    expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(2);
+  });
+
+  it('never asks for the probe when none is plugged in (exact duplicates only)', async () => {
+    const alice = specPrincipal('alice');
+    const { rows, writes, probe } = await rowsWith();
+    (rows as unknown as { teamDuplicates: { probe: unknown } }).teamDuplicates.probe = undefined;
+    const [item] = await rows.withNear(alice, [await rows.stage(alice, rows.screenNew(memory('x')))]);
+    expect(item.probed).toBe(true);
+    await rows.store(alice, tx, item);
+    expect(probe.candidatesOfEach).not.toHaveBeenCalled();
+    expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(1);
   });
 
   it('never looks for a teammate’s memory for a private memory, a secret or a correction', async () => {

@@ -24,7 +24,23 @@ export interface PreparedMemory {
   readonly staged: StagedSecret | null;
   /** Teammates' team memories that say the same, most similar first (checked again in the write). */
   readonly near: readonly NearDuplicateCandidate[];
+  /** Whether `near` was looked for (false: skipped, as the caller's teammates shared no team memory). */
+  readonly probed: boolean;
 }
+
+/**
+ * Thrown inside the write's transaction (which then rolls back) when a team memory that skipped the
+ * meaning probe meets teammates' team memories: the writer looks for near restatements and writes
+ * again. Never leaves the writer.
+ */
+export class TeamProbeNeeded extends Error {
+  constructor() {
+    super('teammates share team memories: look for near restatements first');
+  }
+}
+
+/** How many callers' last answer (teammates share team memories or not) a process keeps. */
+const TEAMMATES_KEPT = 10_000;
 
 /**
  * The rows of new memories: size rule, secret screening, secret storage ahead of the row, duplicate
@@ -52,6 +68,9 @@ export class NewMemoryRows {
     private readonly anchors: AnchorWriteRepository,
   ) {}
 
+  /** Per caller, whether their last team write found teammates sharing team memories. */
+  private readonly teammates = new Map<string, boolean>();
+
   /** Validates and redacts, synchronously, before anything is written, logged or enqueued. */
   screenNew(memory: NewMemory): Screened<NewMemory> {
     assertContentSize(memory.content, this.limits.maxContentBytes);
@@ -67,12 +86,15 @@ export class NewMemoryRows {
 
   /** Writes the secret (if any) to the secret store; call before the row's transaction. */
   async prepare(principal: Principal, screened: Screened<NewMemory>): Promise<PreparedMemory> {
-    const [prepared] = await this.withNear(principal, [await this.stage(principal, screened)]);
+    const [prepared] = await this.withNear(principal, [await this.stage(principal, screened)], 'always');
     return prepared;
   }
 
   /** The secret (if any) written to the secret store, item by item; `withNear` completes it. */
-  async stage(principal: Principal, screened: Screened<NewMemory>): Promise<Omit<PreparedMemory, 'near'>> {
+  async stage(
+    principal: Principal,
+    screened: Screened<NewMemory>,
+  ): Promise<Omit<PreparedMemory, 'near' | 'probed'>> {
     const staged = screened.secret === null ? null : await this.staging.stage(principal, screened.secret);
     return { screened, staged };
   }
@@ -80,22 +102,34 @@ export class NewMemoryRows {
   /**
    * Teammates' team memories that say what each staged item says (only items that may fold into
    * the team), all items asked at once: a batch (an import) is embedded and searched together.
+   * `known`: skipped while the caller's last write found no teammate sharing team memories (the
+   * write checks again under its lock and asks for the probe with `TeamProbeNeeded`); `always`:
+   * looked for whatever this process knows.
    */
   async withNear(
     principal: Principal,
-    items: readonly Omit<PreparedMemory, 'near'>[],
+    items: readonly Omit<PreparedMemory, 'near' | 'probed'>[],
+    when: 'known' | 'always' = 'known',
   ): Promise<PreparedMemory[]> {
     const probe = this.teamDuplicates.probe;
     const folding = items.filter((item) => this.foldsIntoTeam(principal, item.screened.value, item.staged));
+    const teammates = this.teammates.get(teammatesKey(principal));
+    // Nothing to look for when the caller's teammates share no team memory (checked in the write).
+    const skip = when === 'known' && teammates !== true;
     const found =
-      probe && folding.length > 0
+      probe && folding.length > 0 && !skip
         ? await probe.candidatesOfEach(
             principal,
             folding.map((item) => item.screened.value.content),
+            { teammates: teammates === true },
           )
         : [];
     const nearOf = new Map(folding.map((item, i) => [item, found[i] ?? []]));
-    return items.map((item) => ({ ...item, near: nearOf.get(item) ?? [] }));
+    return items.map((item) => ({
+      ...item,
+      near: nearOf.get(item) ?? [],
+      probed: !probe || !skip || !nearOf.has(item),
+    }));
   }
 
   /**
@@ -124,13 +158,15 @@ export class NewMemoryRows {
     const visibility = proposed ? 'team' : this.visibilityOf(principal, memory);
     if (this.foldsIntoTeam(principal, memory, staged)) {
       const hash = contentHash(memory.content);
-      const existing = await this.rows.teamDuplicate(
+      const { duplicate, teammates } = await this.rows.teamDuplicate(
         principal,
         tx,
         hash,
         prepared.near.map((c) => c.id),
       );
-      if (existing) return this.endorse(principal, tx, existing, prepared.near);
+      this.noteTeammates(principal, teammates);
+      if (duplicate) return this.endorse(principal, tx, duplicate, prepared.near);
+      if (teammates && !prepared.probed) throw new TeamProbeNeeded();
     }
     const quota = memoryQuotaOf(principal);
     const followers = [
@@ -211,6 +247,12 @@ export class NewMemoryRows {
     );
   }
 
+  /** What the caller's last write found: whether teammates share team memories (bounded map). */
+  private noteTeammates(principal: Principal, teammates: boolean): void {
+    if (this.teammates.size >= TEAMMATES_KEPT) this.teammates.clear();
+    this.teammates.set(teammatesKey(principal), teammates);
+  }
+
   /** A new team memory of plain text (no secret, replacing nothing) may be a teammate's fact again. */
   private foldsIntoTeam(principal: Principal, memory: NewMemory, staged: StagedSecret | null): boolean {
     return (
@@ -274,6 +316,8 @@ export class NewMemoryRows {
     return ttl === undefined ? undefined : new Date(Date.now() + ttl);
   }
 }
+
+const teammatesKey = (principal: Principal) => `${principal.tenantId}:${principal.userId}`;
 
 /** The principal's memory quotas when any applies; undefined (no check at all) when unlimited. */
 export function memoryQuotaOf(principal: Principal): MemoryQuota | undefined {

@@ -8,6 +8,14 @@ export interface NearDuplicateCandidate {
   readonly similarity: number;
 }
 
+export interface ProbeOptions {
+  /**
+   * The caller's last write found teammates sharing team memories: the probe does not ask again
+   * before embedding (the write checks under its lock whatever the probe assumed).
+   */
+  readonly teammates?: boolean;
+}
+
 /**
  * Finds memories of the caller's team that say what `content` says (above the tenant's NOOP
  * threshold, the one `memory_check` answers NOOP with), most similar first. Runs before the write's
@@ -21,7 +29,11 @@ export interface TeamDuplicateProbe {
    * `candidates` of several texts (an import's items), in input order: the texts are embedded
    * together and searched in one transaction, instead of one embedding and two transactions each.
    */
-  candidatesOfEach(principal: Principal, contents: readonly string[]): Promise<NearDuplicateCandidate[][]>;
+  candidatesOfEach(
+    principal: Principal,
+    contents: readonly string[],
+    options?: ProbeOptions,
+  ): Promise<NearDuplicateCandidate[][]>;
 }
 
 /**

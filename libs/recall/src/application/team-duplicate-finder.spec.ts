@@ -69,6 +69,13 @@ describe('TeamDuplicateFinder.candidatesOfEach', () => {
     expect(log.transactions).toBe(1);
   });
 
+  it('does not ask again when the writer knows that teammates share team memories: one transaction', async () => {
+    const { finder: probe, log } = finder({ teammates: false });
+    const found = await probe.candidatesOfEach(principal, [TEAM_FACT], { teammates: true });
+    expect(found.map((near) => near.map((c) => c.id))).toEqual([[7]]);
+    expect(log.transactions).toBe(1);
+  });
+
   it('answers one text as candidates() did', async () => {
     const { finder: probe } = finder({ teammates: true });
     expect((await probe.candidates(principal, TEAM_FACT)).map((c) => c.id)).toEqual([7]);

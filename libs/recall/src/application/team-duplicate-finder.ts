@@ -7,6 +7,7 @@ import {
   restates,
   TeamDuplicateProbeSlot,
   type NearDuplicateCandidate,
+  type ProbeOptions,
   type TeamDuplicateProbe,
 } from '@app/memories';
 import { VECTOR_RECALL, type PreparedQuery, type VectorRecall } from '../ports/vector-recall.port';
@@ -44,12 +45,15 @@ export class TeamDuplicateFinder implements TeamDuplicateProbe, OnModuleInit {
   async candidatesOfEach(
     principal: Principal,
     contents: readonly string[],
+    options: ProbeOptions = {},
   ): Promise<NearDuplicateCandidate[][]> {
     if (contents.length === 0) return [];
     // No teammate's team memory yet (a single user, an import into an empty tenant): nothing to embed.
-    const teammates = await this.tx.inTenant(principal, (tx) =>
-      this.memories.teammatesShareMemories(principal, tx, { last: true }),
-    );
+    const teammates =
+      options.teammates === true ||
+      (await this.tx.inTenant(principal, (tx) =>
+        this.memories.teammatesShareMemories(principal, tx, { last: true }),
+      ));
     if (!teammates) return contents.map(() => []);
     // Asked together, the texts reach the embedder's micro-batcher together: one model run per batch.
     const queries = await Promise.all(contents.map((content) => this.vectors.prepare(content)));
