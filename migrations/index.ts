@@ -48,6 +48,7 @@ import { UserIdentities1763700000055 } from './1763700000055-user-identities';
 import { Webhooks1763700000056 } from './1763700000056-webhooks';
 import { ConsoleSessions1763700000057 } from './1763700000057-console-sessions';
 import { TeamDuplicateCheck1763700000058 } from './1763700000058-team-duplicate-check';
+import { TeamWritersIndex1763700000059 } from './1763700000059-team-writers-index';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -101,6 +102,7 @@ export const MIGRATIONS = [
   Webhooks1763700000056,
   ConsoleSessions1763700000057,
   TeamDuplicateCheck1763700000058,
+  TeamWritersIndex1763700000059,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */
