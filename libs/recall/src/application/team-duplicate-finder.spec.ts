@@ -14,10 +14,18 @@ const principal = { tenantId: 't', userId: 'u' } as unknown as Principal;
 const TEAM_FACT = 'Deploys go through the blue-green pipeline after the canary passes';
 
 function finder(options: { teammates: boolean }) {
-  const log = { transactions: 0, prepared: [] as string[], inFlight: 0, maxInFlight: 0, searches: 0 };
+  const log = {
+    transactions: 0,
+    options: [] as unknown[],
+    prepared: [] as string[],
+    inFlight: 0,
+    maxInFlight: 0,
+    searches: 0,
+  };
   const tx = {
-    inTenant: async (_p: Principal, work: (tx: unknown) => Promise<unknown>) => {
+    inTenant: async (_p: Principal, work: (tx: unknown) => Promise<unknown>, options?: unknown) => {
       log.transactions += 1;
+      log.options.push(options);
       return work({});
     },
   } as unknown as TransactionRunner;
@@ -60,6 +68,9 @@ describe('TeamDuplicateFinder.candidatesOfEach', () => {
     // One look for teammates, one transaction for every search (not two per text).
     expect(log.transactions).toBe(2);
     expect(log.searches).toBe(4);
+    // The searches' transaction plans its statements once per connection, as recall's does
+    // (re-planning the vector search under the memories policies cost ten times running it).
+    expect(log.options[1]).toEqual({ genericPlans: true });
   });
 
   it('embeds nothing when no teammate shares a team memory', async () => {

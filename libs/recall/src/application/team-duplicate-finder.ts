@@ -58,13 +58,19 @@ export class TeamDuplicateFinder implements TeamDuplicateProbe, OnModuleInit {
     // Asked together, the texts reach the embedder's micro-batcher together: one model run per batch.
     const queries = await Promise.all(contents.map((content) => this.vectors.prepare(content)));
     if (queries.every((query) => query === null)) return contents.map(() => []);
-    return this.tx.inTenant(principal, async (tx) => {
-      const found: NearDuplicateCandidate[][] = [];
-      for (const [i, query] of queries.entries()) {
-        found.push(query ? await this.near(principal, tx, query, contents[i]) : []);
-      }
-      return found;
-    });
+    // Planned once per connection, as recall's: planning the vector search's visibility branches
+    // under the memories policies costs about ten times running them (6.8 ms against 0.7 ms).
+    return this.tx.inTenant(
+      principal,
+      async (tx) => {
+        const found: NearDuplicateCandidate[][] = [];
+        for (const [i, query] of queries.entries()) {
+          found.push(query ? await this.near(principal, tx, query, contents[i]) : []);
+        }
+        return found;
+      },
+      { genericPlans: true },
+    );
   }
 
   /** `candidates` for `content` already embedded as `query`, inside the caller's transaction. */
