@@ -21,7 +21,7 @@ import { teamFixture } from '../support/e2e-env';
  */
 const CEILING = {
   store: 3,
-  'team store': 4,
+  'team store': 3,
   recall: 4,
   'fresh recall': 3,
   list: 4,
@@ -35,13 +35,13 @@ const CEILING = {
  * memory with its bookkeeping, and COMMIT), recall 2 (the opening with the delta; the served rows
  * with COMMIT), a recall on a fresh index 1, list 3 (COMMIT waits for the page's reads), get 1, a code
  * event 1 (the opening, the event with its job, and COMMIT). A team memory of a caller whose teammates
- * share no team memory: 4 statements in 2 round trips (the opening with the team-duplicate check under
- * its lock; the memory with its bookkeeping and COMMIT); with teammates sharing, the meaning probe's
- * transaction comes first.
+ * share no team memory: 1 as well (its statement runs the team-duplicate check under its lock itself);
+ * with teammates sharing, the meaning probe's transaction comes first, and a teammate's duplicate is
+ * answered by the store in steps.
  */
 const ROUND_TRIPS = {
   store: 1,
-  'team store': 2,
+  'team store': 1,
   recall: 2,
   'fresh recall': 1,
   list: 3,

@@ -23,14 +23,28 @@ const plainRow = (
                $9, $11::text IS NOT NULL, $11, $12, $13, $14,
                coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()), ${review})`;
 
-/** The same row only while the tenant stays within its quotas ($17 memories, $18 bytes; 0 = unlimited). */
-const quotaCheckedRow = (
+/** The same row only where `conditions` hold (the quota, the team guard). */
+const checkedRow = (
   review: string,
+  conditions: readonly string[],
 ) => `SELECT coalesce($10::bigint, nextval(pg_get_serial_sequence('memories', 'id'))), $1::uuid, $2::uuid,
                $3::text, $4::text, $5::text[], $6::text, $7::double precision, $8::text,
                $9::bytea, $11::text IS NOT NULL, $11::text, $12::integer, $13::text, $14::timestamptz,
                coalesce($15::timestamptz, now()), coalesce($16::timestamptz, $15::timestamptz, now()), ${review}
-        WHERE memory_quota_allows($1::uuid, $17::bigint, $18::bigint, octet_length($3::text))`;
+        WHERE ${conditions.join(' AND ')}`;
+
+/** While the tenant stays within its quotas ($17 memories, $18 bytes; 0 = unlimited). */
+const QUOTA_ALLOWS = `memory_quota_allows($1::uuid, $17::bigint, $18::bigint, octet_length($3::text))`;
+
+/**
+ * The team guard of a new team memory (parameters `$near`, `$probed`): under the lock
+ * `team_duplicate_after_lock` takes, no teammate's live team memory says the same, and the caller
+ * looked for near restatements unless no teammate shares team memories. The function reads with
+ * snapshots of its own, taken after the lock, as the separate check does.
+ */
+const teamGuard = (near: number, probed: number) =>
+  `NOT EXISTS (SELECT 1 FROM team_duplicate_after_lock($1::uuid, $2::uuid, $9::bytea, $${near}::bigint[]) d
+                WHERE d.id IS NOT NULL OR (d.teammates AND NOT $${probed}::boolean))`;
 
 /** A proposed correction (parameter `$n`) starts `proposed`; any other row as the tenant's review rule says. */
 const reviewStateSql = (n: number) =>
@@ -91,16 +105,33 @@ export class MemoryWriteRepository {
     },
     quota?: MemoryQuota,
     followers: readonly SqlStatement[] = [],
-    options: { readonly last?: boolean } = {},
+    options: {
+      readonly last?: boolean;
+      /**
+       * A new team memory written without the separate team-duplicate check: the row is written only
+       * when the check, run in this statement under its lock, finds no teammate's memory saying the
+       * same (`near`: the meaning probe's candidates) and, unless `probed`, no teammate sharing team
+       * memories. Otherwise nothing is written and no duplicate answered (with `last`: `null`).
+       */
+      readonly team?: { readonly near: readonly number[]; readonly probed: boolean };
+    } = {},
   ): Promise<(StoredMemory & { created: boolean }) | { created: false; id: null } | null> {
+    // A row the guard refused has nothing to answer: only the attempt that carries the commit, and
+    // is made again in steps, may skip the separate check.
+    if (options.team && !options.last) throw new Error('the team guard needs a statement marked last');
     const quotaParams = quota ? [quota.maxMemories, quota.maxMemoryBytes] : [];
     const review = reviewStateSql(17 + quotaParams.length);
+    const guardParams = options.team ? [options.team.near, options.team.probed] : [];
+    const conditions = [
+      ...(quota ? [QUOTA_ALLOWS] : []),
+      ...(options.team ? [teamGuard(18 + quotaParams.length, 19 + quotaParams.length)] : []),
+    ];
     const insert: SqlStatement = {
       sql: `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
                              content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at,
                              created_at, updated_at, review_state)
        OVERRIDING SYSTEM VALUE
-       ${quota ? quotaCheckedRow(review) : plainRow(review)}
+       ${conditions.length > 0 ? checkedRow(review, conditions) : plainRow(review)}
        ON CONFLICT (owner_id, content_hash, tenant_id) WHERE deleted_at IS NULL AND NOT duplicates_hidden DO NOTHING
        RETURNING id, category, importance, review_state`,
       params: [
@@ -122,6 +153,7 @@ export class MemoryWriteRepository {
         memory.updatedAt ?? null,
         ...quotaParams,
         memory.proposed === true,
+        ...guardParams,
       ],
     };
     const rows = await insertThen<StoredRow>(

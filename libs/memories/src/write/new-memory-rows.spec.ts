@@ -203,7 +203,7 @@ describe('NewMemoryRows (ports faked)', () => {
     const near = [{ id: 41, similarity: 0.95 }];
     const teammates = { id: 41, category: 'facts', importance: 0.7, content: 'x', exact: false };
     const { store, writes, audit, probe } = await rowsWith({ near, teamDuplicate: teammates });
-    const stored = await store(memory('we deploy with helm'), true);
+    const stored = await store(memory('we deploy with helm'));
     expect(probe.candidatesOfEach).toHaveBeenCalledWith(
       expect.objectContaining({ userId: 'alice' }),
       ['we deploy with helm'],
@@ -230,6 +230,43 @@ describe('NewMemoryRows (ports faked)', () => {
       duplicate: { match: 'near', similarity: 0.95, teammates: true },
       created: false,
     });
+  });
+
+  it('writes an unprobed team memory that carries the commit in one statement guarded by the team check', async () => {
+    const alice = specPrincipal('alice');
+    const { rows, inserted, writes } = await rowsWith({ insert: async () => null });
+    const [item] = await rows.withNear(alice, [await rows.stage(alice, rows.screenNew(memory('helm')))]);
+    expect(item.probed).toBe(false);
+    // The guard found a teammate's duplicate, or teammates: nothing written, the store runs in steps.
+    expect(await rows.store(alice, tx, item, true)).toBeNull();
+    expect(inserted()[5]).toEqual({ last: true, team: { near: [], probed: false } });
+    expect(writes.teamDuplicate).not.toHaveBeenCalled();
+    expect(writes.endorse).not.toHaveBeenCalled();
+    // In steps (not last) the separate check runs first, as with a probed item that carries the commit.
+    // (It finds teammates the item was not probed among: the writer probes and writes again.)
+    const again = await rows.store(alice, tx, item).catch((error: unknown) => error);
+    expect(again).toBeInstanceOf(TeamProbeNeeded);
+    expect(writes.teamDuplicate).toHaveBeenCalledTimes(1);
+    expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps a probed team memory’s check a statement of its own, and learns from a guarded write', async () => {
+    const alice = specPrincipal('alice');
+    const { rows, inserted, writes, probe } = await rowsWith({ teammates: true });
+    const staged = async (content: string) => rows.stage(alice, rows.screenNew(memory(content)));
+    // A write in steps finds teammates: the next item is probed, and its check runs on its own.
+    await rows.store(alice, tx, (await rows.withNear(alice, [await staged('first')]))[0]).catch(() => null);
+    const [second] = await rows.withNear(alice, [await staged('second')]);
+    expect(second.probed).toBe(true);
+    await rows.store(alice, tx, second, true);
+    expect(inserted()[5]).toEqual({ last: true });
+    expect(writes.teamDuplicate).toHaveBeenCalledTimes(2);
+    // An unprobed item written past the guard: no teammates then, so the next one skips the probe.
+    await rows.store(alice, tx, { ...second, near: [], probed: false }, true);
+    expect(inserted()[5]).toEqual({ last: true, team: { near: [], probed: false } });
+    const [third] = await rows.withNear(alice, [await staged('third')]);
+    expect(third.probed).toBe(false);
+    expect(probe.candidatesOfEach).toHaveBeenCalledTimes(1);
   });
 
   it('skips the meaning probe while the caller’s last write found no teammates, and asks for it when the write finds some', async () => {

@@ -156,7 +156,14 @@ export class NewMemoryRows {
     const proposed =
       memory.supersedes !== undefined && (await this.proposes(principal, tx, memory.supersedes));
     const visibility = proposed ? 'team' : this.visibilityOf(principal, memory);
-    if (this.foldsIntoTeam(principal, memory, staged)) {
+    const folds = this.foldsIntoTeam(principal, memory, staged);
+    // A caller with no teammate sharing team memories (as far as this process knows: the probe was
+    // skipped): the statement that carries the commit checks for a teammate's duplicate itself, one
+    // round trip. When it finds one, or teammates, it writes nothing, and the store runs again in
+    // steps, which answers the duplicate or probes. With teammates the check stays a statement of its
+    // own: its answer keeps what this process knows of them current.
+    const alone = folds && last && !prepared.probed && !memory.anchors?.length && memory.branch === undefined;
+    if (folds && !alone) {
       const hash = contentHash(memory.content);
       const { duplicate, teammates } = await this.rows.teamDuplicate(
         principal,
@@ -201,9 +208,12 @@ export class NewMemoryRows {
           memory.supersedes === undefined &&
           !memory.anchors?.length &&
           memory.branch === undefined,
+        team: alone ? { near: [], probed: false } : undefined,
       },
     );
     if (stored === null) return null;
+    // Written past the guard: no teammate shared team memories.
+    if (alone && stored.created) this.noteTeammates(principal, false);
     if (stored.id === null) throw await this.quotaRefusal(principal, tx, quota, memory.content);
     if (staged) await this.staging.confirm(principal, tx, [staged]);
     // A store that answers an existing memory leaves its anchors and scope as they are.
