@@ -1,7 +1,13 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { APP_CONFIG, loadConfig } from '@app/config';
-import { MEMORY_DEFAULTS, MEMORY_LIMITS, type MemoryDefaults, type MemoryLimits } from '@app/memories';
+import {
+  MEMORY_DEFAULTS,
+  MEMORY_LIMITS,
+  TeamDuplicateProbeSlot,
+  type MemoryDefaults,
+  type MemoryLimits,
+} from '@app/memories';
 import {
   MemoryUpdate,
   MemoryVersionWriteRepository,
@@ -41,7 +47,14 @@ export async function memoryWritePartsFor(
   store: ConfiguredSecretStore = new NoSecretStore(),
   // The suites written before team visibility keep per-user memories unless they ask.
   defaults: MemoryDefaults = { defaultVisibility: 'private' },
-): Promise<{ writer: MemoryWriter; rows: NewMemoryRows; staging: SecretStaging; update: MemoryUpdate }> {
+): Promise<{
+  writer: MemoryWriter;
+  rows: NewMemoryRows;
+  staging: SecretStaging;
+  update: MemoryUpdate;
+  /** Where recall's team duplicate probe plugs in (empty: a write folds exact duplicates only). */
+  probeSlot: TeamDuplicateProbeSlot;
+}> {
   const module = await Test.createTestingModule({
     imports: [TestFoundationModule.over(tx), MemoryWriteModule],
   })
@@ -57,6 +70,7 @@ export async function memoryWritePartsFor(
     rows: module.get(NewMemoryRows),
     staging: module.get(SecretStaging),
     update: module.get(MemoryUpdate),
+    probeSlot: module.get(TeamDuplicateProbeSlot),
   };
 }
 

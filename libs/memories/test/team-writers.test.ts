@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { contentHash, CreateMemoryUseCase, DeleteMemoryUseCase } from '@app/memories';
+import type { NewMemoryRows } from '@app/memories/testing';
 import { type Principal } from '@app/tenancy';
 import {
   createTestTenant,
@@ -9,7 +10,7 @@ import {
   openTestDatabase,
   type TestDatabase,
 } from '@app/testing';
-import { memoryWriterFor } from '../../../test/support/memory-writes';
+import { memoryWritePartsFor, memoryWriterFor } from '../../../test/support/memory-writes';
 import { MemoryWriteRepository } from '../src/write/memory-write.repository';
 
 const limits = { maxContentBytes: 4096, maxImportBatch: 10, maxListLimit: 100 };
@@ -76,5 +77,90 @@ describe('teammates sharing team memories, asked by every team store', () => {
     await remove.execute(high, gone);
     expect(await teammatesOf(middle)).toBe(false);
     expect(await teammatesOf(low)).toBe(true);
+  });
+});
+
+/**
+ * A team store of a caller alone in the team (as far as its process knows) is one round trip: the
+ * lock on the tenant and text goes just before the row's statement, which writes only when no
+ * teammate shares team memories. A teammate's store of the same text that holds the lock keeps it
+ * waiting, and once that commits the store answers the teammate's memory instead of a second row.
+ */
+describe('a team store alone in its team, against a teammate storing the same text', () => {
+  let db: TestDatabase;
+  let create: CreateMemoryUseCase;
+  let rows: NewMemoryRows;
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('databaseUrl'), 4);
+    const parts = await memoryWritePartsFor(db.tx, limits);
+    // The meaning probe (recall's, with embeddings) finds no near restatement here: with a probe in
+    // place a caller not known to have teammates skips it and stores in one round trip.
+    parts.probeSlot.fill({
+      candidates: async () => [],
+      candidatesOfEach: async (_principal, contents) => contents.map(() => []),
+    });
+    rows = parts.rows;
+    create = new CreateMemoryUseCase(parts.writer);
+  });
+  afterAll(async () => db.close());
+
+  const liveRowsSaying = (tenantId: string, content: string) =>
+    db.tx.asSystem(async (tx) => {
+      const { rows: found } = await tx.query<{ id: string }>(
+        `SELECT id FROM memories WHERE tenant_id = $1 AND content = $2 AND deleted_at IS NULL`,
+        [tenantId, content],
+      );
+      return found.map((r) => Number(r.id));
+    });
+
+  it('waits for the teammate’s lock on the text and answers the teammate’s memory', async () => {
+    const tenant = await createTestTenant(db, 'team-race');
+    const ann = await memberPrincipal(tenant, 'ann');
+    const ben = await memberPrincipal(tenant, 'ben');
+    const content = `the release train leaves on Thursdays ${randomUUID()}`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const rowWritten = new Promise<void>((resolve) => (written = resolve));
+    // Ann's store takes the lock on the text, writes her team row and stays open.
+    const first = db.tx.inTenant(ann, async (tx) => {
+      const prepared = await rows.prepare(ann, rows.screenNew(newMemory(content, { visibility: 'team' })));
+      const stored = await rows.store(ann, tx, prepared);
+      if (stored === null) throw new Error('a store that does not carry the commit always decides');
+      written();
+      await held;
+      return stored;
+    });
+    await rowWritten;
+    let answered = false;
+    const second = create.execute(ben, newMemory(content, { visibility: 'team' })).then((result) => {
+      answered = true;
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(answered).toBe(false);
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(b.id).toBe(a.id);
+    expect(await liveRowsSaying(tenant.tenantId, content)).toEqual([a.id]);
+  });
+
+  it('writes its row when it is alone, and stores again in steps once a teammate shares team memories', async () => {
+    const tenant = await createTestTenant(db, 'team-alone');
+    const ann = await memberPrincipal(tenant, 'ann');
+    const ben = await memberPrincipal(tenant, 'ben');
+    const mine = `ben's first team note ${randomUUID()}`;
+    const first = await create.execute(ben, newMemory(mine, { visibility: 'team' }));
+    expect(await liveRowsSaying(tenant.tenantId, mine)).toEqual([first.id]);
+    // Ann's team memory arrives through another process: ben's still believes him alone.
+    const theirs = `ann's team note ${randomUUID()}`;
+    const annRows = await memoryWritePartsFor(db.tx, limits);
+    await new CreateMemoryUseCase(annRows.writer).execute(ann, newMemory(theirs, { visibility: 'team' }));
+    const again = await create.execute(ben, newMemory(theirs, { visibility: 'team' }));
+    expect(await liveRowsSaying(tenant.tenantId, theirs)).toEqual([again.id]);
+    const other = `ben's second team note ${randomUUID()}`;
+    const second = await create.execute(ben, newMemory(other, { visibility: 'team' }));
+    expect(await liveRowsSaying(tenant.tenantId, other)).toEqual([second.id]);
   });
 });

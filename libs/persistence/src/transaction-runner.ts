@@ -288,11 +288,18 @@ export class TransactionRunner {
       try {
         if (!pipelining) await send(begin);
         const committed: Array<() => void> = [];
-        const statements: StatementSender = async (statement, params, last) => {
+        // Statements marked `withNext`, waiting for the statement they go with.
+        const held: Held[] = [];
+        const sendBatch = async (statement: Statement, params: unknown[] | undefined, last: boolean) => {
           if (state.committed) throw new Error('the transaction was committed with its last statement');
-          state.wrote ||= mayWrite(typeof statement === 'string' ? statement : statement.text);
-          const batch: Array<[string | { name: string; text: string }, unknown[] | undefined]> = [];
+          const ahead = held.splice(0);
+          for (const { statement: s } of [...ahead, { statement }]) {
+            state.wrote ||= mayWrite(typeof s === 'string' ? s : s.text);
+          }
+          const batch: Array<[Statement, unknown[] | undefined]> = [];
           if (state.pending) batch.push([begin, undefined]);
+          const first = batch.length;
+          for (const h of ahead) batch.push([h.statement, h.params]);
           batch.push([statement, params]);
           if (last && pipelining) for (const text of closing) batch.push([text, undefined]);
           state.pending = false;
@@ -307,16 +314,37 @@ export class TransactionRunner {
             ),
           );
           if (state.committed) closed = settled.slice(settled.length - closing.length);
+          ahead.forEach((h, i) => h.settle(settled[first + i]));
           // The first failure in order is the transaction's; once COMMIT answered, the position read
           // after it is not (a committed write is never reported as failed).
           const failed = settled
             .slice(0, state.committed && positions.author ? settled.length - 1 : settled.length)
             .find((s): s is PromiseRejectedResult => s.status === 'rejected');
           if (failed) throw failed.reason;
-          return (settled[batch[0][0] === begin ? 1 : 0] as PromiseFulfilledResult<Answer>).value;
+          return (settled[first + ahead.length] as PromiseFulfilledResult<Answer>).value;
+        };
+        // What is still held when the turn ends goes alone (its last statement carries the rest).
+        const flushHeld = async () => {
+          const alone = held.pop();
+          if (!alone) return;
+          await sendBatch(alone.statement, alone.params, false).then(
+            (value) => alone.settle({ status: 'fulfilled', value }),
+            (reason: unknown) => alone.settle({ status: 'rejected', reason }),
+          );
+        };
+        const statements: StatementSender = async (statement, params, last, withNext) => {
+          if (!withNext || !pipelining) return sendBatch(statement, params, last);
+          if (state.committed) throw new Error('the transaction was committed with its last statement');
+          return new Promise<Answer>((resolve, reject) => {
+            const settle = (outcome: PromiseSettledResult<Answer>) =>
+              outcome.status === 'fulfilled' ? resolve(outcome.value) : reject(outcome.reason);
+            held.push({ statement, params, settle });
+            if (held.length === 1) setImmediate(() => void flushHeld());
+          });
         };
         if (positions.awaited) await awaitReplay(statements, positions.awaited);
         const result = await work(wrap(statements, committed, this.options.preparedStatements === true));
+        await flushHeld();
         // Nothing was sent (a pipelined opening waits for a statement): nothing to commit.
         if (!state.committed && !state.pending) {
           closed = await (pipelining && closing.length > 1
@@ -392,6 +420,7 @@ async function awaitReplay(statements: StatementSender, awaited: AwaitedPosition
       `SELECT coalesce(pg_last_wal_replay_lsn() >= $1::pg_lsn, false) AS replayed`,
       [lsn],
       false,
+      false,
     );
     if ((answer.records?.[0] as { replayed?: boolean } | undefined)?.replayed === true) return;
     const left = deadline - Date.now();
@@ -450,12 +479,22 @@ async function pipelineSettled<R>(
   }
 }
 
-/** How the transaction's work sends a statement; `last`: COMMIT may go with it. */
+/** How the transaction's work sends a statement; `last`: COMMIT may go with it; `withNext`: held for the next. */
 type StatementSender = (
-  statement: string | { name: string; text: string },
+  statement: Statement,
   params: unknown[] | undefined,
   last: boolean,
-) => Promise<{ records?: unknown[]; affected?: number }>;
+  withNext: boolean,
+) => Promise<Answer>;
+
+type Statement = string | { name: string; text: string };
+
+/** A statement marked `withNext`, and how its answer reaches the work. */
+interface Held {
+  readonly statement: Statement;
+  readonly params: unknown[] | undefined;
+  readonly settle: (outcome: PromiseSettledResult<Answer>) => void;
+}
 
 type Send = (statement: string | { name: string; text: string }, params?: unknown[]) => Promise<Answer>;
 
@@ -529,7 +568,12 @@ function wrap(send: StatementSender, committed: Array<() => void>, prepare: bool
       options?: QueryOptions,
     ): Promise<QueryResult<Row>> {
       const statement = prepare && options?.prepared ? namedStatement(sql) : sql;
-      const result = await send(statement, params ? [...params] : undefined, options?.last === true);
+      const result = await send(
+        statement,
+        params ? [...params] : undefined,
+        options?.last === true,
+        options?.withNext === true,
+      );
       return {
         rows: (result.records ?? []) as Row[],
         rowCount: result.affected ?? result.records?.length ?? 0,

@@ -40,6 +40,14 @@ export interface QueryOptions {
    * transaction fails; work that fails after it no longer rolls anything back.
    */
   readonly last?: boolean;
+  /**
+   * Send this statement with the next one the work issues in the same turn of the event loop, in
+   * its round trip (where the runner pipelines; elsewhere it is sent at once). The statement still
+   * runs first, in a snapshot of its own: a lock it takes is held when the next one starts. Await
+   * its answer together with the next statement's (`Promise.all`); when nothing follows within the
+   * turn, it is sent alone.
+   */
+  readonly withNext?: boolean;
 }
 
 /**

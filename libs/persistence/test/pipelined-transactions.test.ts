@@ -154,6 +154,59 @@ describe('pipelined transactions', () => {
     ).toEqual([{ n: 8 }]);
   });
 
+  it('sends a statement marked withNext in the next one’s round trip and runs it first: a lock it takes is held when the next one reads', async () => {
+    const [locked, inserted] = await runner.inTenant(scope, (tx) =>
+      Promise.all([
+        tx.query(`SELECT 'held' AS lock FROM (SELECT pg_advisory_xact_lock(4242)) l`, [], { withNext: true }),
+        tx.query<{ who: string }>(
+          `INSERT INTO ${table} (id, who, role)
+             SELECT 40, (SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242
+                            AND pid = pg_backend_pid() AND granted)::text, current_user
+           RETURNING who`,
+          [],
+          { last: true },
+        ),
+      ]),
+    );
+    expect(locked.rows).toEqual([{ lock: 'held' }]);
+    expect(inserted.rows).toEqual([{ who: '1' }]);
+    expect(sent.map((s) => s.sql.split(/[\s;(]/)[0])).toEqual(['BEGIN', 'SELECT', 'INSERT', 'COMMIT']);
+    expect(roundTrips()).toBe(1);
+    expect(await rows(40)).toEqual([{ who: '1', role: 'memory_app' }]);
+  });
+
+  it('a statement marked withNext that fails fails the statement it went with, and nothing commits', async () => {
+    const outcomes = await runner
+      .inTenant(scope, (tx) =>
+        Promise.allSettled([
+          tx.query('SELECT 1 / 0', [], { withNext: true }),
+          tx.query(`INSERT INTO ${table} (id, who) VALUES (41, 'after a failure')`, [], { last: true }),
+        ]),
+      )
+      .catch((error: unknown) => error);
+    expect(Array.isArray(outcomes)).toBe(true);
+    const reasons = (outcomes as PromiseSettledResult<unknown>[]).map((o) =>
+      o.status === 'rejected' ? String(o.reason) : 'fulfilled',
+    );
+    expect(reasons[0]).toMatch(/division by zero/);
+    expect(reasons[1]).toMatch(/division by zero/);
+    expect(await rows(41)).toEqual([]);
+    expect(
+      await runner.inTenant(scope, async (tx) => (await tx.query<{ n: number }>('SELECT 9 AS n')).rows),
+    ).toEqual([{ n: 9 }]);
+  });
+
+  it('a statement marked withNext with nothing after it in its turn is sent alone', async () => {
+    const answer = await runner.inTenant(scope, async (tx) => {
+      const { rows: first } = await tx.query<{ n: number }>('SELECT 5 AS n', [], { withNext: true });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await tx.query(`INSERT INTO ${table} (id, who) VALUES (42, 'later')`, [], { last: true });
+      return first;
+    });
+    expect(answer).toEqual([{ n: 5 }]);
+    expect(await rows(42)).toEqual([{ who: 'later', role: null }]);
+  });
+
   it('work that sends no statement opens no transaction', async () => {
     expect(await runner.inTenant(scope, async () => 'nothing to do')).toBe('nothing to do');
     expect(sent).toEqual([]);

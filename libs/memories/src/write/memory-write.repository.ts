@@ -37,14 +37,25 @@ const checkedRow = (
 const QUOTA_ALLOWS = `memory_quota_allows($1::uuid, $17::bigint, $18::bigint, octet_length($3::text))`;
 
 /**
- * The team guard of a new team memory (parameters `$near`, `$probed`): under the lock
- * `team_duplicate_after_lock` takes, no teammate's live team memory says the same, and the caller
- * looked for near restatements unless no teammate shares team memories. The function reads with
- * snapshots of its own, taken after the lock, as the separate check does.
+ * The lock every team store of a text takes for the rest of its transaction, on the tenant and the
+ * text's hash (parameters $1, $2): two teammates storing the same text at once write one row. The
+ * key is the one `team_duplicate_after_lock` (migration 1763700000058) takes; the two must agree.
  */
-const teamGuard = (near: number, probed: number) =>
-  `NOT EXISTS (SELECT 1 FROM team_duplicate_after_lock($1::uuid, $2::uuid, $9::bytea, $${near}::bigint[]) d
-                WHERE d.id IS NOT NULL OR (d.teammates AND NOT $${probed}::boolean))`;
+const TEAM_TEXT_LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1::uuid::text || encode($2::bytea, 'hex'), 0))`;
+
+/**
+ * The guard of a team store alone in its team: no teammate shares live team memories (then none
+ * can have said the same either). Asked, as `team_duplicate_after_lock` asks it, as two probes of
+ * `memories_team_owner_live`: an owner ordered before the caller, and one after. Read in the row's
+ * statement, after `TEAM_TEXT_LOCK` (sent just before it) is held, so in a snapshot that sees a
+ * teammate's store of the same text that committed while this one waited.
+ */
+const NO_TEAMMATES = `NOT EXISTS (SELECT 1 FROM memories m
+                       WHERE m.tenant_id = $1::uuid AND m.visibility = 'team'
+                         AND m.owner_id < $2::uuid AND m.deleted_at IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM memories m
+                       WHERE m.tenant_id = $1::uuid AND m.visibility = 'team'
+                         AND m.owner_id > $2::uuid AND m.deleted_at IS NULL)`;
 
 /** A proposed correction (parameter `$n`) starts `proposed`; any other row as the tenant's review rule says. */
 const reviewStateSql = (n: number) =>
@@ -108,24 +119,20 @@ export class MemoryWriteRepository {
     options: {
       readonly last?: boolean;
       /**
-       * A new team memory written without the separate team-duplicate check: the row is written only
-       * when the check, run in this statement under its lock, finds no teammate's memory saying the
-       * same (`near`: the meaning probe's candidates) and, unless `probed`, no teammate sharing team
-       * memories. Otherwise nothing is written and no duplicate answered (with `last`: `null`).
+       * A new team memory of a caller alone in the team, written without the separate team-duplicate
+       * check: the row is written only when, under the lock on the tenant and text, no teammate
+       * shares live team memories. Otherwise nothing is written and no duplicate answered (with
+       * `last`: `null`), and the store runs again in steps.
        */
-      readonly team?: { readonly near: readonly number[]; readonly probed: boolean };
+      readonly alone?: boolean;
     } = {},
   ): Promise<(StoredMemory & { created: boolean }) | { created: false; id: null } | null> {
     // A row the guard refused has nothing to answer: only the attempt that carries the commit, and
     // is made again in steps, may skip the separate check.
-    if (options.team && !options.last) throw new Error('the team guard needs a statement marked last');
+    if (options.alone && !options.last) throw new Error('the team guard needs a statement marked last');
     const quotaParams = quota ? [quota.maxMemories, quota.maxMemoryBytes] : [];
     const review = reviewStateSql(17 + quotaParams.length);
-    const guardParams = options.team ? [options.team.near, options.team.probed] : [];
-    const conditions = [
-      ...(quota ? [QUOTA_ALLOWS] : []),
-      ...(options.team ? [teamGuard(18 + quotaParams.length, 19 + quotaParams.length)] : []),
-    ];
+    const conditions = [...(quota ? [QUOTA_ALLOWS] : []), ...(options.alone ? [NO_TEAMMATES] : [])];
     const insert: SqlStatement = {
       sql: `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
                              content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at,
@@ -153,17 +160,24 @@ export class MemoryWriteRepository {
         memory.updatedAt ?? null,
         ...quotaParams,
         memory.proposed === true,
-        ...guardParams,
       ],
     };
-    const rows = await insertThen<StoredRow>(
-      tx,
-      insert,
-      followers,
-      duplicateOf(scope, memory.contentHash),
-      // Planning this INSERT under the memories policies costs more than running it.
-      { prepared: true, last: options.last },
-    );
+    // The lock goes in the row's round trip, as a statement of its own: the row's statement then
+    // takes its snapshot once the lock is held.
+    const locked = options.alone
+      ? tx.query(TEAM_TEXT_LOCK, [scope.tenantId, memory.contentHash], { prepared: true, withNext: true })
+      : null;
+    const [, rows] = await Promise.all([
+      locked,
+      insertThen<StoredRow>(
+        tx,
+        insert,
+        followers,
+        duplicateOf(scope, memory.contentHash),
+        // Planning this INSERT under the memories policies costs more than running it.
+        { prepared: true, last: options.last },
+      ),
+    ]);
     if (rows[0]) return { ...toStored(rows[0]), created: rows[0].created };
     if (options.last) return null;
     // A duplicate committed while the INSERT waited on it is not in that statement's snapshot.

@@ -239,7 +239,7 @@ describe('NewMemoryRows (ports faked)', () => {
     expect(item.probed).toBe(false);
     // The guard found a teammate's duplicate, or teammates: nothing written, the store runs in steps.
     expect(await rows.store(alice, tx, item, true)).toBeNull();
-    expect(inserted()[5]).toEqual({ last: true, team: { near: [], probed: false } });
+    expect(inserted()[5]).toEqual({ last: true, alone: true });
     expect(writes.teamDuplicate).not.toHaveBeenCalled();
     expect(writes.endorse).not.toHaveBeenCalled();
     // In steps (not last) the separate check runs first, as with a probed item that carries the commit.
@@ -263,7 +263,7 @@ describe('NewMemoryRows (ports faked)', () => {
     expect(writes.teamDuplicate).toHaveBeenCalledTimes(2);
     // An unprobed item written past the guard: no teammates then, so the next one skips the probe.
     await rows.store(alice, tx, { ...second, near: [], probed: false }, true);
-    expect(inserted()[5]).toEqual({ last: true, team: { near: [], probed: false } });
+    expect(inserted()[5]).toEqual({ last: true, alone: true });
     const [third] = await rows.withNear(alice, [await staged('third')]);
     expect(third.probed).toBe(false);
     expect(probe.candidatesOfEach).toHaveBeenCalledTimes(1);

@@ -158,10 +158,10 @@ export class NewMemoryRows {
     const visibility = proposed ? 'team' : this.visibilityOf(principal, memory);
     const folds = this.foldsIntoTeam(principal, memory, staged);
     // A caller with no teammate sharing team memories (as far as this process knows: the probe was
-    // skipped): the statement that carries the commit checks for a teammate's duplicate itself, one
-    // round trip. When it finds one, or teammates, it writes nothing, and the store runs again in
-    // steps, which answers the duplicate or probes. With teammates the check stays a statement of its
-    // own: its answer keeps what this process knows of them current.
+    // skipped): the statement that carries the commit asks again itself, under the lock on the text,
+    // one round trip. When it finds teammates it writes nothing, and the store runs again in steps,
+    // which answers a teammate's duplicate or probes. With teammates the check stays a statement of
+    // its own: its answer keeps what this process knows of them current.
     const alone = folds && last && !prepared.probed && !memory.anchors?.length && memory.branch === undefined;
     if (folds && !alone) {
       const hash = contentHash(memory.content);
@@ -208,7 +208,7 @@ export class NewMemoryRows {
           memory.supersedes === undefined &&
           !memory.anchors?.length &&
           memory.branch === undefined,
-        team: alone ? { near: [], probed: false } : undefined,
+        ...(alone ? { alone } : {}),
       },
     );
     if (stored === null) return null;
