@@ -9,8 +9,8 @@ import { teamFixture } from '../support/e2e-env';
  * The most SQL statements (every `query` a pooled connection sends: BEGIN with the RLS settings,
  * each statement, COMMIT) one steady-state request may cost; what triggers do inside a statement is
  * not counted. These are today's counts: store 3 (opening, the memory with its index state, outbox
- * and audit rows in one statement, COMMIT), a team store of a caller alone in the team 4 (the lock on
- * the tenant and text before the row's statement); recall 4 (opening, the delta that brings the text and vector
+ * and audit rows in one statement, COMMIT), a team store 4 (the lock on the tenant and text before
+ * the row's statement); recall 4 (opening, the delta that brings the text and vector
  * indexes up to date — both legs, and the ranking facts and thread neighbours, then come from the
  * process —, served rows with links, COMMIT; a served memory with a newer version costs a second
  * transaction that walks its chain), and 3 for a recall on a fresh index (RECALL_INDEX_FRESH_MS:
@@ -37,9 +37,9 @@ const CEILING = {
  * with COMMIT), a recall on a fresh index 1, list 3 (COMMIT waits for the page's reads), get 1, a code
  * event 1 (the opening, the event with its job, and COMMIT). A team memory of a caller whose teammates
  * share no team memory: 1 as well (the lock on the text goes with its statement, which asks under it
- * whether teammates share team memories);
- * with teammates sharing, the meaning probe's transaction comes first, and a teammate's duplicate is
- * answered by the store in steps.
+ * whether teammates share team memories); with teammates sharing, the meaning probe's transaction
+ * comes first and the write is 1 round trip as well (its statement checks the text and the probe's
+ * candidates), and a teammate's duplicate is answered by the store in steps.
  */
 const ROUND_TRIPS = {
   store: 1,

@@ -90,15 +90,17 @@ describe('a team store alone in its team, against a teammate storing the same te
   let db: TestDatabase;
   let create: CreateMemoryUseCase;
   let rows: NewMemoryRows;
+  /** What the meaning probe finds for a text (nothing unless a test says so). */
+  const nearFor = new Map<string, { id: number; similarity: number }[]>();
 
   beforeAll(async () => {
     db = await openTestDatabase(inject('databaseUrl'), 4);
     const parts = await memoryWritePartsFor(db.tx, limits);
-    // The meaning probe (recall's, with embeddings) finds no near restatement here: with a probe in
-    // place a caller not known to have teammates skips it and stores in one round trip.
+    // The meaning probe (recall's, with embeddings) stands in here: with a probe in place a caller not
+    // known to have teammates skips it and stores in one round trip.
     parts.probeSlot.fill({
-      candidates: async () => [],
-      candidatesOfEach: async (_principal, contents) => contents.map(() => []),
+      candidates: async (_principal, content) => nearFor.get(content) ?? [],
+      candidatesOfEach: async (_principal, contents) => contents.map((c) => nearFor.get(c) ?? []),
     });
     rows = parts.rows;
     create = new CreateMemoryUseCase(parts.writer);
@@ -162,5 +164,30 @@ describe('a team store alone in its team, against a teammate storing the same te
     const other = `ben's second team note ${randomUUID()}`;
     const second = await create.execute(ben, newMemory(other, { visibility: 'team' }));
     expect(await liveRowsSaying(tenant.tenantId, other)).toEqual([second.id]);
+  });
+
+  it('once it knows teammates, probes, and answers a teammate’s memory with the same text or among the candidates', async () => {
+    const tenant = await createTestTenant(db, 'team-probed');
+    const ann = await memberPrincipal(tenant, 'ann');
+    const ben = await memberPrincipal(tenant, 'ben');
+    const annsWriter = new CreateMemoryUseCase((await memoryWritePartsFor(db.tx, limits)).writer);
+    const said = `the on-call rotation changes on Mondays ${randomUUID()}`;
+    const annsId = (await annsWriter.execute(ann, newMemory(said, { visibility: 'team' }))).id;
+    // Ben's first store meets ann's team memories: written after the probe, in steps.
+    const own = `ben's own note ${randomUUID()}`;
+    const first = await create.execute(ben, newMemory(own, { visibility: 'team' }));
+    expect(await liveRowsSaying(tenant.tenantId, own)).toEqual([first.id]);
+    // Probed from now on: the same text is ann's memory, and so is a restatement the probe finds.
+    expect((await create.execute(ben, newMemory(said, { visibility: 'team' }))).id).toBe(annsId);
+    const restated = `on Mondays the on-call rotation changes ${randomUUID()}`;
+    nearFor.set(restated, [{ id: annsId, similarity: 0.97 }]);
+    expect((await create.execute(ben, newMemory(restated, { visibility: 'team' }))).id).toBe(annsId);
+    expect(await liveRowsSaying(tenant.tenantId, said)).toEqual([annsId]);
+    expect(await liveRowsSaying(tenant.tenantId, restated)).toEqual([]);
+    // A candidate that is not a teammate's live team memory stops nothing.
+    const fresh = `a new fact ${randomUUID()}`;
+    nearFor.set(fresh, [{ id: first.id, similarity: 0.97 }]);
+    const written = await create.execute(ben, newMemory(fresh, { visibility: 'team' }));
+    expect(await liveRowsSaying(tenant.tenantId, fresh)).toEqual([written.id]);
   });
 });

@@ -57,6 +57,30 @@ const NO_TEAMMATES = `NOT EXISTS (SELECT 1 FROM memories m
                        WHERE m.tenant_id = $1::uuid AND m.visibility = 'team'
                          AND m.owner_id > $2::uuid AND m.deleted_at IS NULL)`;
 
+/**
+ * The guard of a team store whose caller looked for near restatements (parameter `$near`: the
+ * meaning probe's candidates): no teammate's live, accepted, non-secret team memory has the same
+ * text or is among the candidates. A probe by text (`memories_team_hash_live`) and, with candidates,
+ * one by id; the caller's own memory with the text is the `ON CONFLICT`'s business. Read after
+ * `TEAM_TEXT_LOCK`, as `NO_TEAMMATES` is.
+ */
+const noTeamDuplicate = (near: number) => `NOT EXISTS (SELECT 1 FROM memories m
+                       WHERE m.tenant_id = $1::uuid AND m.content_hash = $9::bytea AND m.visibility = 'team'
+                         AND m.deleted_at IS NULL AND m.owner_id <> $2::uuid AND m.review_state = 'accepted'
+                         AND NOT m.is_sensitive)
+        AND (cardinality($${near}::bigint[]) = 0
+             OR NOT EXISTS (SELECT 1 FROM memories m
+                       WHERE m.id = ANY ($${near}::bigint[]) AND m.tenant_id = $1::uuid AND m.visibility = 'team'
+                         AND m.deleted_at IS NULL AND m.owner_id <> $2::uuid AND m.review_state = 'accepted'
+                         AND NOT m.is_sensitive))`;
+
+/**
+ * How a new team memory's own statement checks for a teammate's duplicate, instead of the separate
+ * check: `alone`, a caller no teammate shares team memories with as far as the process knows (the
+ * meaning probe was skipped); `near`, a caller who probed, with the candidates found.
+ */
+export type TeamGuard = { readonly alone: true } | { readonly near: readonly number[] };
+
 /** A proposed correction (parameter `$n`) starts `proposed`; any other row as the tenant's review rule says. */
 const reviewStateSql = (n: number) =>
   `CASE WHEN $${n}::boolean THEN 'proposed' ELSE memory_initial_review($1::uuid, $13::text) END`;
@@ -119,20 +143,23 @@ export class MemoryWriteRepository {
     options: {
       readonly last?: boolean;
       /**
-       * A new team memory of a caller alone in the team, written without the separate team-duplicate
-       * check: the row is written only when, under the lock on the tenant and text, no teammate
-       * shares live team memories. Otherwise nothing is written and no duplicate answered (with
-       * `last`: `null`), and the store runs again in steps.
+       * A new team memory written without the separate team-duplicate check: the row is written only
+       * when, under the lock on the tenant and text, the guard finds no teammate sharing team
+       * memories (`alone`) or no teammate's memory saying the same (`near`). Otherwise nothing is
+       * written and no duplicate answered (with `last`: `null`), and the store runs again in steps.
        */
-      readonly alone?: boolean;
+      readonly team?: TeamGuard;
     } = {},
   ): Promise<(StoredMemory & { created: boolean }) | { created: false; id: null } | null> {
     // A row the guard refused has nothing to answer: only the attempt that carries the commit, and
     // is made again in steps, may skip the separate check.
-    if (options.alone && !options.last) throw new Error('the team guard needs a statement marked last');
+    const team = options.team;
+    if (team && !options.last) throw new Error('the team guard needs a statement marked last');
     const quotaParams = quota ? [quota.maxMemories, quota.maxMemoryBytes] : [];
     const review = reviewStateSql(17 + quotaParams.length);
-    const conditions = [...(quota ? [QUOTA_ALLOWS] : []), ...(options.alone ? [NO_TEAMMATES] : [])];
+    const near = team && 'near' in team ? [team.near] : [];
+    const guard = team ? ('near' in team ? noTeamDuplicate(18 + quotaParams.length) : NO_TEAMMATES) : null;
+    const conditions = [...(quota ? [QUOTA_ALLOWS] : []), ...(guard ? [guard] : [])];
     const insert: SqlStatement = {
       sql: `INSERT INTO memories (id, tenant_id, owner_id, content, category, tags, expanded_keywords, importance, project,
                              content_hash, is_sensitive, secret_ref, secret_version, visibility, expires_at,
@@ -160,11 +187,12 @@ export class MemoryWriteRepository {
         memory.updatedAt ?? null,
         ...quotaParams,
         memory.proposed === true,
+        ...near,
       ],
     };
     // The lock goes in the row's round trip, as a statement of its own: the row's statement then
     // takes its snapshot once the lock is held.
-    const locked = options.alone
+    const locked = team
       ? tx.query(TEAM_TEXT_LOCK, [scope.tenantId, memory.contentHash], { prepared: true, withNext: true })
       : null;
     const [, rows] = await Promise.all([

@@ -143,7 +143,8 @@ describe('NewMemoryRows (ports faked)', () => {
     const { store, inserted, links } = await rowsWith();
     await store(memory('plain'), true);
     const [, , row, , followers, options] = inserted();
-    expect(options).toEqual({ last: true });
+    // A team memory (the default here), probed: its statement checks for a teammate's duplicate too.
+    expect(options).toEqual({ last: true, team: { near: [] } });
     expect(followers.map((f) => (f as { sql: string }).sql)).toEqual(['index', 'audit']);
     expect(row.contentHash).toEqual(contentHash('plain'));
     expect(links.link).not.toHaveBeenCalled();
@@ -239,7 +240,7 @@ describe('NewMemoryRows (ports faked)', () => {
     expect(item.probed).toBe(false);
     // The guard found a teammate's duplicate, or teammates: nothing written, the store runs in steps.
     expect(await rows.store(alice, tx, item, true)).toBeNull();
-    expect(inserted()[5]).toEqual({ last: true, alone: true });
+    expect(inserted()[5]).toEqual({ last: true, team: { alone: true } });
     expect(writes.teamDuplicate).not.toHaveBeenCalled();
     expect(writes.endorse).not.toHaveBeenCalled();
     // In steps (not last) the separate check runs first, as with a probed item that carries the commit.
@@ -250,20 +251,27 @@ describe('NewMemoryRows (ports faked)', () => {
     expect(writes.insertOrGetDuplicate).toHaveBeenCalledTimes(1);
   });
 
-  it('keeps a probed team memory’s check a statement of its own, and learns from a guarded write', async () => {
+  it('guards a probed team memory that carries the commit by its candidates in its own statement, and learns from the check in steps', async () => {
     const alice = specPrincipal('alice');
-    const { rows, inserted, writes, probe } = await rowsWith({ teammates: true });
+    const near = [{ id: 41, similarity: 0.95 }];
+    const { rows, inserted, writes, probe } = await rowsWith({ teammates: true, near });
     const staged = async (content: string) => rows.stage(alice, rows.screenNew(memory(content)));
-    // A write in steps finds teammates: the next item is probed, and its check runs on its own.
+    // A write in steps finds teammates: the next item is probed.
     await rows.store(alice, tx, (await rows.withNear(alice, [await staged('first')]))[0]).catch(() => null);
+    expect(writes.teamDuplicate).toHaveBeenCalledTimes(1);
     const [second] = await rows.withNear(alice, [await staged('second')]);
     expect(second.probed).toBe(true);
+    // Carrying the commit, its statement checks the text and the candidates itself: no separate check.
     await rows.store(alice, tx, second, true);
-    expect(inserted()[5]).toEqual({ last: true });
+    expect(inserted()[5]).toEqual({ last: true, team: { near: [41] } });
+    expect(writes.teamDuplicate).toHaveBeenCalledTimes(1);
+    // In steps the check runs on its own, as before.
+    await rows.store(alice, tx, second);
+    expect(inserted()[5]).toEqual({ last: false });
     expect(writes.teamDuplicate).toHaveBeenCalledTimes(2);
     // An unprobed item written past the guard: no teammates then, so the next one skips the probe.
     await rows.store(alice, tx, { ...second, near: [], probed: false }, true);
-    expect(inserted()[5]).toEqual({ last: true, alone: true });
+    expect(inserted()[5]).toEqual({ last: true, team: { alone: true } });
     const [third] = await rows.withNear(alice, [await staged('third')]);
     expect(third.probed).toBe(false);
     expect(probe.candidatesOfEach).toHaveBeenCalledTimes(1);

@@ -157,13 +157,15 @@ export class NewMemoryRows {
       memory.supersedes !== undefined && (await this.proposes(principal, tx, memory.supersedes));
     const visibility = proposed ? 'team' : this.visibilityOf(principal, memory);
     const folds = this.foldsIntoTeam(principal, memory, staged);
-    // A caller with no teammate sharing team memories (as far as this process knows: the probe was
-    // skipped): the statement that carries the commit asks again itself, under the lock on the text,
-    // one round trip. When it finds teammates it writes nothing, and the store runs again in steps,
-    // which answers a teammate's duplicate or probes. With teammates the check stays a statement of
-    // its own: its answer keeps what this process knows of them current.
-    const alone = folds && last && !prepared.probed && !memory.anchors?.length && memory.branch === undefined;
-    if (folds && !alone) {
+    // A team memory whose statement carries the commit checks for a teammate's duplicate itself,
+    // under the lock on the text, one round trip: a caller no teammate shares team memories with (as
+    // far as this process knows: the probe was skipped) asks whether any teammate does; a caller who
+    // probed, whether a teammate's memory has the text or is among the candidates. When the guard
+    // finds one it writes nothing, and the store runs again in steps, where the separate check
+    // answers the duplicate (or asks for the probe) and keeps what this process knows of teammates.
+    const guarded = folds && last && !memory.anchors?.length && memory.branch === undefined;
+    const alone = guarded && !prepared.probed;
+    if (folds && !guarded) {
       const hash = contentHash(memory.content);
       const { duplicate, teammates } = await this.rows.teamDuplicate(
         principal,
@@ -208,7 +210,7 @@ export class NewMemoryRows {
           memory.supersedes === undefined &&
           !memory.anchors?.length &&
           memory.branch === undefined,
-        ...(alone ? { alone } : {}),
+        ...(guarded ? { team: alone ? ({ alone } as const) : { near: prepared.near.map((c) => c.id) } } : {}),
       },
     );
     if (stored === null) return null;
