@@ -282,15 +282,17 @@ export class TransactionRunner {
     const closing = positions.author ? [WROTE, 'COMMIT', POSITION] : ['COMMIT'];
     // pending: the opening not sent yet (it goes with the first statement); committed: COMMIT went
     // with a statement marked last (the server ended the transaction either way).
-    const state = { pending: pipelining, committed: false, wrote: false };
+    // ended: the work is over and the connection goes back to the pool; nothing may be sent after.
+    const state = { pending: pipelining, committed: false, wrote: false, ended: false };
+    // Statements marked `withNext`, waiting for the statement they go with.
+    const held: Held[] = [];
     let closed: ReadonlyArray<PromiseSettledResult<Answer>> = [];
     try {
       try {
         if (!pipelining) await send(begin);
         const committed: Array<() => void> = [];
-        // Statements marked `withNext`, waiting for the statement they go with.
-        const held: Held[] = [];
         const sendBatch = async (statement: Statement, params: unknown[] | undefined, last: boolean) => {
+          if (state.ended) throw new Error('the transaction has ended');
           if (state.committed) throw new Error('the transaction was committed with its last statement');
           const ahead = held.splice(0);
           for (const { statement: s } of [...ahead, { statement }]) {
@@ -334,6 +336,7 @@ export class TransactionRunner {
         };
         const statements: StatementSender = async (statement, params, last, withNext) => {
           if (!withNext || !pipelining) return sendBatch(statement, params, last);
+          if (state.ended) throw new Error('the transaction has ended');
           if (state.committed) throw new Error('the transaction was committed with its last statement');
           return new Promise<Answer>((resolve, reject) => {
             const settle = (outcome: PromiseSettledResult<Answer>) =>
@@ -372,6 +375,10 @@ export class TransactionRunner {
         throw error;
       }
     } finally {
+      state.ended = true;
+      // Held for a statement that never came, by work that failed first: never sent.
+      const unsent = new Error('the transaction ended before this statement was sent');
+      for (const h of held.splice(0)) h.settle({ status: 'rejected', reason: unsent });
       await runner.release();
     }
   }

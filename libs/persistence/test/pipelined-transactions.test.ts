@@ -207,6 +207,25 @@ describe('pipelined transactions', () => {
     expect(await rows(42)).toEqual([{ who: 'later', role: null }]);
   });
 
+  it('a statement marked withNext is never sent when the work fails before the next one, and the connection serves the next transaction', async () => {
+    let held: Promise<unknown> | undefined;
+    const failure = await runner
+      .inTenant(scope, async (tx) => {
+        held = tx.query(`INSERT INTO ${table} (id, who) VALUES (43, 'held')`, [], { withNext: true });
+        held.catch(() => undefined);
+        throw new Error('the work failed first');
+      })
+      .catch((error: unknown) => error);
+    expect(String(failure)).toMatch(/the work failed first/);
+    await expect(held).rejects.toThrow(/ended before this statement was sent/);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.filter((s) => s.sql.includes('INSERT'))).toEqual([]);
+    expect(await rows(43)).toEqual([]);
+    expect(
+      await runner.inTenant(scope, async (tx) => (await tx.query<{ n: number }>('SELECT 10 AS n')).rows),
+    ).toEqual([{ n: 10 }]);
+  });
+
   it('work that sends no statement opens no transaction', async () => {
     expect(await runner.inTenant(scope, async () => 'nothing to do')).toBe('nothing to do');
     expect(sent).toEqual([]);
