@@ -129,6 +129,26 @@ describe('claude-memory-mcp client (HTTP mode): store, recall, list, update, del
     for (const context of ['Who owns the sneemflix service?', 'How long does sourdough bread keep fresh?']) {
       expect(await dave().tools.memory_recall({ context })).toBe(`No memories found matching: ${context}`);
     }
+    // Thin coverage: one topical word of the question is in the memory ("webhook", "vault",
+    // "secrets"), the rest is another topic, and the memory is not close in meaning (cosine 0.21–0.32,
+    // the thin-coverage floor is 0.35): nothing. With RECALL_THIN_COVERAGE_FLOOR=0.2 each answers.
+    for (const context of [
+      'Which webhook sends the gardening club newsletter?',
+      "Who guards the vault of the museum's paintings and sculptures?",
+      'What secrets did the medieval alchemists keep about turning lead into gold?',
+    ]) {
+      expect(await dave().tools.memory_recall({ context })).toBe(`No memories found matching: ${context}`);
+    }
+    // As few words in common ("payment"), but close in meaning (0.50): found, and explain says why.
+    const paraphrase = await dave().raw<{ memories: Row[] }>('POST', '/api/memories/recall', {
+      context: 'Where are the payment credentials for callbacks stored?',
+      limit: 10,
+      explain: true,
+    });
+    expect(paraphrase.body.memories[0]?.content).toContain('payments service keeps its webhook secrets');
+    expect((paraphrase.body.memories[0]?.explain as Row | undefined)?.relevance).toMatchObject({
+      passed: 'meaning',
+    });
     // A question that shares its topic with the memory still finds it.
     expect(await dave().tools.memory_recall({ context: 'where are the webhook secrets?' })).toContain(
       'payments service keeps its webhook secrets',

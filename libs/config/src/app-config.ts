@@ -162,11 +162,16 @@ export interface AppConfig {
     };
     /** Similarity a vector-only hit needs when no query word matched (undefined: the model's own). */
     readonly unmatchedVectorFloor: number | undefined;
-    /** The relevance floor's rules (RECALL_COVERAGE_FLOOR, RECALL_UNKNOWN_WORD_FLOOR, RECALL_MEANING_FLOOR). */
+    /**
+     * The relevance floor's rules (RECALL_COVERAGE_FLOOR, RECALL_UNKNOWN_WORD_FLOOR, RECALL_MEANING_FLOOR,
+     * RECALL_THIN_COVERAGE_FLOOR, RECALL_THIN_MEANING_FLOOR).
+     */
     readonly floor: {
       readonly coverage: number;
       readonly unknownShare: number;
       readonly meaning: number | undefined;
+      readonly thinCoverage: number;
+      readonly thinMeaning: number | undefined;
     };
     /** Okapi BM25 parameters of the text leg: term-frequency saturation and length normalisation. */
     readonly bm25: { readonly k1: number; readonly b: number };
@@ -415,6 +420,8 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
         coverage: env.RECALL_COVERAGE_FLOOR,
         unknownShare: env.RECALL_UNKNOWN_WORD_FLOOR,
         meaning: env.RECALL_MEANING_FLOOR,
+        thinCoverage: env.RECALL_THIN_COVERAGE_FLOOR,
+        thinMeaning: env.RECALL_THIN_MEANING_FLOOR,
       },
       bm25: { k1: env.RECALL_BM25_K1, b: env.RECALL_BM25_B },
       textIndexBytes: env.RECALL_TEXT_INDEX_MB * 1024 * 1024,

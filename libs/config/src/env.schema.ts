@@ -358,6 +358,21 @@ export const envSchema = z.object({
    */
   RECALL_COVERAGE_FLOOR: z.coerce.number().min(0).max(1).default(0.2),
   /**
+   * Recall's relevance floor: from RECALL_COVERAGE_FLOOR up to this share of the query's topical words
+   * found in the caller's memories (thin coverage), the answer is empty unless the nearest memory
+   * reaches RECALL_THIN_MEANING_FLOOR. At or below RECALL_COVERAGE_FLOOR turns the band off.
+   */
+  RECALL_THIN_COVERAGE_FLOOR: z.coerce.number().min(0).max(1).default(0.3),
+  /**
+   * Recall's relevance floor: cosine similarity of the nearest memory that lets a query of thin
+   * coverage answer. Unset: the model's own (0.35 for use-lite-512d; other models: none, and thin
+   * coverage answers).
+   */
+  RECALL_THIN_MEANING_FLOOR: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    z.coerce.number().min(-1).max(1).optional(),
+  ),
+  /**
    * Recall's relevance floor: from this share of the query's words that no readable memory has and
    * the language does not know (names of unknown things), the answer is empty. Above 1 turns it off.
    */

@@ -16,6 +16,7 @@ import {
   DEFAULT_FLOOR_SETTINGS,
   floorVerdict,
   meaningFloor,
+  thinMeaningFloor,
   queryEvidence,
   unmatchedVectorFloor,
   type FloorVerdict,
@@ -62,8 +63,14 @@ export interface RecallOptions {
   readonly fusion: FusionSettings;
   /** RECALL_UNMATCHED_VECTOR_FLOOR (see relevance-floor.ts); undefined: the model's own. */
   readonly unmatchedVectorFloor?: number;
-  /** The relevance floor's rules (see `floorVerdict`); meaning undefined: the model's own. */
-  readonly floor?: { readonly coverage: number; readonly unknownShare: number; readonly meaning?: number };
+  /** The relevance floor's rules (see `floorVerdict`); meaning floors undefined: the model's own. */
+  readonly floor?: {
+    readonly coverage: number;
+    readonly unknownShare: number;
+    readonly meaning?: number;
+    readonly thinCoverage?: number;
+    readonly thinMeaning?: number;
+  };
 }
 export const RECALL_OPTIONS = Symbol('RECALL_OPTIONS');
 export const DEFAULT_RECALL_OPTIONS: RecallOptions = { projectBoost: 1.5, fusion: DEFAULT_FUSION };
@@ -352,6 +359,8 @@ export class RecallMemoriesUseCase {
       coverage: rules.coverage,
       unknownShare: rules.unknownShare,
       meaning: query.modelId === null ? null : meaningFloor(query.modelId, rules.meaning),
+      thinCoverage: rules.thinCoverage ?? DEFAULT_FLOOR_SETTINGS.thinCoverage,
+      thinMeaning: query.modelId === null ? null : thinMeaningFloor(query.modelId, rules.thinMeaning),
     });
     if (!verdict.answer) return null;
     return {

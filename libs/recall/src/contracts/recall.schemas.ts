@@ -129,7 +129,7 @@ export const recallItemResponse = memoryListItemResponse.extend({
           passed: z
             .enum(['coverage', 'meaning', 'no-query-words', 'uncalibrated', 'unavailable', 'off'])
             .describe(
-              "why the recall answered at all (the relevance floor): the query's topical words are in the caller's memories (coverage ≥ RECALL_COVERAGE_FLOOR), a memory is close in meaning (≥ RECALL_MEANING_FLOOR), the query has no content word, the model has no meaning floor, or the floor could not judge (unavailable: the text leg ran in Postgres; off)",
+              "why the recall answered at all (the relevance floor): the query's topical words are in the caller's memories (coverage ≥ RECALL_COVERAGE_FLOOR), a memory is close in meaning (≥ RECALL_MEANING_FLOOR below the coverage floor, ≥ RECALL_THIN_MEANING_FLOOR for thin coverage, below RECALL_THIN_COVERAGE_FLOOR), the query has no content word, the model has no meaning floor, or the floor could not judge (unavailable: the text leg ran in Postgres; off)",
             ),
           coverage: z
             .number()

@@ -5,6 +5,7 @@ import {
   floorVerdict,
   meaningFloor,
   queryEvidence,
+  thinMeaningFloor,
   unmatchedVectorFloor,
 } from './relevance-floor';
 
@@ -27,6 +28,14 @@ describe('meaningFloor', () => {
   });
 });
 
+describe('thinMeaningFloor', () => {
+  it("is the model's own unless configured, and none for a model without one", () => {
+    expect(thinMeaningFloor('use-lite-512d', undefined)).toBe(0.35);
+    expect(thinMeaningFloor('use-lite-512d', 0.3)).toBe(0.3);
+    expect(thinMeaningFloor('glove-sif-100d', undefined)).toBeNull();
+  });
+});
+
 describe('queryEvidence and floorVerdict', () => {
   // the most frequent first: "good" fits any question, "salmon" and "deploy" name topics.
   const lexicon = new Lexicon([
@@ -41,7 +50,7 @@ describe('queryEvidence and floorVerdict', () => {
     'deploy',
     'rollback',
   ]);
-  const settings = { ...DEFAULT_FLOOR_SETTINGS, meaning: 0.42 };
+  const settings = { ...DEFAULT_FLOOR_SETTINGS, meaning: 0.42, thinMeaning: 0.35 };
   const words = (spec: Record<string, boolean>) =>
     Object.entries(spec).map(([chunk, present]) => ({ chunk, present }));
 
@@ -76,6 +85,36 @@ describe('queryEvidence and floorVerdict', () => {
       passed: 'uncalibrated',
     });
     expect(floorVerdict(e, 0.3, { ...settings, coverage: 0 })).toEqual({ answer: true, passed: 'coverage' });
+  });
+
+  it('a query of thin coverage answers only when a memory is somewhat close in meaning', () => {
+    // "rollback" found, "salmon", "recipe" and "deploy" not: a quarter of the weight is covered.
+    const e = queryEvidence(words({ rollback: true, salmon: false, recipe: false, deploy: false }), lexicon);
+    expect(e?.coverage).toBeGreaterThanOrEqual(settings.coverage);
+    expect(e?.coverage).toBeLessThan(settings.thinCoverage);
+    expect(floorVerdict(e, 0.34, settings)).toEqual({ answer: false, silenced: 'off-topic' });
+    expect(floorVerdict(e, 0.36, settings)).toEqual({ answer: true, passed: 'meaning' });
+    // Nothing tells it from a paraphrase without a vector leg or a calibrated model: it answers.
+    expect(floorVerdict(e, null, settings)).toEqual({ answer: true, passed: 'coverage' });
+    expect(floorVerdict(e, 0.2, { ...settings, thinMeaning: null })).toEqual({
+      answer: true,
+      passed: 'coverage',
+    });
+    // The band ends at the thin-coverage floor, and is empty at or below the coverage floor.
+    expect(floorVerdict(e, 0.2, { ...settings, thinCoverage: 0.2 })).toEqual({
+      answer: true,
+      passed: 'coverage',
+    });
+    expect(floorVerdict(e, 0.2, { ...settings, thinCoverage: 0.5 })).toEqual({
+      answer: false,
+      silenced: 'off-topic',
+    });
+    // Two of four topical words found is no longer thin.
+    const half = queryEvidence(
+      words({ rollback: true, deploy: true, salmon: false, recipe: false }),
+      lexicon,
+    );
+    expect(floorVerdict(half, 0.1, settings)).toEqual({ answer: true, passed: 'coverage' });
   });
 
   it('a query of stop words and punctuation is not judged', () => {

@@ -38,6 +38,23 @@ export function meaningFloor(modelId: string, configured: number | undefined): n
   return configured ?? MODEL_MEANING_FLOORS[modelId] ?? null;
 }
 
+/**
+ * The similarity of the nearest memory that a query with thin coverage (at or above the coverage floor
+ * but below the thin-coverage floor: one or two of its topical words found) needs to answer. Chosen on
+ * the team-conversations dev split for USE-lite (docs/performance.md): its answerable questions with
+ * coverage 0.2–0.3 have their nearest memory at 0.39–0.66, its one absent-topic question there ("What
+ * is the speed limit on German motorways?") 0.31; every value from 0.33 to 0.38 silences it and no
+ * answerable question. Other models have none, and the band answers on coverage.
+ */
+const MODEL_THIN_MEANING_FLOORS: Readonly<Record<string, number>> = {
+  'use-lite-512d': 0.35,
+};
+
+/** The thin-coverage meaning floor for `modelId`: configured, else the model's own, else null. */
+export function thinMeaningFloor(modelId: string, configured: number | undefined): number | null {
+  return configured ?? MODEL_THIN_MEANING_FLOORS[modelId] ?? null;
+}
+
 /** A word of the query (a chunk Postgres makes at least one lexeme of) and whether a readable memory holds it. */
 export interface QueryWord {
   readonly chunk: string;
@@ -80,7 +97,10 @@ export function queryEvidence(words: readonly QueryWord[], lexicon: Lexicon): Qu
   return { coverage: present / total, unknownShare: unknown / total, unknownWords };
 }
 
-/** RECALL_COVERAGE_FLOOR, RECALL_UNKNOWN_WORD_FLOOR and the model's meaning floor. */
+/**
+ * RECALL_COVERAGE_FLOOR, RECALL_UNKNOWN_WORD_FLOOR, RECALL_THIN_COVERAGE_FLOOR and the model's meaning
+ * floors.
+ */
 export interface FloorSettings {
   /** Below this coverage a query is off-topic unless its nearest memory is close in meaning. */
   readonly coverage: number;
@@ -88,9 +108,20 @@ export interface FloorSettings {
   readonly unknownShare: number;
   /** The meaning floor (`meaningFloor`); null: the topic rule does not apply. */
   readonly meaning: number | null;
+  /**
+   * From `coverage` up to this coverage (thin coverage) a query answers only when its nearest memory
+   * reaches `thinMeaning`; at or below `coverage` the band is empty.
+   */
+  readonly thinCoverage: number;
+  /** The thin-coverage meaning floor (`thinMeaningFloor`); null: thin coverage answers on coverage. */
+  readonly thinMeaning: number | null;
 }
 
-export const DEFAULT_FLOOR_SETTINGS: Omit<FloorSettings, 'meaning'> = { coverage: 0.2, unknownShare: 0.3 };
+export const DEFAULT_FLOOR_SETTINGS: Omit<FloorSettings, 'meaning' | 'thinMeaning'> = {
+  coverage: 0.2,
+  unknownShare: 0.3,
+  thinCoverage: 0.3,
+};
 
 /** Why an answer was given (`passed`) or left empty (`silenced`). */
 export type FloorVerdict =
@@ -101,7 +132,10 @@ export type FloorVerdict =
  * Whether a recall answers at all. Empty when the query names something no readable memory
  * mentions and the language does not know ("Who owns the sneemflix service?"), or when its topical
  * words are mostly absent from the caller's memories ("a recipe for sourdough bread") and no memory
- * is close in meaning. `nearest`: the best cosine similarity of the vector leg, null without one.
+ * is close in meaning. Between the two coverage floors ("How do I apply for a fishing licence?" meets
+ * "apply" alone) a memory must be somewhat close in meaning: both kinds of evidence are weak, and
+ * neither alone decides. `nearest`: the best cosine similarity of the vector leg, null without one
+ * (thin coverage then answers: nothing can tell it from a paraphrase).
  */
 export function floorVerdict(
   evidence: QueryEvidence | null,
@@ -110,7 +144,15 @@ export function floorVerdict(
 ): FloorVerdict {
   if (evidence === null) return { answer: true, passed: 'no-query-words' };
   if (evidence.unknownShare >= settings.unknownShare) return { answer: false, silenced: 'unknown-words' };
-  if (evidence.coverage >= settings.coverage) return { answer: true, passed: 'coverage' };
+  // A coverage floor of 0 turns the topic rule off, thin coverage included.
+  if (settings.coverage <= 0 || evidence.coverage >= Math.max(settings.coverage, settings.thinCoverage))
+    return { answer: true, passed: 'coverage' };
+  if (evidence.coverage >= settings.coverage) {
+    if (nearest === null || settings.thinMeaning === null) return { answer: true, passed: 'coverage' };
+    return nearest >= settings.thinMeaning
+      ? { answer: true, passed: 'meaning' }
+      : { answer: false, silenced: 'off-topic' };
+  }
   if (nearest === null) return { answer: false, silenced: 'off-topic' };
   if (settings.meaning === null) return { answer: true, passed: 'uncalibrated' };
   return nearest >= settings.meaning
