@@ -29,6 +29,7 @@ const FLAGS = {
   split: { type: 'string', default: 'test' },
   out: { type: 'string', default: 'bench/results' },
   tune: { type: 'boolean', default: false },
+  'thread-tags': { type: 'string', default: 'on' },
 } as const;
 
 const HELP = `npm run eval -- [options]
@@ -40,6 +41,9 @@ const HELP = `npm run eval -- [options]
   --tune               also try a grid of fusion settings on each set's dev split (hybrid never below a
                        leg on any question type first, then recall@10 + recall@5)
                        and write fusion-tuning-<dataset>.md/.json; the defaults are then set by hand
+  --thread-tags on|off|both
+                       store conversation turns with their session's thread tag (on, default), without
+                       it (off: threads by time alone; results as <dataset>-untagged), or both
 ${SERVICE_HELP.replace('(default glove-sif-100d)', '(default use-lite-512d)')}`;
 
 /** Large enough for BEIR documents; the service default (16 KiB) is a policy, not under test. */
@@ -55,6 +59,13 @@ function datasetFolders(flag: string): string[] {
     .sort();
 }
 
+function threadTagModes(flag: string): boolean[] {
+  if (flag === 'on') return [true];
+  if (flag === 'off') return [false];
+  if (flag === 'both') return [true, false];
+  throw new Error(`--thread-tags: expected on, off or both, got ${flag}`);
+}
+
 function splitsOf(folder: string, flag: string): string[] {
   const available = beirSplits(folder);
   if (flag === 'all') return available;
@@ -68,6 +79,8 @@ function splitsOf(folder: string, flag: string): string[] {
 async function evaluateFolder(options: {
   folder: string;
   splits: readonly string[];
+  /** False: conversation turns without their thread tag (the set is named `<name>-untagged`). */
+  threadTags: boolean;
   stack: ServiceStack;
   pg: Client;
   wiring: RecallWiring;
@@ -77,14 +90,19 @@ async function evaluateFolder(options: {
   const { stack, pg, wiring } = options;
   const sets = await Promise.all(options.splits.map((split) => readBeirDataset(options.folder, split)));
   const documents = sets[0].documents;
-  const [principal] = await createBenchTenant(pg, { slug: `eval-${basename(options.folder)}`, users: 1 });
-  log(`${sets[0].name}: importing ${documents.length} documents and waiting for the worker to embed them`);
+  const name = (set: { name: string }) => (options.threadTags ? set.name : `${set.name}-untagged`);
+  const [principal] = await createBenchTenant(pg, {
+    slug: `eval-${basename(options.folder)}${options.threadTags ? '' : '-untagged'}`,
+    users: 1,
+  });
+  log(`${name(sets[0])}: importing ${documents.length} documents and waiting for the worker to embed them`);
   const corpus = await importCorpus({
     importer: stack.api.app.get(ImportMemoriesUseCase, { strict: false }),
     principal,
     documents,
     batchSize: stack.config.limits.maxImportBatch,
     maxContentBytes: MAX_CONTENT_BYTES,
+    threadTags: options.threadTags,
     pg,
     modelId: options.model.id,
     log,
@@ -115,7 +133,7 @@ async function evaluateFolder(options: {
       modes: ['text', 'vector', 'hybrid'],
     });
     results.push({
-      dataset: dataset.name,
+      dataset: name(dataset),
       split: dataset.split,
       startedAt,
       machine,
@@ -164,7 +182,12 @@ async function tuneOnDev(options: {
         return {
           text: textHits,
           vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
-          threads: await neighbours.around(options.principal, tx, hits),
+          threads: await neighbours.around(
+            options.principal,
+            tx,
+            hits,
+            options.wiring.fusion.threadWindowMinutes * 60_000,
+          ),
         };
       });
     },
@@ -226,9 +249,27 @@ async function main(): Promise<void> {
     const wiring = resolveRecallWiring(stack.api.app, stack.config);
     const model = await ensureActiveModel(pg, wiring.embedders);
     const all: EvalResults[] = [];
+    const tagModes = threadTagModes(stringFlag(flags, 'thread-tags'));
     for (const { folder, splits } of runnable) {
       const tuneInto = flags.tune === true ? outDir : undefined;
-      for (const results of await evaluateFolder({ folder, splits, stack, pg, wiring, model, tuneInto })) {
+      // Untagged runs only for sets of conversation turns (other sets carry no thread tags).
+      const conversational = (await readBeirDataset(folder, splits[0])).documents.some((d) => d.turn);
+      const modes = conversational ? tagModes : [true];
+      const evaluated: EvalResults[] = [];
+      for (const threadTags of modes)
+        evaluated.push(
+          ...(await evaluateFolder({
+            folder,
+            splits,
+            threadTags,
+            stack,
+            pg,
+            wiring,
+            model,
+            tuneInto: threadTags ? tuneInto : undefined,
+          })),
+        );
+      for (const results of evaluated) {
         const markdown = renderEvalReport(results);
         process.stdout.write(`${markdown}\n`);
         const stem = join(outDir, `eval-${results.dataset}-${results.split}`);

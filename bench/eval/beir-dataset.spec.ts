@@ -102,6 +102,11 @@ describe('readBeirDataset', () => {
       tags: ['thread:orion-s2'],
       createdAt: '2024-01-10T09:32:00.000Z',
     });
+    // Untagged: the same turn keeps when it was said, so its thread is found by time.
+    expect(documentToMemory({ id: 't1', title: '', text: 'Mei: yes, with Sam', turn }, false)).toMatchObject({
+      tags: [],
+      createdAt: '2024-01-10T09:32:00.000Z',
+    });
     const plain = documentToMemory({ id: 'm1', title: 'T', text: 'fact' });
     expect(plain).toEqual({
       content: 'T\nfact',

@@ -20,10 +20,10 @@ export function threadTag(turn: TurnMetadata): string {
 
 /**
  * A BEIR document as an agent would store it: title and text as content. A conversation turn also
- * keeps when it was said (its session's date, a minute per turn so the order survives) and a tag
- * naming its session, as an agent that stores a chat turn by turn would.
+ * keeps when it was said (its session's date, a minute per turn so the order survives) and, unless
+ * `threadTags` is false, a tag naming its session, as an agent that stores a chat turn by turn would.
  */
-export function documentToMemory(doc: BeirDocument): NewMemory {
+export function documentToMemory(doc: BeirDocument, threadTags = true): NewMemory {
   const memory: NewMemory = {
     content: doc.title.trim() === '' ? doc.text : `${doc.title}\n${doc.text}`,
     category: 'facts',
@@ -34,7 +34,7 @@ export function documentToMemory(doc: BeirDocument): NewMemory {
   };
   if (!doc.turn) return memory;
   const said = new Date(Date.parse(doc.turn.date) + (doc.turn.turn - 1) * 60_000).toISOString();
-  return { ...memory, tags: [threadTag(doc.turn)], createdAt: said };
+  return { ...memory, tags: threadTags ? [threadTag(doc.turn)] : [], createdAt: said };
 }
 
 /**
@@ -48,6 +48,8 @@ export async function importCorpus(options: {
   documents: readonly BeirDocument[];
   batchSize: number;
   maxContentBytes: number;
+  /** False: conversation turns are stored without their session's tag (threads by time alone). */
+  threadTags?: boolean;
   pg: Client;
   modelId: string;
   log: (line: string) => void;
@@ -61,7 +63,10 @@ export async function importCorpus(options: {
   const started = performance.now();
   for (let i = 0; i < storable.length; i += options.batchSize) {
     const batch = storable.slice(i, i + options.batchSize);
-    const stored = await options.importer.execute(options.principal, batch.map(documentToMemory));
+    const stored = await options.importer.execute(
+      options.principal,
+      batch.map((d) => documentToMemory(d, options.threadTags ?? true)),
+    );
     stored.forEach((s, j) => docsByMemory.set(s.id, [...(docsByMemory.get(s.id) ?? []), batch[j].id]));
     if (storable.length > 5000)
       options.log(`imported ${Math.min(i + options.batchSize, storable.length)} / ${storable.length}`);

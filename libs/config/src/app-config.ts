@@ -159,6 +159,7 @@ export interface AppConfig {
       readonly rrfK: number;
       readonly contextWeight: number;
       readonly contextDirection: 'both' | 'previous';
+      readonly threadWindowMinutes: number;
     };
     /** Similarity a vector-only hit needs when no query word matched (undefined: the model's own). */
     readonly unmatchedVectorFloor: number | undefined;
@@ -414,6 +415,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
         rrfK: env.RECALL_RRF_K,
         contextWeight: env.RECALL_CONTEXT_WEIGHT,
         contextDirection: env.RECALL_CONTEXT_DIRECTION,
+        threadWindowMinutes: env.RECALL_THREAD_WINDOW_MINUTES,
       },
       unmatchedVectorFloor: env.RECALL_UNMATCHED_VECTOR_FLOOR,
       floor: {

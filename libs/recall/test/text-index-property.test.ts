@@ -86,8 +86,17 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       tags,
       category: fc.constantFrom('x', 'y'),
       importance: fc.constantFrom(0, 0.35, 0.7, 1),
-      // Equal and microsecond-apart creation times order threads by id, then by the microsecond.
-      created: fc.constantFrom(null, '2026-01-01T00:00:00Z', '2026-01-01T00:00:00.000001Z'),
+      // Equal and microsecond-apart creation times order threads by id, then by the microsecond;
+      // minutes apart, inside and outside the implicit threads' window (IMPLICIT_WINDOW_MS).
+      created: fc.constantFrom(
+        null,
+        '2026-01-01T00:00:00Z',
+        '2026-01-01T00:00:00.000001Z',
+        '2026-01-01T00:04:00Z',
+        '2026-01-01T00:10:00Z',
+        '2026-01-01T00:10:00.000001Z',
+        '2026-01-01T00:30:00Z',
+      ),
     }),
   },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('update' as const), pick, text: text(1, 8), tags }) },
@@ -173,11 +182,16 @@ describe('in-memory text index against the SQL BM25', () => {
       { numRuns: 25 },
     );
     expect(withNeighbours).toBeGreaterThan(10);
+    expect(withImplicit).toBeGreaterThan(10);
   });
 });
 
 /** Comparisons where some memory had a thread neighbour: the property must reach threads. */
 let withNeighbours = 0;
+/** Those where an untagged memory had one (an implicit thread): the property must reach them too. */
+let withImplicit = 0;
+/** Untagged memories written within ten minutes of each other form a thread (the shipped default). */
+const IMPLICIT_WINDOW_MS = 600_000;
 
 async function compare(
   db: TestDatabase,
@@ -234,6 +248,19 @@ async function compareFacts(
     [...list].sort((a, b) => a.memoryId - b.memoryId);
   expect(byId(indexed!.threads)).toEqual(byId(expected.threads));
   if (expected.threads.length > 0) withNeighbours += 1;
+  // Implicit threads: the same neighbours for tagged memories, and untagged ones get theirs.
+  const implicitExpected = await db.tx.inTenant(scope, (tx) =>
+    new RecallCandidateRepository().describe(scope, tx, clean, {
+      threads: true,
+      heads: false,
+      implicitWindowMs: IMPLICIT_WINDOW_MS,
+    }),
+  );
+  const implicitIndexed = got.describe?.(clean, true, IMPLICIT_WINDOW_MS);
+  expect(implicitIndexed).toBeTruthy();
+  expect(sorted(implicitIndexed!.facts)).toEqual(sorted(implicitExpected.facts));
+  expect(byId(implicitIndexed!.threads)).toEqual(byId(implicitExpected.threads));
+  if (implicitExpected.threads.length > expected.threads.length) withImplicit += 1;
 }
 
 /** The commands, applied as their owners (row-level security on) or, for purges, as the system. */

@@ -113,3 +113,87 @@ describe.each<TextLegKind>(['postgres', 'index'])('recall with thread context (%
     expect(bobs.find((m) => m.explain?.context_from === ids.bobs)).toBeUndefined();
   });
 });
+
+/**
+ * Threads without tags: an owner's untagged memories written one after another, each within
+ * RECALL_THREAD_WINDOW_MINUTES (10) of the one before, lend each other relevance as tagged turns do;
+ * memories written at one instant (one request's batch of separate facts) do not.
+ */
+describe.each<TextLegKind>(['postgres', 'index'])('recall with implicit threads (%s)', (kind) => {
+  let db: TestDatabase;
+  let carol: Principal;
+  const ids: Record<string, number> = {};
+  let leg: TextLeg;
+  const ask = async (
+    context: string,
+    threadWindowMinutes = DEFAULT_FUSION.threadWindowMinutes,
+    narrow: Record<string, unknown> = {},
+  ) => {
+    const recall = textLegRecall(
+      db.tx,
+      { ...DEFAULT_RECALL_OPTIONS, fusion: { ...DEFAULT_FUSION, threadWindowMinutes } },
+      leg,
+    );
+    const input = toRecallInput(recallSchema.parse({ context, limit: 10, ...narrow }));
+    const results = await recall.execute(carol, { ...input, legs: { text: true, vector: false } });
+    return results.map((r) => presentRecalled(r, true));
+  };
+  const at = (minute: number, ms = 0) => new Date(Date.UTC(2026, 2, 4, 9, minute, 0, ms)).toISOString();
+
+  beforeAll(async () => {
+    db = await openTestDatabase(inject('databaseUrl'), 4);
+    const textLeg = textLegOf(db.tx, kind);
+    leg = textLeg.leg;
+    const store = teamMemoryStore(db.tx);
+    const tenant = await createTestTenant(db, 'implicit');
+    carol = await memberPrincipal(tenant, 'carol');
+    ids.question = await store(carol, 'Priya: did the billing export move to the new bucket?', {
+      createdAt: at(0),
+    });
+    ids.reply = await store(carol, 'Sam: yes, on Monday, Omar ran it', { createdAt: at(1) });
+    // One instant: separate facts stored together are not each other's context.
+    ids.batchA = await store(carol, 'Deploys of the ledger freeze on Fridays', { createdAt: at(30) });
+    ids.batchB = await store(carol, 'The cafeteria closes at three', { createdAt: at(30) });
+    // Exactly the window after the turn before it: still its thread; a millisecond more: not.
+    ids.sandbox = await store(carol, 'The sandbox cluster resets weekly', { createdAt: at(60) });
+    ids.sandboxReply = await store(carol, 'Ask Dana before using it', { createdAt: at(70) });
+    ids.late = await store(carol, 'Lunch is served upstairs', { createdAt: at(80, 1) });
+    expect(await textLeg.warm(carol)).toBe(true);
+  });
+  afterAll(async () => db.close());
+
+  it('finds the untagged reply next to the matching turn, from the turn before it', async () => {
+    const found = await ask('When was the billing export moved to the new bucket?');
+    expect(found[0]?.id).toBe(ids.question);
+    expect(found.find((m) => m.id === ids.reply)?.explain).toMatchObject({
+      text_rank: null,
+      context_from: ids.question,
+    });
+    // With the window at 0 only tagged threads count.
+    expect((await ask('When was the billing export moved to the new bucket?', 0)).map((m) => m.id)).toEqual([
+      ids.question,
+    ]);
+  });
+
+  it('with a filter, returns only what the legs found (neighbours still lend)', async () => {
+    const found = await ask('When was the billing export moved to the new bucket?', undefined, {
+      category: 'facts',
+    });
+    expect(found.map((m) => m.id)).toEqual([ids.question]);
+    expect(found[0]?.explain?.filters).toEqual(['category=facts']);
+  });
+
+  it('does not join memories written at the same instant', async () => {
+    const found = await ask('When do deploys of the ledger freeze?');
+    expect(found.map((m) => m.id)).toEqual([ids.batchA]);
+  });
+
+  it('joins a memory written exactly the window after the one before it, not one a millisecond later', async () => {
+    const found = await ask('How often does the sandbox cluster reset?');
+    expect(found[0]?.id).toBe(ids.sandbox);
+    expect(found.find((m) => m.id === ids.sandboxReply)?.explain?.context_from).toBe(ids.sandbox);
+    const reply = await ask('Ask Dana before using it');
+    expect(reply[0]?.id).toBe(ids.sandboxReply);
+    expect(reply.map((m) => m.id)).not.toContain(ids.late);
+  });
+});

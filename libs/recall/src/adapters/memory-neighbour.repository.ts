@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type TenantScope, type Tx } from '@app/persistence';
-import { threadNeighboursFromSql } from './thread-neighbours.sql';
+import { threadedRowSql, threadNeighboursFromSql } from './thread-neighbours.sql';
 
 export interface ThreadNeighbours {
   readonly memoryId: number;
@@ -15,12 +15,17 @@ export interface ThreadNeighbours {
  */
 @Injectable()
 export class MemoryNeighbourRepository {
-  async around(scope: TenantScope, tx: Tx, ids: readonly number[]): Promise<ThreadNeighbours[]> {
+  async around(
+    scope: TenantScope,
+    tx: Tx,
+    ids: readonly number[],
+    implicitWindowMs = 0,
+  ): Promise<ThreadNeighbours[]> {
     if (ids.length === 0) return [];
     const { rows } = await tx.query<{ id: string; previous_id: string | null; next_id: string | null }>(
       `SELECT h.id, p.id AS previous_id, n.id AS next_id
-         FROM ${threadNeighboursFromSql('memories')}
-        WHERE h.id = ANY($1::bigint[]) AND h.tenant_id = $2 AND th.tag IS NOT NULL`,
+         FROM ${threadNeighboursFromSql('memories', implicitWindowMs)}
+        WHERE h.id = ANY($1::bigint[]) AND h.tenant_id = $2 AND ${threadedRowSql(implicitWindowMs)}`,
       [ids, scope.tenantId],
       { prepared: true },
     );

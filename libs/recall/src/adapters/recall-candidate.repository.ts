@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { servedReadableMemorySql, SUPERSEDES_MAX_DEPTH, supersedingHeadsSql } from '@app/memories';
 import { isoTimestamp, type TenantScope, type Tx } from '@app/persistence';
 import type { ThreadNeighbours } from './memory-neighbour.repository';
-import { threadNeighboursFromSql } from './thread-neighbours.sql';
+import { threadedRowSql, threadNeighboursFromSql } from './thread-neighbours.sql';
 
 /** What ranking reads of a candidate; the full row is read only if it is served. */
 export interface RankingFacts {
@@ -48,7 +48,12 @@ export class RecallCandidateRepository {
     scope: TenantScope,
     tx: Tx,
     hitIds: readonly number[],
-    options: { readonly threads: boolean; readonly heads: boolean },
+    options: {
+      readonly threads: boolean;
+      readonly heads: boolean;
+      /** Untagged memories written within this many ms of each other form threads (0: off). */
+      readonly implicitWindowMs?: number;
+    },
   ): Promise<RecallCandidates> {
     if (hitIds.length === 0) return { facts: new Map(), threads: [], heads: new Map() };
     const readable = (m: string) => servedReadableMemorySql(m, '$2', '$3');
@@ -67,8 +72,8 @@ export class RecallCandidateRepository {
           WHERE m.id = ANY($1::bigint[]) AND ${readable('m')}
        ), threads AS MATERIALIZED (
          SELECT h.id, p.id AS previous_id, n.id AS next_id
-           FROM ${threadNeighboursFromSql('hits')}
-          WHERE $4 AND th.tag IS NOT NULL
+           FROM ${threadNeighboursFromSql('hits', options.implicitWindowMs)}
+          WHERE $4 AND ${threadedRowSql(options.implicitWindowMs)}
        ), ${walk}
        SELECT ${factColumns('h')}, t.previous_id, t.next_id, hd.head_id
          FROM hits h LEFT JOIN threads t ON t.id = h.id LEFT JOIN heads hd ON hd.start_id = h.id

@@ -196,6 +196,7 @@ export class RecallMemoriesUseCase {
     const filters = describeRecallFilter(filter);
     const fusion = input.fusion ?? this.options.fusion;
     const threads = fusion.contextWeight > 0;
+    const implicitWindowMs = threads ? fusion.threadWindowMinutes * 60_000 : 0;
     let hitIds: number[] = [];
     let rank: (candidates: RecallCandidates) => RankedCandidate[] = () => [];
     // Generic plans: every statement here is driven by ids and the caller's settings (the HNSW
@@ -252,7 +253,10 @@ export class RecallMemoriesUseCase {
             adjacency(neighbours, fusion.contextDirection),
           );
           const scored = fused
+            // A neighbour neither leg found is a candidate only when no filter narrows the recall:
+            // the legs apply the filters, thread context does not (a neighbour lends to hits all the same).
             .filter((c) => facts.has(c.memoryId))
+            .filter((c) => filters.length === 0 || c.textRank !== null || c.vectorRank !== null)
             .map((c) =>
               this.score(c, facts.get(c.memoryId) as RankingFacts, {
                 now,
@@ -269,11 +273,13 @@ export class RecallMemoriesUseCase {
         };
         // With the tenant's index held, ranking facts and thread neighbours come from it; the rows
         // are then the transaction's one read after the legs, and its commit goes with them.
-        const indexed = hitIds.length > 0 ? (local?.describe?.(hitIds, threads) ?? null) : null;
+        const indexed =
+          hitIds.length > 0 ? (local?.describe?.(hitIds, threads, implicitWindowMs) ?? null) : null;
         if (indexed === null) {
           const candidates = await this.candidates.describe(principal, tx, hitIds, {
             threads,
             heads: !input.includeSuperseded,
+            implicitWindowMs,
           });
           // Ranking needed only the facts; rows and links are read for what is served.
           return serve(tx, candidates);
@@ -290,7 +296,11 @@ export class RecallMemoriesUseCase {
     return this.tx.inTenant(
       principal,
       async (tx) => {
-        const candidates = await this.candidates.describe(principal, tx, hitIds, { threads, heads: true });
+        const candidates = await this.candidates.describe(principal, tx, hitIds, {
+          threads,
+          heads: true,
+          implicitWindowMs,
+        });
         return serve(tx, candidates);
       },
       { genericPlans: true, readOnly: true },

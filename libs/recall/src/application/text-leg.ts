@@ -39,7 +39,11 @@ export interface TextLegResult {
    * it (`TenantTextIndex.describe`; null when it cannot answer as Postgres would). Absent: read them
    * in Postgres.
    */
-  readonly describe?: (ids: readonly number[], threads: boolean) => IndexedCandidates | null;
+  readonly describe?: (
+    ids: readonly number[],
+    threads: boolean,
+    implicitWindowMs?: number,
+  ) => IndexedCandidates | null;
   /**
    * With the index: the query's words and whether a memory the caller may read holds each (for the
    * relevance floor). Null: not known here (the text leg ran in Postgres).
@@ -153,8 +157,8 @@ export class TextLeg {
         nowMs,
       });
     }
-    const describe = (ids: readonly number[], threads: boolean) =>
-      index.describe(ids, { audience, nowMs }, threads);
+    const describe = (ids: readonly number[], threads: boolean, implicitWindowMs = 0) =>
+      index.describe(ids, { audience, nowMs }, threads, implicitWindowMs);
     const queryWords = withText ? this.wordsOf(input.text, index, { audience, nowMs }) : null;
     if (query === null || vectors === null)
       return { hits, source: 'index', vector: null, describe, words: queryWords };

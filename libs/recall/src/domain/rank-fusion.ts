@@ -29,6 +29,11 @@ export interface FusionSettings {
   readonly contextWeight: number;
   /** Whom a memory borrows from: both thread neighbours, or only the memory before it. */
   readonly contextDirection: ContextDirection;
+  /**
+   * An owner's memories without a thread tag written within this many minutes of each other form a
+   * thread too (RECALL_THREAD_WINDOW_MINUTES; 0 = only tagged threads).
+   */
+  readonly threadWindowMinutes: number;
 }
 
 export const DEFAULT_FUSION: FusionSettings = {
@@ -39,6 +44,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   rrfK: RRF_K,
   contextWeight: 0.5,
   contextDirection: 'previous',
+  threadWindowMinutes: 10,
 };
 
 export interface FusedCandidate {

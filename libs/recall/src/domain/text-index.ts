@@ -481,13 +481,17 @@ export class TenantTextIndex {
    * without supersedes heads, which it answers the same): the ranking facts of each id the caller
    * may read (live, not expired, the read rule; recall's filters do not apply), and with `threads`
    * each such id's previous and next memory of its thread the caller may read — the owner's
-   * memories carrying its thread tag, by creation time then id — with their facts. Null when the index cannot answer as Postgres would: a memory loaded without its
-   * importance, or a hit carrying two thread tags (Postgres picks one by its collation).
+   * memories carrying its thread tag, by creation time then id; with `implicitWindowMs` > 0, for an
+   * id without a thread tag the owner's nearest untagged memory written within that window and
+   * not at the same instant (`threadNeighboursFromSql`) — with their facts. Null when the index cannot answer as Postgres
+   * would: a memory loaded without its importance, or a hit carrying two thread tags (Postgres picks
+   * one by its collation).
    */
   describe(
     ids: readonly number[],
     read: Pick<ReadQuery, 'audience' | 'nowMs'>,
     threads: boolean,
+    implicitWindowMs = 0,
   ): { facts: Map<number, IndexedFacts>; threads: IndexedNeighbours[] } | null {
     const readable = this.filterFor({ filter: {}, audience: read.audience, nowMs: read.nowMs });
     if (readable === null) return { facts: new Map(), threads: [] };
@@ -516,21 +520,40 @@ export class TenantTextIndex {
       const tags = this.tagPool.data
         .subarray(this.tagStart.data[slot], this.tagStart.data[slot + 1])
         .filter((t) => isThreadTag(this.stringAt(t)));
-      if (tags.length === 0) continue;
+      const window = Math.round(implicitWindowMs);
+      if (tags.length === 0 && window <= 0) continue;
       if (tags.length > 1) return null;
-      const thread = this.sortedThread(this.owners.data[slot], this.stringAt(tags[0]));
-      // Binary search: the slot's own place in its thread.
-      let low = 0;
-      let high = thread.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (this.threadOrder(thread[mid], slot) < 0) low = mid + 1;
-        else high = mid;
-      }
-      const at = low;
+      const implicit = tags.length === 0;
+      const thread = this.sortedThread(this.owners.data[slot], implicit ? '' : this.stringAt(tags[0]));
+      // An implicit thread's neighbour was written within the window (as Postgres compares: µs),
+      // and not at the hit's own instant (one request's batch of separate facts).
+      const apart = (other: number) =>
+        Math.abs(micros(this.created.data[other]) - micros(this.created.data[slot]));
+      const inWindow = (other: number) => !implicit || apart(other) <= window * 1000;
+      // Binary search: the first place in the thread where `before` is false.
+      const placeWhere = (before: (other: number) => boolean): number => {
+        let low = 0;
+        let high = thread.length;
+        while (low < high) {
+          const mid = (low + high) >>> 1;
+          if (before(thread[mid])) low = mid + 1;
+          else high = mid;
+        }
+        return low;
+      };
+      const at = placeWhere((other) => this.threadOrder(other, slot) < 0);
+      // An implicit thread's walk starts outside the hit's own instant (a batch may be large).
+      const instant = micros(this.created.data[slot]);
+      const [first, last] = implicit
+        ? [
+            placeWhere((other) => micros(this.created.data[other]) < instant) - 1,
+            placeWhere((other) => micros(this.created.data[other]) <= instant),
+          ]
+        : [at - 1, at + 1];
       const near = (step: 1 | -1): number | null => {
-        for (let i = at + step; i >= 0 && i < thread.length; i += step) {
+        for (let i = step < 0 ? first : last; i >= 0 && i < thread.length; i += step) {
           const other = thread[i];
+          if (!inWindow(other)) return null;
           // The hit's own earlier copies (dead slots) sort beside it.
           if (this.ids.data[other] === this.ids.data[slot]) continue;
           if (readable(other)) return other;
@@ -551,7 +574,10 @@ export class TenantTextIndex {
     return { facts, threads: neighbours };
   }
 
-  /** Per owner and thread tag: the slots carrying it, live or dead; sorted on demand. */
+  /**
+   * Per owner and thread tag: the slots carrying it, live or dead; sorted on demand. Tag '' holds
+   * the owner's slots without a thread tag (implicit threads).
+   */
   private readonly threads = new Map<string, { slots: number[]; sorted: boolean }>();
 
   private addToThread(owner: number, tag: string, slot: number): void {
@@ -559,8 +585,10 @@ export class TenantTextIndex {
     const thread = this.threads.get(key);
     if (thread === undefined) this.threads.set(key, { slots: [slot], sorted: true });
     else {
+      // A memory written after the thread's last one (the usual case) keeps it sorted.
+      const last = thread.slots[thread.slots.length - 1];
+      if (thread.sorted && this.threadOrder(last, slot) > 0) thread.sorted = false;
       thread.slots.push(slot);
-      thread.sorted = false;
     }
   }
 
@@ -576,8 +604,7 @@ export class TenantTextIndex {
   }
 
   private threadOrder(a: number, b: number): number {
-    const micros = (slot: number) => Math.round(this.created.data[slot] * 1000);
-    return micros(a) - micros(b) || this.ids.data[a] - this.ids.data[b];
+    return micros(this.created.data[a]) - micros(this.created.data[b]) || this.ids.data[a] - this.ids.data[b];
   }
 
   /**
@@ -660,7 +687,9 @@ export class TenantTextIndex {
     this.created.push(doc.createdMs);
     this.expires.push(doc.expiresMs ?? Infinity);
     this.importance.push(doc.importance ?? Number.NaN);
-    for (const tag of doc.tags) if (isThreadTag(tag)) this.addToThread(this.owners.data[slot], tag, slot);
+    const threadTags = doc.tags.filter(isThreadTag);
+    for (const tag of threadTags) this.addToThread(this.owners.data[slot], tag, slot);
+    if (threadTags.length === 0) this.addToThread(this.owners.data[slot], '', slot);
     this.slotOf.set(doc.id, slot);
     this.removed.delete(doc.id);
     this.countReader(slot, 1);
@@ -742,6 +771,11 @@ export class TenantTextIndex {
     }
     return term;
   }
+}
+
+/** A creation time in ms (with its fraction) as Postgres keeps it: whole microseconds. */
+function micros(createdMs: number): number {
+  return Math.round(createdMs * 1000);
 }
 
 function isThreadTag(tag: string): boolean {
