@@ -30,6 +30,7 @@ const FLAGS = {
   out: { type: 'string', default: 'bench/results' },
   tune: { type: 'boolean', default: false },
   'thread-tags': { type: 'string', default: 'on' },
+  'thread-window': { type: 'string' },
 } as const;
 
 const HELP = `npm run eval -- [options]
@@ -44,6 +45,7 @@ const HELP = `npm run eval -- [options]
   --thread-tags on|off|both
                        store conversation turns with their session's thread tag (on, default), without
                        it (off: threads by time alone; results as <dataset>-untagged), or both
+  --thread-window MIN  RECALL_THREAD_WINDOW_MINUTES for the run (default: the service's, 0 = only tags)
 ${SERVICE_HELP.replace('(default glove-sif-100d)', '(default use-lite-512d)')}`;
 
 /** Large enough for BEIR documents; the service default (16 KiB) is a policy, not under test. */
@@ -243,7 +245,12 @@ async function main(): Promise<void> {
       databaseUrl: db.url,
       queuePrefix,
       withWorker: true,
-      env: { MAX_CONTENT_BYTES: String(MAX_CONTENT_BYTES) },
+      env: {
+        MAX_CONTENT_BYTES: String(MAX_CONTENT_BYTES),
+        ...(typeof flags['thread-window'] === 'string'
+          ? { RECALL_THREAD_WINDOW_MINUTES: flags['thread-window'] }
+          : {}),
+      },
     });
     const pg = await connectRaw(db.url, 'eval');
     const wiring = resolveRecallWiring(stack.api.app, stack.config);

@@ -394,9 +394,10 @@ export const envSchema = z.object({
   RECALL_CONTEXT_DIRECTION: z.enum(['both', 'previous']).default('previous'),
   /**
    * Recall: an owner's memories without a `thread:`/`session:` tag written within this many minutes
-   * of each other (a conversation imported or stored turn by turn) are a thread too; 0 = only tags.
+   * of each other (a conversation imported or stored turn by turn) are a thread too; 0 = only tags
+   * (the default: separate facts stored one by one would lend each other relevance).
    */
-  RECALL_THREAD_WINDOW_MINUTES: z.coerce.number().min(0).max(1_440).default(10),
+  RECALL_THREAD_WINDOW_MINUTES: z.coerce.number().min(0).max(1_440).default(0),
   /** Recall's text leg (BM25): term-frequency saturation k1 (0 = a term counts once however often it occurs). */
   RECALL_BM25_K1: z.coerce.number().min(0).max(10).default(1.2),
   /** Recall's text leg (BM25): length normalisation b (0 = none, 1 = full). */

@@ -190,7 +190,7 @@ describe('in-memory text index against the SQL BM25', () => {
 let withNeighbours = 0;
 /** Those where an untagged memory had one (an implicit thread): the property must reach them too. */
 let withImplicit = 0;
-/** Untagged memories written within ten minutes of each other form a thread (the shipped default). */
+/** Untagged memories written within ten minutes of each other form a thread (RECALL_THREAD_WINDOW_MINUTES=10). */
 const IMPLICIT_WINDOW_MS = 600_000;
 
 async function compare(

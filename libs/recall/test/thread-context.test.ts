@@ -115,20 +115,17 @@ describe.each<TextLegKind>(['postgres', 'index'])('recall with thread context (%
 });
 
 /**
- * Threads without tags: an owner's untagged memories written one after another, each within
- * RECALL_THREAD_WINDOW_MINUTES (10) of the one before, lend each other relevance as tagged turns do;
- * memories written at one instant (one request's batch of separate facts) do not.
+ * Threads without tags (RECALL_THREAD_WINDOW_MINUTES, here 10): an owner's untagged memories written
+ * one after another, each within the window of the one before, lend each other relevance as tagged
+ * turns do; memories written at one instant (one request's batch of separate facts) do not. Off by
+ * default.
  */
 describe.each<TextLegKind>(['postgres', 'index'])('recall with implicit threads (%s)', (kind) => {
   let db: TestDatabase;
   let carol: Principal;
   const ids: Record<string, number> = {};
   let leg: TextLeg;
-  const ask = async (
-    context: string,
-    threadWindowMinutes = DEFAULT_FUSION.threadWindowMinutes,
-    narrow: Record<string, unknown> = {},
-  ) => {
+  const ask = async (context: string, threadWindowMinutes = 10, narrow: Record<string, unknown> = {}) => {
     const recall = textLegRecall(
       db.tx,
       { ...DEFAULT_RECALL_OPTIONS, fusion: { ...DEFAULT_FUSION, threadWindowMinutes } },
@@ -169,7 +166,8 @@ describe.each<TextLegKind>(['postgres', 'index'])('recall with implicit threads 
       text_rank: null,
       context_from: ids.question,
     });
-    // With the window at 0 only tagged threads count.
+    // With the window at 0 (the default) only tagged threads count.
+    expect(DEFAULT_FUSION.threadWindowMinutes).toBe(0);
     expect((await ask('When was the billing export moved to the new bucket?', 0)).map((m) => m.id)).toEqual([
       ids.question,
     ]);

@@ -31,7 +31,8 @@ export interface FusionSettings {
   readonly contextDirection: ContextDirection;
   /**
    * An owner's memories without a thread tag written within this many minutes of each other form a
-   * thread too (RECALL_THREAD_WINDOW_MINUTES; 0 = only tagged threads).
+   * thread too (RECALL_THREAD_WINDOW_MINUTES; 0, the default = only tagged threads: separate facts
+   * stored one by one would lend each other relevance, docs/performance.md).
    */
   readonly threadWindowMinutes: number;
 }
@@ -44,7 +45,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   rrfK: RRF_K,
   contextWeight: 0.5,
   contextDirection: 'previous',
-  threadWindowMinutes: 10,
+  threadWindowMinutes: 0,
 };
 
 export interface FusedCandidate {
