@@ -49,6 +49,7 @@ import { Webhooks1763700000056 } from './1763700000056-webhooks';
 import { ConsoleSessions1763700000057 } from './1763700000057-console-sessions';
 import { TeamDuplicateCheck1763700000058 } from './1763700000058-team-duplicate-check';
 import { TeamWritersIndex1763700000059 } from './1763700000059-team-writers-index';
+import { InsertBookkeepingTrigger1763700000060 } from './1763700000060-insert-bookkeeping-trigger';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -103,6 +104,7 @@ export const MIGRATIONS = [
   ConsoleSessions1763700000057,
   TeamDuplicateCheck1763700000058,
   TeamWritersIndex1763700000059,
+  InsertBookkeepingTrigger1763700000060,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */
