@@ -3,7 +3,9 @@
  * fixed concurrency, for writers that are all one user and writers spread over 100 users, next to
  * the raw floor measured in the same run (the same row as one autocommitted INSERT through `pg`).
  * Per store it also reports what the processes spent: API and Postgres CPU (from /proc) and rows
- * written (counted in the run's own database).
+ * written (counted in the run's own database). Beside them, the cheapest request through the API that
+ * reaches Postgres (an authenticated GET of a memory that does not exist, 404): what any request costs
+ * before a store adds its own work.
  *
  *   npm run build && node dist/bench/store/run-store-bench.js -- --seconds 5 --concurrency 4,16
  *
@@ -64,6 +66,19 @@ async function main(): Promise<void> {
     const counters = () => storeCounters(raw, db.name, api.apiPid);
     for (const concurrency of levels) {
       rows.push(await floor(db.url, oneUser[0], concurrency, seconds));
+      // The cheapest request through the API that reaches Postgres: authentication, the RLS
+      // transaction and one row read (of a memory that does not exist), answered 404.
+      const probe = () => getMissing(agent, api.apiUrl, keys.get(oneUser[0].userId) as string);
+      await runLoad({ concurrency, seconds: 1, op: probe });
+      await raw.query('ANALYZE memories'); // as below: the floor's rows arrived faster than autovacuum
+      const beforeProbe = await counters();
+      const probed = await runLoad({ concurrency, seconds, op: probe });
+      rows.push({
+        workload: 'GET of a missing memory, 1 user',
+        concurrency,
+        ...summary(probed),
+        ...perStore(beforeProbe, await counters(), probed.done),
+      });
       for (const [label, users] of [
         ['store, 1 user', oneUser],
         ['store, 100 users', manyUsers],
@@ -116,6 +131,21 @@ function storeOnce(agent: Agent, apiUrl: string, token: string): Promise<boolean
     );
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+function getMissing(agent: Agent, apiUrl: string, token: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${apiUrl}/api/memories/999999999`,
+      { method: 'GET', agent, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 404));
+      },
+    );
+    req.on('error', reject);
+    req.end();
   });
 }
 
