@@ -5,15 +5,19 @@
  * Per store it also reports what the processes spent: API and Postgres CPU (from /proc) and rows
  * written (counted in the run's own database). Beside them, the cheapest request through the API that
  * reaches Postgres (an authenticated GET of a memory that does not exist, 404): what any request costs
- * before a store adds its own work.
+ * before a store adds its own work. And a second floor, the cheapest HTTP service doing a store's
+ * database work (`http-floor-server.ts`: bare Fastify, the raw INSERT through a pool): what HTTP on
+ * this machine costs before any of the service's own work.
  *
  *   npm run build && node dist/bench/store/run-store-bench.js -- --seconds 5 --concurrency 4,16
  *
  * The worker does not run: the rate is of acknowledgements, and embedding the stored rows would
  * take the same two cores. `--profile <dir>` writes a CPU profile of the API.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
+import { join } from 'node:path';
 import { createBenchDatabase, connectRaw } from '../harness/bench-database';
 import { parseFlags, SERVICE_FLAGS, serviceOptions, stringFlag } from '../harness/bench-options';
 import { createBenchKeys, createBenchTenant } from '../harness/bench-tenant';
@@ -57,6 +61,7 @@ async function main(): Promise<void> {
   });
   const raw = await connectRaw(db.url, 'store-bench');
   const rows: Row[] = [];
+  let httpFloor: { url: string; pid: number; child: ChildProcess } | undefined;
   try {
     const oneUser = await createBenchTenant(raw, { slug: 'one', users: 1 });
     const manyUsers = await createBenchTenant(raw, { slug: 'many', users: 100 });
@@ -64,8 +69,21 @@ async function main(): Promise<void> {
     await raw.query(`SELECT set_config('app.system', 'on', false)`); // counts every tenant's rows
     const agent = new Agent({ keepAlive: true, maxSockets: Math.max(...levels) });
     const counters = () => storeCounters(raw, db.name, api.apiPid);
+    httpFloor = await startHttpFloor(db.url, oneUser[0]);
+    const floorServer = httpFloor;
     for (const concurrency of levels) {
-      rows.push(await floor(db.url, oneUser[0], concurrency, seconds));
+      rows.push(await floor(db.url, oneUser[0], concurrency, seconds, counters));
+      // The same INSERT behind the cheapest HTTP service: what HTTP alone costs on this machine.
+      const viaHttp = () => postFloor(agent, floorServer.url);
+      await runLoad({ concurrency, seconds: 1, op: viaHttp });
+      const beforeHttp = await storeCounters(raw, db.name, floorServer.pid);
+      const httpResult = await runLoad({ concurrency, seconds, op: viaHttp });
+      rows.push({
+        workload: 'raw INSERT behind bare Fastify',
+        concurrency,
+        ...summary(httpResult),
+        ...perStore(beforeHttp, await storeCounters(raw, db.name, floorServer.pid), httpResult.done),
+      });
       // The cheapest request through the API that reaches Postgres: authentication, the RLS
       // transaction and one row read (of a memory that does not exist), answered 404.
       const probe = () => getMissing(agent, api.apiUrl, keys.get(oneUser[0].userId) as string);
@@ -103,6 +121,7 @@ async function main(): Promise<void> {
     }
     agent.destroy();
   } finally {
+    httpFloor?.child.kill('SIGTERM');
     await raw.end();
     await api.stop();
     if (!services.keepDatabase) await db.drop();
@@ -134,6 +153,38 @@ function storeOnce(agent: Agent, apiUrl: string, token: string): Promise<boolean
   });
 }
 
+/** Starts `http-floor-server.js` as its own process, inserting as `owner`; answers its URL and pid. */
+function startHttpFloor(
+  databaseUrl: string,
+  owner: { tenantId: string; userId: string },
+): Promise<{ url: string; pid: number; child: ChildProcess }> {
+  const child = fork(join(__dirname, 'http-floor-server.js'), [databaseUrl, owner.tenantId, owner.userId], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message: { url: string }) =>
+      resolve({ url: message.url, pid: child.pid as number, child }),
+    );
+    child.once('exit', (code) => reject(new Error(`the HTTP floor server exited (${code})`)));
+  });
+}
+
+function postFloor(agent: Agent, url: string): Promise<boolean> {
+  const body = JSON.stringify({ content: `The build cache lives under /var/cache/ci ${randomUUID()}` });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/floor`,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode === 201));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 function getMissing(agent: Agent, apiUrl: string, token: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -155,6 +206,7 @@ async function floor(
   owner: { tenantId: string; userId: string },
   concurrency: number,
   seconds: number,
+  counters: () => Promise<StoreCounters>,
 ): Promise<Row> {
   const clients = await Promise.all(
     Array.from({ length: concurrency }, () => connectRaw(url, 'store-floor')),
@@ -170,8 +222,10 @@ async function floor(
   };
   try {
     await runLoad({ concurrency, seconds: 1, op: insert });
+    const before = await counters();
     const result = await runLoad({ concurrency, seconds, op: insert });
-    return { workload: 'raw single-row INSERT', concurrency, ...summary(result) };
+    const { pgCpuMs, rows } = perStore(before, await counters(), result.done);
+    return { workload: 'raw single-row INSERT', concurrency, ...summary(result), pgCpuMs, rows };
   } finally {
     await Promise.all(clients.map((c) => c.end()));
   }
@@ -198,14 +252,19 @@ function perStore(before: StoreCounters, after: StoreCounters, stores: number) {
 function print(rows: readonly Row[]): void {
   const f = (n: number | undefined, d = 1) => (n === undefined ? '' : n.toFixed(d));
   console.log(
-    '| workload | conc. | /s | % floor | p50 ms | p99 ms | errors | API CPU ms | PG CPU ms | rows |',
+    '| workload | conc. | /s | % floor | % HTTP floor | p50 ms | p99 ms | errors | server CPU ms (API or bare) | PG CPU ms | rows |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const floorRow = rows.find((r) => r.workload.startsWith('raw') && r.concurrency === row.concurrency);
     const ratio = floorRow ? (100 * row.perSecond) / floorRow.perSecond : 0;
+    const httpRow = rows.find(
+      (r) => r.workload.includes('bare Fastify') && r.concurrency === row.concurrency,
+    );
+    const httpRatio =
+      httpRow && !row.workload.startsWith('raw') ? `${f((100 * row.perSecond) / httpRow.perSecond, 0)}%` : '';
     console.log(
-      `| ${row.workload} | ${row.concurrency} | ${f(row.perSecond, 0)} | ${f(ratio, 0)}% | ${f(row.p50, 2)} | ${f(row.p99, 2)} | ${row.errors} | ${f(row.apiCpuMs, 2)} | ${f(row.pgCpuMs, 2)} | ${f(row.rows, 2)} |`,
+      `| ${row.workload} | ${row.concurrency} | ${f(row.perSecond, 0)} | ${f(ratio, 0)}% | ${httpRatio} | ${f(row.p50, 2)} | ${f(row.p99, 2)} | ${row.errors} | ${f(row.apiCpuMs, 2)} | ${f(row.pgCpuMs, 2)} | ${f(row.rows, 2)} |`,
     );
   }
 }

@@ -52,8 +52,11 @@ export function buildLoggerParams(config: AppConfig, options: LoggerParamsOption
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     autoLogging: { ignore: isQuietRequest },
     customLogLevel: requestLogLevel,
-    // The key id and, for /mcp, the methods and tools named (request-log.ts); read when the line is written.
-    customProps: requestLogFields,
+    // The key id and, for /mcp, the methods and tools named (request-log.ts); read when the line is
+    // written, as fields of the line itself: pino-http's customProps would make two more child loggers
+    // per request (one at its start, when nothing is known yet, one at its end).
+    customSuccessObject: (req, _res, line) => ({ ...requestLogFields(req), ...line }),
+    customErrorObject: (req, _res, _error, line) => ({ ...requestLogFields(req), ...line }),
     ...(options.redactUrl ? { serializers: { req: urlRedactingSerializer(options.redactUrl) } } : {}),
   };
   const destination =
