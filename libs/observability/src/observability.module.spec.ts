@@ -22,7 +22,8 @@ class ThingsController {
   @Get(':id')
   get(@Param('id') id: string, @Req() req: { raw: object }): { id: string } {
     if (id === 'boom') throw new HttpException('nope', 503);
-    if (id === 'keyed') addRequestLogFields(req.raw, { keyId: 'key-7' });
+    if (id === 'keyed' || id === 'keyed-boom') addRequestLogFields(req.raw, { keyId: 'key-7' });
+    if (id === 'keyed-boom') throw new HttpException('down', 503);
     // Objects logged by application code go through the same redaction.
     this.logger.info(
       { user: { password: 'hunter2', api_key: 'k-1' }, memory: { content: 'visible' } },
@@ -134,6 +135,14 @@ describe('ObservabilityModule on a Fastify app', () => {
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     const line = lines.find((l) => l.msg === 'request completed' && (l.req as { id: string }).id === id);
     expect(line?.keyId).toBe('key-7');
+  });
+
+  it('logs the key on the line of a request that failed after authenticating', async () => {
+    const res = await inject('/things/keyed-boom');
+    expect(res.statusCode).toBe(503);
+    const id = res.headers['x-request-id'];
+    const line = lines.find((l) => (l.req as { id?: string } | undefined)?.id === id && l.res !== undefined);
+    expect(line).toMatchObject({ level: 50, keyId: 'key-7', res: { statusCode: 503 } });
   });
 
   it('logs a route mounted outside Nest with the same fields, and what it adds', async () => {
