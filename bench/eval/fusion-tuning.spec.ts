@@ -11,6 +11,8 @@ const linear = (textWeight: number): FusionSettings => ({
   textWeight,
   vectorWeight: 1 - textWeight,
   vectorFloor: 0,
+  textSpread: 0,
+  vectorSpread: 0,
   contextWeight: 0,
 });
 

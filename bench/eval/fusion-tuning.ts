@@ -23,7 +23,8 @@ export interface TuningResult {
 
 /**
  * The settings tried on the dev split: linear fusion over text weights (the vector leg gets the
- * rest), vector floors and thread-context weights, and weighted RRF over the same text weights.
+ * rest), text spreads, vector floors and thread-context weights, and weighted RRF over the same
+ * text weights.
  */
 export function fusionGrid(base: FusionSettings): FusionSettings[] {
   const textWeights = [0.4, 0.5, 0.6, 0.65, 0.7, 0.75, 0.8];
@@ -35,9 +36,19 @@ export function fusionGrid(base: FusionSettings): FusionSettings[] {
       for (const contextDirection of contextWeight > 0
         ? (['both', 'previous'] as const)
         : (['both'] as const))
-        for (const vectorFloor of [0, 0.2, 0.25, 0.3, 0.4])
-          grid.push({ ...base, ...weights, method: 'linear', vectorFloor, contextDirection });
-      grid.push({ ...base, ...weights, method: 'rrf' });
+        for (const textSpread of [0, 0.3, 0.45, 0.6])
+          for (const vectorFloor of [0, 0.2, 0.25, 0.3, 0.4])
+            grid.push({
+              ...base,
+              ...weights,
+              method: 'linear',
+              // Spread 0: the weights as configured, for both legs.
+              textSpread,
+              vectorSpread: textSpread === 0 ? 0 : base.vectorSpread,
+              vectorFloor,
+              contextDirection,
+            });
+      grid.push({ ...base, ...weights, method: 'rrf', textSpread: 0, vectorSpread: 0 });
     }
   }
   return grid;
@@ -46,7 +57,9 @@ export function fusionGrid(base: FusionSettings): FusionSettings[] {
 /** A short label for a settings row in the report. */
 export function describeFusion(s: FusionSettings): string {
   const weights = `text ${s.textWeight}, vector ${s.vectorWeight}, context ${s.contextWeight} from ${s.contextDirection}`;
-  return s.method === 'rrf' ? `rrf k=${s.rrfK}, ${weights}` : `linear, ${weights}, floor ${s.vectorFloor}`;
+  return s.method === 'rrf'
+    ? `rrf k=${s.rrfK}, ${weights}`
+    : `linear, ${weights}, spreads ${s.textSpread} / ${s.vectorSpread}, floor ${s.vectorFloor}`;
 }
 
 /** What recall's legs return for one query, gathered once and fused under every setting. */

@@ -156,6 +156,8 @@ export interface AppConfig {
       readonly textWeight: number;
       readonly vectorWeight: number;
       readonly vectorFloor: number;
+      readonly textSpread: number;
+      readonly vectorSpread: number;
       readonly rrfK: number;
       readonly contextWeight: number;
       readonly contextDirection: 'both' | 'previous';
@@ -412,6 +414,8 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
         textWeight: env.RECALL_TEXT_WEIGHT,
         vectorWeight: env.RECALL_VECTOR_WEIGHT,
         vectorFloor: env.RECALL_VECTOR_FLOOR,
+        textSpread: env.RECALL_TEXT_SPREAD,
+        vectorSpread: env.RECALL_VECTOR_SPREAD,
         rrfK: env.RECALL_RRF_K,
         contextWeight: env.RECALL_CONTEXT_WEIGHT,
         contextDirection: env.RECALL_CONTEXT_DIRECTION,

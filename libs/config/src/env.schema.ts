@@ -341,7 +341,14 @@ export const envSchema = z.object({
   /** Recall: weight of the vector leg in fusion. */
   RECALL_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.3),
   /** Recall (`linear`): cosine similarity at or below which a vector hit counts as no match. */
-  RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0),
+  RECALL_VECTOR_FLOOR: z.coerce.number().min(-1).max(1).default(0.25),
+  /**
+   * Recall (`linear`): the lead of the text leg's best hit over its 10th (a share of the best score)
+   * at which the text leg keeps its whole weight; with less lead it hands weight to the vector leg (0 = off).
+   */
+  RECALL_TEXT_SPREAD: z.coerce.number().min(0).max(1).default(0.6),
+  /** Recall (`linear`): the same for the vector leg, its lead measured above RECALL_VECTOR_FLOOR (0 = off). */
+  RECALL_VECTOR_SPREAD: z.coerce.number().min(0).max(1).default(0.3),
   /**
    * Recall: cosine similarity a memory found by meaning alone needs when no word of the query occurs
    * in any memory the caller may read (below it the answer is empty). Unset: the model's own

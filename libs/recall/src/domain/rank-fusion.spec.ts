@@ -5,6 +5,9 @@ import {
   importanceFactor,
   recencyFactor,
   RRF_K,
+  legShare,
+  legWeights,
+  SPREAD_RANK,
   type FusionSettings,
   type LegHit,
 } from './rank-fusion';
@@ -20,6 +23,89 @@ const linear: FusionSettings = {
   vectorFloor: 0.2,
 };
 const ids = (fused: ReturnType<typeof fuseLegs>) => fused.map((f) => f.memoryId);
+
+describe("each leg's weight and how far its best hit stands out", () => {
+  // Twelve turns of one speaker found by the name alone: BM25 differs only by their lengths.
+  const nameOnly = hits(...Array.from({ length: 12 }, (_, i): [number, number] => [i + 1, 3.3 - i * 0.02]));
+  const spread: FusionSettings = {
+    ...linear,
+    textWeight: 0.6,
+    vectorWeight: 0.4,
+    vectorFloor: 0.25,
+    textSpread: 0.6,
+    vectorSpread: 0.3,
+  };
+  const fixed = { ...spread, textSpread: 0, vectorSpread: 0 };
+
+  it('keeps the whole weight when the best hit leads the 10th by the spread, or the leg has fewer hits', () => {
+    const specific = [9, ...Array.from({ length: 11 }, (_, i) => 3 - i * 0.1)];
+    expect(legShare(specific, 0.6)).toBe(1);
+    expect(legShare([3.3, 3.2], 0.6)).toBe(1);
+    expect(
+      legShare(
+        nameOnly.map((h) => h.score),
+        0,
+      ),
+    ).toBe(1);
+  });
+
+  it("shrinks in proportion to the lead over the spread, measured from the leg's floor", () => {
+    const tenth = 3.3 - (SPREAD_RANK - 1) * 0.02;
+    expect(
+      legShare(
+        nameOnly.map((h) => h.score),
+        0.6,
+      ),
+    ).toBeCloseTo((3.3 - tenth) / 3.3 / 0.6);
+    const cosines = Array.from({ length: 10 }, (_, i) => 0.55 - i * 0.01);
+    expect(legShare(cosines, 0.3, 0.25)).toBeCloseTo((0.55 - 0.46) / (0.55 - 0.25) / 0.3);
+    // No hit above the floor: nothing to weigh.
+    expect(legShare([0.2, 0.1], 0.3, 0.25)).toBe(0);
+  });
+
+  it('hands the weight of a text leg that scores its hits alike to a vector leg with a clear best hit', () => {
+    // The answer (12) is the speaker's longest turn, last by BM25; the vector leg puts it first.
+    const legs = { text: nameOnly, vector: hits([12, 0.5], [1, 0.48]) };
+    const weights = legWeights(legs, spread);
+    expect(weights.text).toBeLessThan(0.15);
+    expect(weights.text + weights.vector).toBeCloseTo(1);
+    expect(ids(fuseLegs(legs, spread))[0]).toBe(12);
+    // With fixed weights the name match's shortest turns win.
+    expect(ids(fuseLegs(legs, fixed))[0]).toBe(1);
+  });
+
+  it('keeps the configured weights when both legs stand out, or one has nothing above its floor', () => {
+    const clearText = hits(
+      [5, 9],
+      ...Array.from({ length: 11 }, (_, i): [number, number] => [i + 6, 2 - i * 0.1]),
+    );
+    const clearVector = hits([7, 0.6], [5, 0.3]);
+    expect(legWeights({ text: clearText, vector: clearVector }, spread)).toEqual({ text: 0.6, vector: 0.4 });
+    expect(fuseLegs({ text: clearText, vector: clearVector }, spread)).toEqual(
+      fuseLegs({ text: clearText, vector: clearVector }, fixed),
+    );
+    expect(legWeights({ text: nameOnly, vector: hits([3, 0.2]) }, spread)).toEqual({
+      text: 0.6,
+      vector: 0.4,
+    });
+    expect(legWeights({ text: nameOnly, vector: [] }, spread)).toEqual({ text: 0.6, vector: 0.4 });
+  });
+
+  it('gives a text leg whose hits all score the same nothing beside a vector leg with a clear best hit', () => {
+    const same = hits(...Array.from({ length: 10 }, (_, i): [number, number] => [i + 1, 2.5]));
+    expect(legWeights({ text: same, vector: hits([11, 0.6]) }, spread)).toEqual({ text: 0, vector: 1 });
+  });
+
+  it('gives the flatter of two flat legs less than its configured share, keeping the sum', () => {
+    const flatVector = hits(
+      ...Array.from({ length: 12 }, (_, i): [number, number] => [i + 1, 0.5 - i * 0.002]),
+    );
+    const both = legWeights({ text: nameOnly, vector: flatVector }, spread);
+    expect(both.text).toBeLessThan(0.6);
+    expect(both.text).toBeGreaterThan(0.2);
+    expect(both.text + both.vector).toBeCloseTo(1);
+  });
+});
 
 describe('linear score fusion', () => {
   it('scales each leg to its best hit and adds the weighted parts', () => {

@@ -15,7 +15,10 @@ export interface LegHit {
  * - `linear`: fused = textWeight × text/max(text) + vectorWeight × (sim − floor)/(max(sim) − floor).
  *   Each leg's scores are scaled to its own best hit; a vector hit below `vectorFloor` counts as no
  *   match, so a leg without a real match (every similarity low) adds nothing and cannot push the
- *   other leg's confident hits out.
+ *   other leg's confident hits out. With `textSpread` and `vectorSpread` each leg's weight follows
+ *   how far its best hit stands out (legWeights): a text leg whose hits all score alike matched only
+ *   words many memories share (a speaker's name, a project's) and cannot tell them apart, so a
+ *   vector leg with a clear best hit gets the weight it gives up.
  * - `rrf`: fused = textWeight / (rrfK + text rank) + vectorWeight / (rrfK + vector rank).
  */
 export interface FusionSettings {
@@ -25,6 +28,14 @@ export interface FusionSettings {
   /** Cosine similarity at or below which a vector hit is no evidence (linear only). */
   readonly vectorFloor: number;
   readonly rrfK: number;
+  /**
+   * `linear`: the lead of the text leg's best hit over its `SPREAD_RANK`th, as a share of the best
+   * score, at which the leg keeps its whole weight; less lead, less weight (legWeights;
+   * RECALL_TEXT_SPREAD; 0 = always its whole weight).
+   */
+  readonly textSpread: number;
+  /** The same for the vector leg, its lead measured above `vectorFloor` (RECALL_VECTOR_SPREAD). */
+  readonly vectorSpread: number;
   /** Share of a thread neighbour's fused score a memory borrows (RECALL_CONTEXT_WEIGHT; 0 = none). */
   readonly contextWeight: number;
   /** Whom a memory borrows from: both thread neighbours, or only the memory before it. */
@@ -41,8 +52,10 @@ export const DEFAULT_FUSION: FusionSettings = {
   method: 'linear',
   textWeight: 0.7,
   vectorWeight: 0.3,
-  vectorFloor: 0,
+  vectorFloor: 0.25,
   rrfK: RRF_K,
+  textSpread: 0.6,
+  vectorSpread: 0.3,
   contextWeight: 0.5,
   contextDirection: 'previous',
   threadWindowMinutes: 0,
@@ -139,6 +152,55 @@ function rrfScorer(s: FusionSettings): (e: LegEntry) => number {
     (e.vectorRank ? s.vectorWeight / (s.rrfK + e.vectorRank) : 0);
 }
 
+/** The hit each leg's best one is compared with (fewer hits: the missing score at the leg's floor). */
+export const SPREAD_RANK = 10;
+
+/**
+ * How far a leg's best hit stands out, as a share of the weight it keeps (0–1): its lead over the
+ * `SPREAD_RANK`th hit, measured from the leg's floor (0 for BM25, `vectorFloor` for cosine) as a
+ * share of the best score, over `spread`, capped at 1. A leg whose hits all score alike (a name that
+ * every turn of one speaker carries) keeps little; `spread` 0 keeps the whole weight.
+ */
+export function legShare(scores: readonly number[], spread: number, floor = 0): number {
+  if (spread <= 0) return 1;
+  const sorted = [...scores].sort((a, b) => b - a);
+  const best = sorted[0] ?? floor;
+  if (best <= floor) return 0;
+  const kth = sorted.length >= SPREAD_RANK ? Math.max(floor, sorted[SPREAD_RANK - 1]) : floor;
+  return Math.min(1, (best - kth) / (best - floor) / spread);
+}
+
+/**
+ * The two legs' weights for these hits: each configured weight times its leg's share (legShare),
+ * rescaled to the configured total, so a leg that cannot tell its hits apart hands its weight to
+ * one that can. When a leg has no hit above its floor, the configured weights.
+ */
+export function legWeights(
+  legs: { readonly text: readonly LegHit[]; readonly vector: readonly LegHit[] },
+  s: FusionSettings,
+): { text: number; vector: number } {
+  const configured = { text: s.textWeight, vector: s.vectorWeight };
+  // A leg with nothing above its floor adds nothing: the other keeps its configured weight.
+  if (!legs.text.some((h) => h.score > 0) || !legs.vector.some((h) => h.score > s.vectorFloor))
+    return configured;
+  const text =
+    s.textWeight *
+    legShare(
+      legs.text.map((h) => h.score),
+      s.textSpread,
+    );
+  const vector =
+    s.vectorWeight *
+    legShare(
+      legs.vector.map((h) => h.score),
+      s.vectorSpread,
+      s.vectorFloor,
+    );
+  if (text + vector <= 0) return configured;
+  const total = s.textWeight + s.vectorWeight;
+  return { text: (text * total) / (text + vector), vector: (vector * total) / (text + vector) };
+}
+
 function linearScorer(
   legs: { readonly text: readonly LegHit[]; readonly vector: readonly LegHit[] },
   s: FusionSettings,
@@ -150,7 +212,8 @@ function linearScorer(
     x === null || vectorTop <= s.vectorFloor
       ? 0
       : Math.max(0, x - s.vectorFloor) / (vectorTop - s.vectorFloor);
-  return (e) => s.textWeight * text(e.textScore) + s.vectorWeight * vector(e.vectorScore);
+  const weights = legWeights(legs, s);
+  return (e) => weights.text * text(e.textScore) + weights.vector * vector(e.vectorScore);
 }
 
 /**
