@@ -50,6 +50,7 @@ import { ConsoleSessions1763700000057 } from './1763700000057-console-sessions';
 import { TeamDuplicateCheck1763700000058 } from './1763700000058-team-duplicate-check';
 import { TeamWritersIndex1763700000059 } from './1763700000059-team-writers-index';
 import { InsertBookkeepingTrigger1763700000060 } from './1763700000060-insert-bookkeeping-trigger';
+import { RecallTextCoverage1763700000061 } from './1763700000061-recall-text-coverage';
 
 /** Every migration, oldest first. Add new ones at the end. */
 export const MIGRATIONS = [
@@ -105,6 +106,7 @@ export const MIGRATIONS = [
   TeamDuplicateCheck1763700000058,
   TeamWritersIndex1763700000059,
   InsertBookkeepingTrigger1763700000060,
+  RecallTextCoverage1763700000061,
 ];
 
 /** The data migrations, which their tests run again on rows they write the old way. */

@@ -23,7 +23,7 @@ export interface TuningResult {
 
 /**
  * The settings tried on the dev split: linear fusion over text weights (the vector leg gets the
- * rest), text spreads, vector floors and thread-context weights, and weighted RRF over the same
+ * rest), text spreads, text coverages, vector floors and thread-context weights, and weighted RRF over the same
  * text weights.
  */
 export function fusionGrid(base: FusionSettings): FusionSettings[] {
@@ -37,18 +37,20 @@ export function fusionGrid(base: FusionSettings): FusionSettings[] {
         ? (['both', 'previous'] as const)
         : (['both'] as const))
         for (const textSpread of [0, 0.3, 0.45, 0.6])
-          for (const vectorFloor of [0, 0.2, 0.25, 0.3, 0.4])
-            grid.push({
-              ...base,
-              ...weights,
-              method: 'linear',
-              // Spread 0: the weights as configured, for both legs.
-              textSpread,
-              vectorSpread: textSpread === 0 ? 0 : base.vectorSpread,
-              vectorFloor,
-              contextDirection,
-            });
-      grid.push({ ...base, ...weights, method: 'rrf', textSpread: 0, vectorSpread: 0 });
+          for (const textCoverage of [0, 0.4, 0.55, 0.7])
+            for (const vectorFloor of [0, 0.2, 0.25, 0.3, 0.4])
+              grid.push({
+                ...base,
+                ...weights,
+                method: 'linear',
+                // Spread 0: the weights as configured, for both legs.
+                textSpread,
+                vectorSpread: textSpread === 0 ? 0 : base.vectorSpread,
+                textCoverage,
+                vectorFloor,
+                contextDirection,
+              });
+      grid.push({ ...base, ...weights, method: 'rrf', textSpread: 0, vectorSpread: 0, textCoverage: 0 });
     }
   }
   return grid;
@@ -59,7 +61,7 @@ export function describeFusion(s: FusionSettings): string {
   const weights = `text ${s.textWeight}, vector ${s.vectorWeight}, context ${s.contextWeight} from ${s.contextDirection}`;
   return s.method === 'rrf'
     ? `rrf k=${s.rrfK}, ${weights}`
-    : `linear, ${weights}, spreads ${s.textSpread} / ${s.vectorSpread}, floor ${s.vectorFloor}`;
+    : `linear, ${weights}, spreads ${s.textSpread} / ${s.vectorSpread}, coverage ${s.textCoverage}, floor ${s.vectorFloor}`;
 }
 
 /** What recall's legs return for one query, gathered once and fused under every setting. */

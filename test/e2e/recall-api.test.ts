@@ -18,6 +18,8 @@ type Recalled = {
     text_rank: number | null;
     vector_rank: number | null;
     vector_score: number | null;
+    text_coverage: number | null;
+    leg_weights: { text: number; vector: number };
     filters: string[];
     model: string | null;
     evidence: string;
@@ -76,6 +78,15 @@ describe('recall, check and duplicates (built API + worker, real model, Postgres
     const hit = res.body.memories.find((m) => m.id === ids.helm);
     expect(hit).toMatchObject({ owner: 'alice', content: expect.stringContaining('Helm') });
     expect(hit?.explain?.text_rank).toBe(1);
+    // Both query words are in it: it holds the whole query. The legs' weights keep their configured sum.
+    expect(hit?.explain?.text_coverage).toBeCloseTo(1, 9);
+    const weights = hit?.explain?.leg_weights;
+    expect((weights?.text ?? 0) + (weights?.vector ?? 0)).toBeCloseTo(1, 9);
+    // A query word no memory holds is part of the query it does not cover.
+    const partial = await recall(alice, { context: 'Helm charts billing pipelines' });
+    const covered = partial.body.memories.find((m) => m.id === ids.helm)?.explain?.text_coverage;
+    expect(covered).toBeGreaterThan(0);
+    expect(covered).toBeLessThan(1);
   });
 
   it('finds a memory by meaning once the worker has embedded it (no shared words)', async () => {

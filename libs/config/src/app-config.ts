@@ -158,6 +158,7 @@ export interface AppConfig {
       readonly vectorFloor: number;
       readonly textSpread: number;
       readonly vectorSpread: number;
+      readonly textCoverage: number;
       readonly rrfK: number;
       readonly contextWeight: number;
       readonly contextDirection: 'both' | 'previous';
@@ -416,6 +417,7 @@ function toAppConfig(env: Env, logFormat: 'pretty' | 'json'): AppConfig {
         vectorFloor: env.RECALL_VECTOR_FLOOR,
         textSpread: env.RECALL_TEXT_SPREAD,
         vectorSpread: env.RECALL_VECTOR_SPREAD,
+        textCoverage: env.RECALL_TEXT_COVERAGE,
         rrfK: env.RECALL_RRF_K,
         contextWeight: env.RECALL_CONTEXT_WEIGHT,
         contextDirection: env.RECALL_CONTEXT_DIRECTION,

@@ -350,6 +350,11 @@ export const envSchema = z.object({
   /** Recall (`linear`): the same for the vector leg, its lead measured above RECALL_VECTOR_FLOOR (0 = off). */
   RECALL_VECTOR_SPREAD: z.coerce.number().min(0).max(1).default(0.3),
   /**
+   * Recall (`linear`): the share of the query's weight (its terms' IDF) the text leg's best-covered hit
+   * must hold for the leg to keep its whole weight; less, and it hands that part to the vector leg (0 = off).
+   */
+  RECALL_TEXT_COVERAGE: z.coerce.number().min(0).max(1).default(0),
+  /**
    * Recall: cosine similarity a memory found by meaning alone needs when no word of the query occurs
    * in any memory the caller may read (below it the answer is empty). Unset: the model's own
    * (0.4 for use-lite-512d and glove-sif-100d; other models none). -1 turns it off.

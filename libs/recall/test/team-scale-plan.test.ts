@@ -155,8 +155,12 @@ describe('recall plans at team size (200k memories, one team)', () => {
     );
     const ms = performance.now() - started;
     expect(hits.length).toBeGreaterThan(0);
-    const calls = plans.filter((p) => /Query Text: SELECT h\.memory_id[\s\S]*recall_text_search\(/.test(p));
+    const calls = plans.filter((p) => /Query Text: WITH h AS[\s\S]*recall_text_search\(/.test(p));
     expect(calls).toHaveLength(1);
+    // How much of the query each hit holds: its rows by id, not a walk over the tenant's.
+    const coverage = plans.filter((p) => p.includes('tsvector_to_array(m.search_vector)'));
+    expect(coverage).toHaveLength(1);
+    expect(coverage[0]).not.toMatch(/Seq Scan on memories/);
     const rounds = scoringRounds(plans);
     expect(rounds.length).toBeGreaterThan(0);
     for (const plan of rounds) {

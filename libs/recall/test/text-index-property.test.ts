@@ -207,6 +207,13 @@ async function compare(
   expect(got.source).toBe('index');
   expect(got.hits.map((h) => h.memoryId)).toEqual(expected.map((h) => h.memoryId));
   got.hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i].score, 9));
+  // How much of the query each hit holds: the same share from the index as from Postgres, within 0–1.
+  got.hits.forEach((h, i) => {
+    expect(expected[i].coverage, r.text).toBeDefined();
+    expect(h.coverage, r.text).toBeCloseTo(expected[i].coverage!, 9);
+    expect(h.coverage).toBeGreaterThan(0);
+    expect(h.coverage).toBeLessThanOrEqual(1 + 1e-12);
+  });
   const ids = got.hits.map((h) => h.memoryId);
   const readable = await db.tx.inTenant(scope, (tx) =>
     tx.query<{ n: string }>(`SELECT count(*) AS n FROM memories WHERE id = ANY($1::bigint[])`, [ids]),

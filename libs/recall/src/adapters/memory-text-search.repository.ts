@@ -7,6 +7,8 @@ import type { QueryWord } from '../domain/relevance-floor';
 export interface TextHit {
   readonly memoryId: number;
   readonly score: number;
+  /** Share of the query's IDF this memory's terms hold (`TenantTextIndex.coverageOf`, `recall_text_coverage`). */
+  readonly coverage?: number;
 }
 
 /** Okapi BM25 parameters (RECALL_BM25_K1, RECALL_BM25_B). */
@@ -44,8 +46,11 @@ export class MemoryTextSearchRepository {
     input: { text: string; k: number; filter: RecallFilter },
   ): Promise<TextHit[]> {
     const query = buildTextSearchQuery({ ...input, ...this.options });
-    const { rows } = await tx.query<{ id: string; score: number }>(query.sql, query.params);
-    return rows.map((r) => ({ memoryId: Number(r.id), score: Number(r.score) }));
+    const { rows } = await tx.query<{ id: string; score: number; coverage: number | null }>(
+      query.sql,
+      query.params,
+    );
+    return rows.map(textHit);
   }
 
   /**
@@ -64,11 +69,12 @@ export class MemoryTextSearchRepository {
     const { rows } = await tx.query<{
       id: string | null;
       score: number | null;
+      coverage: number | null;
       words: string[][];
       present: string[];
     }>(
       `WITH w AS (SELECT * FROM recall_query_words($${query.params.length + 1}::text[]))
-       SELECT h.id, h.score, w.words, w.present FROM w LEFT JOIN LATERAL (${query.sql}) h ON true
+       SELECT h.id, h.score, h.coverage, w.words, w.present FROM w LEFT JOIN LATERAL (${query.sql}) h ON true
         ORDER BY h.score DESC, h.id DESC`,
       [...query.params, chunks],
     );
@@ -78,23 +84,36 @@ export class MemoryTextSearchRepository {
       const lexemes = first?.words[i] ?? [];
       return lexemes.length > 0 ? [{ chunk, present: lexemes.some((l) => present.has(l)) }] : [];
     });
-    const hits = rows
-      .filter((r) => r.id !== null)
-      .map((r) => ({ memoryId: Number(r.id), score: Number(r.score) }));
+    const hits = rows.flatMap((r) =>
+      r.id === null ? [] : [textHit({ id: r.id, score: Number(r.score), coverage: r.coverage })],
+    );
     return { hits, words };
   }
 }
 
-/** The text leg's one statement: the caller's top `$2` memories for the text `$1` by BM25. */
+function textHit(r: { id: string; score: number; coverage: number | null }): TextHit {
+  const hit = { memoryId: Number(r.id), score: Number(r.score) };
+  return r.coverage === null ? hit : { ...hit, coverage: Number(r.coverage) };
+}
+
+/**
+ * The text leg's one statement: the caller's top `$2` memories for the text `$1` by BM25, each with
+ * how much of the query it holds (`recall_text_coverage`, migration 1763700000061).
+ */
 export function buildTextSearchQuery(
   input: { text: string; k: number; filter: RecallFilter } & TextSearchOptions,
 ): { sql: string; params: unknown[] } {
   const f = input.filter;
   return {
-    sql: `SELECT h.memory_id AS id, h.score
-            FROM recall_text_search(
-                   tsvector_to_array(to_tsvector('english', $1)), $2, $3, $4,
-                   $5, $6::text[], $7, $8::timestamptz, $9::timestamptz) h
+    sql: `WITH h AS (
+            SELECT s.memory_id, s.score
+              FROM recall_text_search(
+                     tsvector_to_array(to_tsvector('english', $1)), $2, $3, $4,
+                     $5, $6::text[], $7, $8::timestamptz, $9::timestamptz) s)
+          SELECT h.memory_id AS id, h.score, c.coverage
+            FROM h LEFT JOIN recall_text_coverage(
+                   tsvector_to_array(to_tsvector('english', $1)), ARRAY(SELECT memory_id FROM h)) c
+              ON c.memory_id = h.memory_id
            ORDER BY h.score DESC, h.memory_id DESC`,
     params: [
       input.text,

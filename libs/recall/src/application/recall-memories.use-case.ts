@@ -27,6 +27,7 @@ import { LexiconSource } from '../adapters/lexicon-source';
 import {
   DEFAULT_FUSION,
   fuseLegs,
+  fusionWeights,
   importanceFactor,
   recencyFactor,
   type FusedCandidate,
@@ -81,6 +82,10 @@ export interface RecallExplanation {
   /** The text leg's BM25 score and the vector leg's cosine similarity (null: not returned by it). */
   readonly textScore: number | null;
   readonly vectorScore: number | null;
+  /** Share of the query's weight (its terms' IDF) this memory's terms hold; null when the text leg did not return it. */
+  readonly textCoverage: number | null;
+  /** The weights the legs were fused with in this recall (RECALL_TEXT_SPREAD, RECALL_TEXT_COVERAGE …). */
+  readonly legWeights: { readonly text: number; readonly vector: number };
   /** The thread neighbour whose relevance this memory borrowed, and how much (in fusedScore). */
   readonly contextFrom: number | null;
   readonly contextScore: number;
@@ -244,14 +249,12 @@ export class RecallMemoriesUseCase {
         }
         hitIds = [...new Set([...textHits, ...vectorHits].map((h) => h.memoryId))];
         rank = ({ facts, threads: neighbours }) => {
-          const fused = fuseLegs(
-            {
-              text: textHits,
-              vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
-            },
-            fusion,
-            adjacency(neighbours, fusion.contextDirection),
-          );
+          const legHits = {
+            text: textHits,
+            vector: vectorHits.map((h) => ({ memoryId: h.memoryId, score: 1 - h.distance })),
+          };
+          const fused = fuseLegs(legHits, fusion, adjacency(neighbours, fusion.contextDirection));
+          const legWeights = fusionWeights(legHits, fusion);
           const scored = fused
             // A neighbour neither leg found is a candidate only when no filter narrows the recall:
             // the legs apply the filters, thread context does not (a neighbour lends to hits all the same).
@@ -267,6 +270,7 @@ export class RecallMemoriesUseCase {
                 boosted: input.projectBoost,
                 vectorFloor,
                 relevance,
+                legWeights,
               }),
             );
           return sortRecalled(scored, facts, input.sortBy);
@@ -319,6 +323,7 @@ export class RecallMemoriesUseCase {
       boosted: string | undefined;
       vectorFloor: number | null;
       relevance: RecallRelevance;
+      legWeights: { text: number; vector: number };
     },
   ): RankedCandidate {
     const ageDays = (context.now.getTime() - Date.parse(facts.createdAt)) / DAY_MS;
@@ -328,6 +333,8 @@ export class RecallMemoriesUseCase {
       vectorRank: candidate.vectorRank,
       textScore: candidate.textScore,
       vectorScore: candidate.vectorScore,
+      textCoverage: candidate.textCoverage,
+      legWeights: context.legWeights,
       contextFrom: candidate.contextFrom,
       contextScore: candidate.contextScore,
       fusedScore: candidate.fusedScore,

@@ -48,6 +48,8 @@ export function presentRecalled(item: RecalledMemory, explain: boolean) {
             vector_rank: explanation.vectorRank,
             text_score: explanation.textScore,
             vector_score: explanation.vectorScore,
+            text_coverage: explanation.textCoverage,
+            leg_weights: explanation.legWeights,
             context_from: explanation.contextFrom,
             context_score: explanation.contextScore,
             fused_score: explanation.fusedScore,

@@ -87,6 +87,17 @@ export const recallItemResponse = memoryListItemResponse.extend({
         .number()
         .nullable()
         .describe("the vector leg's cosine similarity to the query (null: not a vector hit)"),
+      text_coverage: z
+        .number()
+        .nullable()
+        .describe(
+          "share of the query's weight (each query term's IDF) the terms of this memory hold (null: not a text hit)",
+        ),
+      leg_weights: z
+        .object({ text: z.number(), vector: z.number() })
+        .describe(
+          "the weights the two legs were fused with in this recall, after each leg's lead (RECALL_TEXT_SPREAD, RECALL_VECTOR_SPREAD) and the text leg's coverage (RECALL_TEXT_COVERAGE); the same for every memory of one answer",
+        ),
       context_from: z
         .number()
         .int()

@@ -6,6 +6,8 @@ import {
   recencyFactor,
   RRF_K,
   legShare,
+  coverageShare,
+  fusionWeights,
   legWeights,
   SPREAD_RANK,
   type FusionSettings,
@@ -107,6 +109,52 @@ describe("each leg's weight and how far its best hit stands out", () => {
   });
 });
 
+describe("the text leg's weight and how much of the query its hits hold", () => {
+  const clearText = (coverage: number): LegHit[] => [
+    { memoryId: 1, score: 9, coverage },
+    ...Array.from({ length: 11 }, (_, i): LegHit => ({ memoryId: i + 2, score: 2 - i * 0.1, coverage })),
+  ];
+  const vector = hits([20, 0.7], [1, 0.3]);
+  const covered: FusionSettings = { ...linear, textWeight: 0.6, vectorWeight: 0.4, textCoverage: 0.5 };
+
+  it('keeps the whole weight from the needed coverage on, and that share of it below', () => {
+    expect(coverageShare(clearText(0.8), 0.5)).toBe(1);
+    expect(coverageShare(clearText(0.25), 0.5)).toBeCloseTo(0.5);
+    // The best-covered hit counts, wherever it ranks.
+    expect(coverageShare([...clearText(0.1), { memoryId: 40, score: 0.5, coverage: 0.4 }], 0.5)).toBeCloseTo(
+      0.8,
+    );
+    // Off, or no hit knows its coverage: the whole weight.
+    expect(coverageShare(clearText(0.1), 0)).toBe(1);
+    expect(coverageShare(hits([1, 9]), 0.5)).toBe(1);
+  });
+
+  it("hands a thinly covering text leg's weight to the vector leg, and lets its best hit lead", () => {
+    const thin = { text: clearText(0.2), vector };
+    const weights = legWeights(thin, covered);
+    // text 0.6 × 0.4 = 0.24 against 0.4, rescaled to the configured sum.
+    expect(weights.text).toBeCloseTo(0.375);
+    expect(weights.vector).toBeCloseTo(0.625);
+    expect(ids(fuseLegs(thin, covered))[0]).toBe(20);
+    // Off, the text leg's clear best hit leads.
+    expect(ids(fuseLegs(thin, { ...covered, textCoverage: 0 }))[0]).toBe(1);
+    // Covering enough, the configured weights.
+    expect(legWeights({ text: clearText(0.6), vector }, covered)).toEqual({ text: 0.6, vector: 0.4 });
+  });
+
+  it('reports the weights fused with: as configured for rrf', () => {
+    const thin = { text: clearText(0.2), vector };
+    expect(fusionWeights(thin, covered)).toEqual(legWeights(thin, covered));
+    expect(fusionWeights(thin, { ...covered, method: 'rrf' })).toEqual({ text: 0.6, vector: 0.4 });
+  });
+
+  it("carries each hit's coverage into the fused candidate", () => {
+    const fused = fuseLegs({ text: clearText(0.3), vector }, covered);
+    expect(fused.find((c) => c.memoryId === 1)?.textCoverage).toBeCloseTo(0.3);
+    expect(fused.find((c) => c.memoryId === 20)?.textCoverage).toBeNull();
+  });
+});
+
 describe('linear score fusion', () => {
   it('scales each leg to its best hit and adds the weighted parts', () => {
     const fused = fuseLegs({ text: hits([1, 8], [2, 4]), vector: hits([2, 0.8], [3, 0.5]) }, linear);
@@ -148,6 +196,7 @@ describe('linear score fusion', () => {
         vectorRank: null,
         textScore: 2.5,
         vectorScore: null,
+        textCoverage: null,
         contextFrom: null,
         contextScore: 0,
         fusedScore: 0.5,

@@ -7,6 +7,11 @@ export const RRF_K = 60;
 export interface LegHit {
   readonly memoryId: number;
   readonly score: number;
+  /**
+   * Text leg: share of the query's weight (each query term's IDF, terms no memory holds included)
+   * carried by the terms this memory holds. Absent where unknown (the vector leg).
+   */
+  readonly coverage?: number;
 }
 
 /**
@@ -36,6 +41,13 @@ export interface FusionSettings {
   readonly textSpread: number;
   /** The same for the vector leg, its lead measured above `vectorFloor` (RECALL_VECTOR_SPREAD). */
   readonly vectorSpread: number;
+  /**
+   * `linear`: the coverage (LegHit.coverage) the text leg's best-covered hit needs to keep the leg's
+   * whole weight; less, and the leg keeps that share of it (coverageShare; RECALL_TEXT_COVERAGE; 0 =
+   * off). A text leg whose hits hold only a small part of the query (a speaker's name, one common
+   * word) found memories that mention the query's subject, not ones that answer it.
+   */
+  readonly textCoverage: number;
   /** Share of a thread neighbour's fused score a memory borrows (RECALL_CONTEXT_WEIGHT; 0 = none). */
   readonly contextWeight: number;
   /** Whom a memory borrows from: both thread neighbours, or only the memory before it. */
@@ -56,6 +68,7 @@ export const DEFAULT_FUSION: FusionSettings = {
   rrfK: RRF_K,
   textSpread: 0.6,
   vectorSpread: 0.3,
+  textCoverage: 0,
   contextWeight: 0.5,
   contextDirection: 'previous',
   threadWindowMinutes: 0,
@@ -69,6 +82,8 @@ export interface FusedCandidate {
   /** Each leg's own score (BM25, cosine similarity), or null when it did not return the memory. */
   readonly textScore: number | null;
   readonly vectorScore: number | null;
+  /** Share of the query the memory holds (LegHit.coverage), or null when the text leg did not return it. */
+  readonly textCoverage: number | null;
   /** The thread neighbour whose relevance this memory borrowed (see thread-context.ts), if any. */
   readonly contextFrom: number | null;
   /** What it borrowed: contextWeight × that neighbour's own fused score (included in fusedScore). */
@@ -84,6 +99,7 @@ interface LegEntry {
   vectorRank: number | null;
   textScore: number | null;
   vectorScore: number | null;
+  textCoverage: number | null;
 }
 
 /**
@@ -101,10 +117,20 @@ export function fuseLegs(
   const byId = new Map<number, LegEntry>();
   const entry = (id: number) => {
     let e = byId.get(id);
-    if (!e) byId.set(id, (e = { textRank: null, vectorRank: null, textScore: null, vectorScore: null }));
+    if (!e)
+      byId.set(
+        id,
+        (e = { textRank: null, vectorRank: null, textScore: null, vectorScore: null, textCoverage: null }),
+      );
     return e;
   };
-  legs.text.forEach((h, i) => Object.assign(entry(h.memoryId), { textRank: i + 1, textScore: h.score }));
+  legs.text.forEach((h, i) =>
+    Object.assign(entry(h.memoryId), {
+      textRank: i + 1,
+      textScore: h.score,
+      textCoverage: h.coverage ?? null,
+    }),
+  );
   legs.vector.forEach((h, i) =>
     Object.assign(entry(h.memoryId), { vectorRank: i + 1, vectorScore: h.score }),
   );
@@ -171,7 +197,20 @@ export function legShare(scores: readonly number[], spread: number, floor = 0): 
 }
 
 /**
- * The two legs' weights for these hits: each configured weight times its leg's share (legShare),
+ * How much of the query the text leg's best-covered hit holds, as a share of the weight the leg
+ * keeps (0–1): that coverage over `needed`, capped at 1. 1 when `needed` is 0 or no hit knows its
+ * coverage.
+ */
+export function coverageShare(hits: readonly LegHit[], needed: number): number {
+  if (needed <= 0) return 1;
+  let best: number | null = null;
+  for (const h of hits) if (h.coverage !== undefined) best = Math.max(best ?? 0, h.coverage);
+  return best === null ? 1 : Math.min(1, best / needed);
+}
+
+/**
+ * The two legs' weights for these hits: each configured weight times its leg's share (legShare, and
+ * for the text leg coverageShare),
  * rescaled to the configured total, so a leg that cannot tell its hits apart hands its weight to
  * one that can. When a leg has no hit above its floor, the configured weights.
  */
@@ -188,7 +227,8 @@ export function legWeights(
     legShare(
       legs.text.map((h) => h.score),
       s.textSpread,
-    );
+    ) *
+    coverageShare(legs.text, s.textCoverage);
   const vector =
     s.vectorWeight *
     legShare(
@@ -199,6 +239,14 @@ export function legWeights(
   if (text + vector <= 0) return configured;
   const total = s.textWeight + s.vectorWeight;
   return { text: (text * total) / (text + vector), vector: (vector * total) / (text + vector) };
+}
+
+/** The weights each leg's scores were fused with for these hits: legWeights for `linear`, as configured for `rrf`. */
+export function fusionWeights(
+  legs: { readonly text: readonly LegHit[]; readonly vector: readonly LegHit[] },
+  s: FusionSettings,
+): { text: number; vector: number } {
+  return s.method === 'rrf' ? { text: s.textWeight, vector: s.vectorWeight } : legWeights(legs, s);
 }
 
 function linearScorer(

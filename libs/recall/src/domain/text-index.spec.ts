@@ -73,6 +73,23 @@ describe('TenantTextIndex', () => {
     expect(hits[0].score).toBeCloseTo((idf * 1 * 2.2) / (1 + 1.2 * (1 - 0.75 + (0.75 * 10) / avgdl)), 12);
   });
 
+  it("tells how much of the query each hit holds: its terms' IDF over the query's, an absent term the rarest", () => {
+    const index = new TenantTextIndex();
+    index.apply(doc(1, 1, ['nina', 'hello']));
+    index.apply(doc(2, 1, ['nina', 'trumpet']));
+    index.apply(doc(3, 1, ['nina']));
+    index.apply(doc(4, 1, ['theo']));
+    const idf = (df: number) => Math.log(1 + (4 - df + 0.5) / (df + 0.5));
+    const total = idf(3) + idf(1) + idf(0);
+    // "instrument" no memory holds: part of the query no hit covers.
+    const hits = index.search(query(['nina', 'trumpet', 'instrument', 'trumpet']));
+    const coverage = new Map(hits.map((h) => [h.memoryId, h.coverage]));
+    expect(coverage.get(2)).toBeCloseTo((idf(3) + idf(1)) / total, 12);
+    expect(coverage.get(1)).toBeCloseTo(idf(3) / total, 12);
+    expect(coverage.get(3)).toBeCloseTo(idf(3) / total, 12);
+    expect(index.search(query(['nina', 'trumpet']))[0]).toMatchObject({ memoryId: 2, coverage: 1 });
+  });
+
   it('applies changes in any order: an older copy never replaces a newer one', () => {
     const newerFirst = new TenantTextIndex();
     newerFirst.apply(doc(1, 20, ['vault']));

@@ -65,6 +65,8 @@ export interface IndexedNeighbours {
 export interface IndexedHit {
   readonly memoryId: number;
   readonly score: number;
+  /** Share of the query's IDF (`coverageOf`) held by the terms this memory holds. */
+  readonly coverage: number;
 }
 
 /** How a search scores: `auto` picks per query; the others force one way (tests compare them). */
@@ -260,7 +262,37 @@ export class TenantTextIndex {
       accepts,
     };
     const top = this.accumulates(lists, query.k) ? this.termAtATime(scoring) : this.documentAtATime(scoring);
-    return top.sorted().map(([score, memoryId]) => ({ memoryId, score }));
+    const coverage = this.coverageOf(query.lexemes);
+    return top.sorted().map(([score, memoryId]) => ({ memoryId, score, coverage: coverage(memoryId) }));
+  }
+
+  /**
+   * How much of the query a memory holds: the IDF of the query's distinct terms it holds over the IDF
+   * of all of them — a term no live memory holds counts as the rarest (df 0), so a query about
+   * something the store lacks is covered thinly. Read from the hit's own term list (a few dozen
+   * terms), only for the hits returned.
+   */
+  private coverageOf(lexemes: readonly string[]): (memoryId: number) => number {
+    const n = this.liveDocs;
+    const weights = new Map<number, number>();
+    let total = 0;
+    for (const lexeme of new Set(lexemes)) {
+      if (lexeme === '') continue;
+      const term = this.terms.get(lexeme);
+      const df = term === undefined ? 0 : this.df.data[term];
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+      total += idf;
+      if (term !== undefined && df > 0) weights.set(term, idf);
+    }
+    return (memoryId) => {
+      const slot = this.slotOf.get(memoryId);
+      if (slot === undefined || total <= 0) return 0;
+      const end = slot + 1 < this.termStart.length ? this.termStart.data[slot + 1] : this.termPool.length;
+      let held = 0;
+      for (let i = this.termStart.data[slot]; i < end; i += 1)
+        held += weights.get(this.termPool.data[i]) ?? 0;
+      return held / total;
+    };
   }
 
   /**
