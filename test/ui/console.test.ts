@@ -123,6 +123,9 @@ describe('web console in the browser', () => {
     await hit.waitFor();
     const scores = hit.getByLabel(`Scores of memory ${memoryId}`);
     expect(await scores.textContent()).toMatch(/fused\s*\d\.\d{3}.*text\s*\d/);
+    // How much of the query the memory holds, and what each leg weighed in this recall.
+    expect(await scores.textContent()).toMatch(/covers \d{1,3}% of the query/);
+    expect(await scores.textContent()).toMatch(/weights\s*text \d\.\d{2} · vector \d\.\d{2}/);
     await screenshot(page, 'search');
   });
 

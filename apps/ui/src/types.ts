@@ -77,6 +77,10 @@ export interface Explain {
   vector_rank: number | null;
   text_score: number | null;
   vector_score: number | null;
+  /** Share of the query (its terms' IDF) the memory's terms hold; null when the text leg did not return it. */
+  text_coverage: number | null;
+  /** The weights this recall fused the legs with. */
+  leg_weights: { text: number; vector: number };
   context_score: number | null;
   fused_score: number;
   importance_factor: number;

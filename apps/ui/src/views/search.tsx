@@ -68,10 +68,16 @@ export function SearchView() {
                   <dt>text</dt>
                   <dd>
                     {fmt(e.text_score)} (#{e.text_rank ?? '—'})
+                    {e.text_coverage !== null &&
+                      ` · covers ${Math.round(e.text_coverage * 100)}% of the query`}
                   </dd>
                   <dt>vector</dt>
                   <dd>
                     {fmt(e.vector_score)} (#{e.vector_rank ?? '—'})
+                  </dd>
+                  <dt>weights</dt>
+                  <dd>
+                    text {fmt(e.leg_weights.text, 2)} · vector {fmt(e.leg_weights.vector, 2)}
                   </dd>
                   <dt>importance × recency</dt>
                   <dd>
